@@ -1,0 +1,11 @@
+// Package textcall is the text tool protocol for models without native tool
+// calling: it renders the tool catalogue as a section of the system prompt
+// (trimmed to a token budget by ranking the tools against the conversation),
+// parses the calls the model writes back in its text (<tool_code>,
+// <tool_use>, fenced or bare JSON, with small JSON slips repaired), both
+// whole and while streaming, and wraps an [llm.Provider] so that a model
+// speaking this protocol looks like one with native tool calls.
+//
+// Layer: adapter helper beside the llm/<provider> packages. It imports llm
+// only; the agent and app import it.
+package textcall

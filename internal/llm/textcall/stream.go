@@ -1,0 +1,317 @@
+package textcall
+
+import (
+	"errors"
+	"strings"
+)
+
+// StreamParser finds tool calls in a reply that arrives in pieces. Text is
+// released as soon as it cannot be the start of a call; only a possible
+// start ("<tool_", "```", "{" and what follows it) is held back until it is
+// decided. A call is released when its block is complete.
+//
+// Feeding a reply in any pieces and calling Close yields the same parts as
+// [Parser.Parse] on the whole reply (adjacent text parts joined).
+//
+// A StreamParser is not safe for concurrent use.
+type StreamParser struct {
+	p *Parser
+	// buf is the text received but not yet released.
+	buf string
+	// inFence is set inside a code fence that cannot hold a call (```go,
+	// or ``` followed by prose): braces there are code, not calls.
+	inFence bool
+	closed  bool
+}
+
+// NewStream returns a parser for one streamed reply.
+func (p *Parser) NewStream() *StreamParser { return &StreamParser{p: p} }
+
+// Feed adds the next piece of the reply and returns the parts that are now
+// certain. It returns nil after Close.
+func (s *StreamParser) Feed(delta string) []Part {
+	if s.closed {
+		return nil
+	}
+	s.buf += delta
+	return s.process(false)
+}
+
+// Close ends the reply and returns what was held back: an unterminated
+// block becomes text, or a call when the block reads unambiguously as one.
+// Close is idempotent.
+func (s *StreamParser) Close() []Part {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.process(true)
+}
+
+// Pending reports how many bytes are held back, undecided.
+func (s *StreamParser) Pending() int { return len(s.buf) }
+
+// process releases everything in buf that can be decided. final means no
+// more text will come.
+func (s *StreamParser) process(final bool) []Part {
+	var out []Part
+	for len(s.buf) > 0 {
+		n, parts, more := s.step(final)
+		out = appendParts(out, parts...)
+		s.buf = s.buf[n:]
+		if more {
+			break
+		}
+	}
+	if final {
+		s.buf = ""
+	}
+	return out
+}
+
+// step decides a prefix of buf. It returns how many bytes it consumed, the
+// parts they produced, and whether it needs more text to go on.
+func (s *StreamParser) step(final bool) (int, []Part, bool) {
+	buf := s.buf
+	j := nextTrigger(buf, s.inFence)
+	switch {
+	case j < 0:
+		return len(buf), textPart(buf), false
+	case j > 0:
+		return j, textPart(buf[:j]), false
+	}
+	switch buf[0] {
+	case '<':
+		return s.tag(buf, final)
+	case '`':
+		if s.inFence {
+			return s.fenceClose(buf, final)
+		}
+		return s.fence(buf, final)
+	default: // '{'
+		return s.bare(buf, final)
+	}
+}
+
+// nextTrigger returns the index of the first byte that may start a call,
+// or -1. Inside an opaque fence only tags and the closing fence count.
+func nextTrigger(buf string, inFence bool) int {
+	for i := 0; i < len(buf); i++ {
+		switch buf[i] {
+		case '<':
+			return i
+		case '{':
+			if !inFence {
+				return i
+			}
+		case '`':
+			rest := buf[i:]
+			if strings.HasPrefix(rest, "```") || rest == "`" || rest == "``" {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+var (
+	openTags  = [...]string{"<tool_code>", "<tool_use>", "<tool_call>"}
+	closeTags = [...]string{"</tool_code>", "</tool_use>", "</tool_call>"}
+)
+
+// tag handles a '<' at the start of buf.
+func (s *StreamParser) tag(buf string, final bool) (int, []Part, bool) {
+	n, partial := matchTag(buf, openTags[:])
+	if n == 0 {
+		if partial && !final {
+			return 0, nil, true
+		}
+		return 1, textPart("<"), false
+	}
+	body := buf[n:]
+	ci, cl := findTag(body, closeTags[:])
+	if ci < 0 {
+		if !final {
+			return 0, nil, true
+		}
+		// Unterminated at the end of the reply: a call only if it reads
+		// cleanly as one.
+		parts, _ := s.p.blockCalls(trimPartialTag(body), buf, tagged)
+		if allRunnable(parts) {
+			return len(buf), parts, false
+		}
+		return len(buf), textPart(buf), false
+	}
+	raw := buf[:n+ci+cl]
+	parts, _ := s.p.blockCalls(body[:ci], raw, tagged)
+	return len(raw), parts, false
+}
+
+// matchTag reports the length of the tag from tags that buf starts with,
+// ignoring ASCII case, or 0 and whether buf is a proper prefix of one.
+func matchTag(buf string, tags []string) (n int, partial bool) {
+	for _, t := range tags {
+		if len(buf) >= len(t) {
+			if strings.EqualFold(buf[:len(t)], t) {
+				return len(t), false
+			}
+		} else if strings.EqualFold(buf, t[:len(buf)]) {
+			partial = true
+		}
+	}
+	return 0, partial
+}
+
+// findTag returns the index and length of the first complete tag from tags
+// in s, or -1.
+func findTag(s string, tags []string) (int, int) {
+	for i := 0; i < len(s); {
+		k := strings.IndexByte(s[i:], '<')
+		if k < 0 {
+			return -1, 0
+		}
+		i += k
+		if n, _ := matchTag(s[i:], tags); n > 0 {
+			return i, n
+		}
+		i++
+	}
+	return -1, 0
+}
+
+// trimPartialTag drops a closing tag cut off by the end of the reply.
+func trimPartialTag(s string) string {
+	if i := strings.LastIndexByte(s, '<'); i >= 0 {
+		if _, partial := matchTag(s[i:], closeTags[:]); partial {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// jsonFenceLangs are the fence languages that may hold a call.
+var jsonFenceLangs = map[string]bool{
+	"": true, "json": true, "json5": true, "jsonc": true,
+	"tool_code": true, "tool_use": true, "tool_call": true,
+}
+
+// maxFenceInfo bounds a fence's info string; longer is prose, not a fence.
+const maxFenceInfo = 64
+
+// fence handles backticks at the start of buf, outside a fence.
+func (s *StreamParser) fence(buf string, final bool) (int, []Part, bool) {
+	if !strings.HasPrefix(buf, "```") {
+		if final {
+			return len(buf), textPart(buf), false
+		}
+		return 0, nil, true
+	}
+	info, nl := buf[3:], strings.IndexByte(buf[3:], '\n')
+	if nl >= 0 {
+		info = info[:nl]
+	}
+	if strings.IndexByte(info, '`') >= 0 || len(info) > maxFenceInfo {
+		return 3, textPart("```"), false // inline code or prose, not a fence
+	}
+	if nl < 0 {
+		if final {
+			return len(buf), textPart(buf), false
+		}
+		return 0, nil, true
+	}
+	bodyStart := 3 + nl + 1
+	if jsonFenceLangs[strings.ToLower(strings.TrimSpace(info))] {
+		k := bodyStart
+		for k < len(buf) && isSpace(buf[k]) {
+			k++
+		}
+		if k == len(buf) {
+			if final {
+				return len(buf), textPart(buf), false
+			}
+			return 0, nil, true
+		}
+		if buf[k] == '{' || buf[k] == '[' {
+			return s.jsonFence(buf, bodyStart, final)
+		}
+	}
+	s.inFence = true
+	return bodyStart, textPart(buf[:bodyStart]), false
+}
+
+// jsonFence handles a fence whose body starts like JSON: it is a call when
+// the whole body is calls to known tools, and text otherwise.
+func (s *StreamParser) jsonFence(buf string, bodyStart int, final bool) (int, []Part, bool) {
+	ce := strings.Index(buf[bodyStart:], "```")
+	if ce < 0 {
+		if !final {
+			return 0, nil, true
+		}
+		body := strings.TrimRight(buf[bodyStart:], "`")
+		if parts, ok := s.p.blockCalls(body, buf, untagged); ok {
+			return len(buf), parts, false
+		}
+		return len(buf), textPart(buf), false
+	}
+	raw := buf[:bodyStart+ce+3]
+	if parts, ok := s.p.blockCalls(buf[bodyStart:bodyStart+ce], raw, untagged); ok {
+		return len(raw), parts, false
+	}
+	return len(raw), textPart(raw), false
+}
+
+// fenceClose handles backticks at the start of buf inside an opaque fence.
+func (s *StreamParser) fenceClose(buf string, final bool) (int, []Part, bool) {
+	if strings.HasPrefix(buf, "```") {
+		s.inFence = false
+		return 3, textPart("```"), false
+	}
+	if final {
+		return len(buf), textPart(buf), false
+	}
+	return 0, nil, true
+}
+
+// bare handles a '{' at the start of buf: a JSON object that is exactly a
+// call to a known tool is a call; any other complete object is text, and
+// its inner braces are not looked at again.
+func (s *StreamParser) bare(buf string, final bool) (int, []Part, bool) {
+	out, n, repaired, err := repairValue(buf, final)
+	if errors.Is(err, errIncomplete) {
+		return 0, nil, true
+	}
+	if err != nil {
+		return 1, textPart("{"), false
+	}
+	c, err := s.p.callFromValue(out, untagged)
+	if err != nil || c.Err != nil {
+		return n, textPart(buf[:n]), false
+	}
+	c.Raw = buf[:n]
+	c.Repaired = c.Repaired || repaired
+	return n, []Part{{Call: c}}, false
+}
+
+func textPart(s string) []Part {
+	if s == "" {
+		return nil
+	}
+	return []Part{{Text: s}}
+}
+
+// appendParts appends parts to dst, joining adjacent text.
+func appendParts(dst []Part, parts ...Part) []Part {
+	for _, pt := range parts {
+		if pt.Call == nil {
+			if pt.Text == "" {
+				continue
+			}
+			if k := len(dst) - 1; k >= 0 && dst[k].Call == nil {
+				dst[k].Text += pt.Text
+				continue
+			}
+		}
+		dst = append(dst, pt)
+	}
+	return dst
+}
