@@ -1,0 +1,271 @@
+package config
+
+import (
+	"path"
+	"time"
+)
+
+// Config is the whole configuration of Switchboard. JSON and YAML keys are
+// the json tags below. The zero value is not useful; start from [Default] or
+// [Load]. A Config is a plain value: it is safe for concurrent reads, and
+// callers that change fields (flags) call [Config.Validate] again afterwards.
+type Config struct {
+	// Source is the file Load read, or "" when no file was found and only
+	// defaults and the environment apply.
+	Source string `json:"-"`
+
+	MCPServers     map[string]MCPServer     `json:"mcpServers"`
+	OpenAPIServers map[string]OpenAPIServer `json:"openapiServers"`
+	Builtin        Builtin                  `json:"builtin"`
+	Results        Results                  `json:"results"`
+	Models         map[string]Model         `json:"models"`
+	// DefaultModel names an entry of Models. Load fills it when empty: the
+	// model named "default" if there is one, else the only model.
+	DefaultModel string           `json:"defaultModel"`
+	Agents       map[string]Agent `json:"agents"`
+	Assistant    Assistant        `json:"assistant"`
+	Approvals    Approvals        `json:"approvals"`
+	Limits       Limits           `json:"limits"`
+	Server       Server           `json:"server"`
+	RateLimits   RateLimits       `json:"rateLimits"`
+	Log          Log              `json:"log"`
+	// Data is the data directory (SQLite database, tool output spills).
+	Data string `json:"data"`
+
+	// unset lists ${VAR} references whose variable was not set, so that
+	// Validate can name them.
+	unset []unsetVar
+	// secretPaths holds the field paths whose value came from a variable
+	// with a secret-looking name; WriteEffective redacts them.
+	secretPaths map[string]bool
+}
+
+// Transport is how Switchboard reaches an MCP server, derived from
+// [MCPServer.Type], Command and URL by [MCPServer.Transport].
+type Transport string
+
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+	// TransportAuto is a url without a type: try Streamable HTTP first and
+	// fall back to the legacy HTTP+SSE transport.
+	TransportAuto Transport = "auto"
+)
+
+// MCPServer is one entry of mcpServers, in the format Claude Desktop and
+// Cursor use, plus Switchboard's own optional keys.
+type MCPServer struct {
+	// Type is stdio, http or sse; streamable-http, streamableHttp and
+	// streamable_http mean http. Empty: inferred, see [MCPServer.Transport].
+	Type string `json:"type,omitempty"`
+
+	// Stdio servers.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+
+	// Remote servers.
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	OAuth   *OAuth            `json:"oauth,omitempty"`
+
+	Disabled bool `json:"disabled,omitempty"`
+	// Timeout bounds one tool call (default 60s).
+	Timeout time.Duration `json:"timeout"`
+	// ShutdownTimeout is how long a stdio server may take to exit after its
+	// stdin is closed before it is signalled (default 2s).
+	ShutdownTimeout time.Duration `json:"shutdownTimeout"`
+	// ProtocolVersion pins the MCP protocol version; empty negotiates.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Tools filters which of the server's tools join the catalogue.
+	Tools Filter `json:"tools,omitempty"`
+}
+
+// Transport reports how to reach s: the normalised Type, or when Type is
+// empty TransportStdio for a command and TransportAuto for a url. It returns
+// "" for an unknown Type or a server with neither command nor url.
+func (s MCPServer) Transport() Transport {
+	switch s.Type {
+	case "stdio":
+		return TransportStdio
+	case "http", "streamable-http", "streamableHttp", "streamable_http":
+		return TransportHTTP
+	case "sse":
+		return TransportSSE
+	case "":
+		switch {
+		case s.Command != "":
+			return TransportStdio
+		case s.URL != "":
+			return TransportAuto
+		}
+	}
+	return ""
+}
+
+// OAuth configures the OAuth client for a remote MCP server.
+type OAuth struct {
+	ClientID     string   `json:"clientId,omitempty"`
+	ClientSecret Secret   `json:"clientSecret,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	RedirectURL  string   `json:"redirectURL,omitempty"`
+}
+
+// Filter selects names with path.Match globs: a name passes when Allow is
+// empty or one of its globs matches, and no Deny glob matches.
+type Filter struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// Allows reports whether name passes f. Malformed globs match nothing;
+// Validate rejects them.
+func (f Filter) Allows(name string) bool {
+	for _, g := range f.Deny {
+		if ok, _ := path.Match(g, name); ok {
+			return false
+		}
+	}
+	if len(f.Allow) == 0 {
+		return true
+	}
+	for _, g := range f.Allow {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// OpenAPIServer is an HTTP service whose OpenAPI 3 operations become tools.
+type OpenAPIServer struct {
+	// URL is the base URL operations are called on.
+	URL string `json:"url"`
+	// Spec is the OpenAPI document: a URL or a file path. Empty: discovered
+	// under URL (/openapi.json, /, /api/openapi.json, /docs/openapi.json).
+	Spec       string            `json:"spec,omitempty"`
+	Bearer     Secret            `json:"bearer,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Operations Filter            `json:"operations,omitempty"`
+	Disabled   bool              `json:"disabled,omitempty"`
+	// Timeout bounds one operation call (default 60s).
+	Timeout time.Duration `json:"timeout"`
+	// TTL is how long the fetched document is reused before it is fetched
+	// again; 0 (the default) fetches it once at start.
+	TTL time.Duration `json:"ttl"`
+}
+
+// Builtin configures the built-in tools.
+type Builtin struct {
+	// Roots confine the file tools. Load resolves relative roots against the
+	// config file's directory and defaults to the working directory.
+	Roots []string `json:"roots"`
+	// Disabled lists built-in tool names to leave out of the catalogue.
+	Disabled []string `json:"disabled"`
+	Terminal Terminal `json:"terminal"`
+	ReadFile ReadFile `json:"readFile"`
+}
+
+// Terminal configures the terminal tool.
+type Terminal struct {
+	Timeout   time.Duration `json:"timeout"`
+	MaxOutput int           `json:"maxOutput"`
+}
+
+// ReadFile configures the read_file tool.
+type ReadFile struct {
+	MaxBytes int64 `json:"maxBytes"`
+}
+
+// Results bounds the tool result text a model sees.
+type Results struct {
+	MaxBytes int `json:"maxBytes"`
+}
+
+// Model is one language model endpoint.
+type Model struct {
+	Provider string `json:"provider"`
+	// BaseURL overrides the provider's endpoint; empty means its default.
+	BaseURL string `json:"baseURL,omitempty"`
+	// Model is the provider's model id.
+	Model    string `json:"model"`
+	APIKey   Secret `json:"apiKey,omitempty"`
+	ToolMode string `json:"toolMode"`
+	// ContextWindow and MaxTokens: 0 means the provider's default.
+	ContextWindow int `json:"contextWindow,omitempty"`
+	MaxTokens     int `json:"maxTokens,omitempty"`
+	// Temperature: nil means the provider's default.
+	Temperature *float64          `json:"temperature,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	// Timeout bounds one provider request (default 5m).
+	Timeout time.Duration `json:"timeout"`
+}
+
+// Agent is a named agent with its own model, prompt and tool servers.
+type Agent struct {
+	Description string `json:"description,omitempty"`
+	// Model names an entry of Config.Models; empty means DefaultModel.
+	Model  string `json:"model,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// Servers names mcpServers, openapiServers or "builtin". nil (key
+	// absent) means every server; an empty list means no tools.
+	Servers []string `json:"servers"`
+	Router  string   `json:"router"`
+}
+
+// Assistant is the default conversational agent that hands work to named
+// agents on @name.
+type Assistant struct {
+	// Model names an entry of Config.Models; empty means DefaultModel.
+	Model  string `json:"model,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	Router string `json:"router"`
+}
+
+// Approvals decides which tool calls need a person's approval.
+type Approvals struct {
+	Mode        string        `json:"mode"`
+	ReadOnly    string        `json:"readOnly"`
+	Destructive string        `json:"destructive"`
+	Unannotated string        `json:"unannotated"`
+	Timeout     time.Duration `json:"timeout"`
+	// Rules are checked in order; the first match wins over the annotation
+	// defaults above.
+	Rules []Rule `json:"rules"`
+}
+
+// Rule sets the policy for tools whose server and tool name match the globs
+// (an empty glob matches everything). Built-in tools have server "builtin".
+type Rule struct {
+	Server string `json:"server,omitempty"`
+	Tool   string `json:"tool,omitempty"`
+	Policy string `json:"policy"`
+}
+
+// Limits bound the agent loop.
+type Limits struct {
+	ToolCallsPerTurn  int           `json:"toolCallsPerTurn"`
+	ParallelToolCalls int           `json:"parallelToolCalls"`
+	CallTimeout       time.Duration `json:"callTimeout"`
+	TurnTimeout       time.Duration `json:"turnTimeout"`
+}
+
+// Server configures the HTTP server.
+type Server struct {
+	Addr           string   `json:"addr"`
+	AllowedOrigins []string `json:"allowedOrigins"`
+}
+
+// RateLimits per API key; 0 means unlimited.
+type RateLimits struct {
+	RequestsPerMinute  int `json:"requestsPerMinute"`
+	ToolCallsPerMinute int `json:"toolCallsPerMinute"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level  string `json:"level"`
+	Format string `json:"format"`
+}

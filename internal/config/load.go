@@ -1,0 +1,134 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// LoadOptions tell [Load] where to look. The zero value reads the real
+// environment, the real disk and the process's working directory.
+type LoadOptions struct {
+	// Path is an explicit config file (the --config flag); empty means
+	// search, see [Find].
+	Path string
+	// Cwd is the working directory; empty means os.Getwd.
+	Cwd string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// ReadFile reads a file; nil means os.ReadFile. It must return an error
+	// wrapping fs.ErrNotExist for a missing file.
+	ReadFile func(string) ([]byte, error)
+}
+
+// Load builds the configuration: defaults, then the file (see [Find]), with
+// ${VAR} expanded in its string values, then the environment, then
+// [Config.Validate]. Relative paths in the file (data, builtin.roots,
+// mcpServers.*.cwd, openapiServers.*.spec files) are resolved against the
+// file's directory, and ~/ against $HOME.
+//
+// On a read or parse error, or unknown keys and wrong types, Load returns
+// nil and every such problem. When only Validate fails it returns the config
+// too, so `switchboard config check` can show it next to the problems.
+func Load(opts LoadOptions) (*Config, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	read := opts.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("loading config: finding the working directory: %w", err)
+		}
+		cwd = wd
+	}
+	if !filepath.IsAbs(cwd) {
+		abs, err := filepath.Abs(cwd)
+		if err != nil {
+			return nil, fmt.Errorf("loading config: resolving the working directory: %w", err)
+		}
+		cwd = abs
+	}
+	path, data, err := locate(opts.Path, cwd, getenv, read)
+	if err != nil {
+		return nil, err
+	}
+	c := Default()
+	base := cwd
+	if path != "" {
+		c.Source = path
+		base = filepath.Dir(path)
+		if err := c.decodeFile(path, data, getenv); err != nil {
+			return nil, fmt.Errorf("loading config %s:\n%w", path, err)
+		}
+	}
+	home := getenv("HOME")
+	c.resolvePaths(base, cwd, home)
+	c.applyEnv(getenv, cwd, home)
+	if err := c.Validate(); err != nil {
+		src := path
+		if src == "" {
+			src = "(no file; defaults and environment)"
+		}
+		return c, fmt.Errorf("invalid config %s:\n%w", src, err)
+	}
+	return c, nil
+}
+
+// decodeFile merges the file's content into c.
+func (c *Config) decodeFile(name string, data []byte, getenv func(string) string) error {
+	n, err := parse(data, formatOf(name, data))
+	if err != nil || n == nil {
+		return err
+	}
+	d := &decoder{getenv: getenv, secretPaths: map[string]bool{}}
+	d.decode("", n, reflect.ValueOf(c).Elem())
+	c.unset = d.unset
+	c.secretPaths = d.secretPaths
+	return errors.Join(d.errs...)
+}
+
+// resolvePaths makes the file's relative paths absolute against base, the
+// config file's directory.
+func (c *Config) resolvePaths(base, cwd, home string) {
+	abs := func(p string) string {
+		switch {
+		case p == "":
+			return ""
+		case p == "~" && home != "":
+			return home
+		case strings.HasPrefix(p, "~/") && home != "":
+			return filepath.Join(home, p[2:])
+		case filepath.IsAbs(p):
+			return filepath.Clean(p)
+		}
+		return filepath.Join(base, p)
+	}
+	c.Data = abs(c.Data)
+	for i, r := range c.Builtin.Roots {
+		if r != "" {
+			c.Builtin.Roots[i] = abs(r)
+		}
+	}
+	if c.Builtin.Roots == nil {
+		c.Builtin.Roots = []string{cwd}
+	}
+	for name, s := range c.MCPServers {
+		s.Cwd = abs(s.Cwd)
+		c.MCPServers[name] = s
+	}
+	for name, s := range c.OpenAPIServers {
+		if s.Spec != "" && !strings.Contains(s.Spec, "://") {
+			s.Spec = abs(s.Spec)
+			c.OpenAPIServers[name] = s
+		}
+	}
+}

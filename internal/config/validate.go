@@ -1,0 +1,329 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Validate reports every problem in c at once, joined with errors.Join, each
+// a [*FieldError] naming its field path. It does not change c, so it can run
+// again after flags change fields.
+func (c *Config) Validate() error {
+	var p problems
+	c.validateUnset(&p)
+	c.validateMCPServers(&p)
+	c.validateOpenAPIServers(&p)
+	c.validateBuiltin(&p)
+	c.validateModels(&p)
+	c.validateAgents(&p)
+	c.validateRest(&p)
+	return p.join()
+}
+
+// validateUnset names each ${VAR} without default whose variable was unset,
+// except inside disabled servers, which are not started.
+func (c *Config) validateUnset(p *problems) {
+	for _, u := range c.unset {
+		if c.underDisabledServer(u.path) {
+			continue
+		}
+		p.add(u.path, "uses ${%s}, which is not set; set it in the environment or write ${%s:-default}", u.name, u.name)
+	}
+}
+
+func (c *Config) underDisabledServer(fieldPath string) bool {
+	for name, s := range c.MCPServers {
+		if s.Disabled && strings.HasPrefix(fieldPath, joinKey("mcpServers", name)+".") {
+			return true
+		}
+	}
+	for name, s := range c.OpenAPIServers {
+		if s.Disabled && strings.HasPrefix(fieldPath, joinKey("openapiServers", name)+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkServerName reports names that cannot become part of a tool name.
+func checkServerName(p *problems, at, name string) {
+	switch {
+	case name == "":
+		p.add(at, "a server name must not be empty")
+	case strings.ContainsFunc(name, func(r rune) bool { return !isNameRune(r, ".-") }):
+		p.add(at, "server name %q may use only letters, digits, _, . and -", name)
+	case strings.Contains(name, "__"):
+		p.add(at, "server name %q contains \"__\", which separates server and tool in catalogue names (server__tool); use a single _ or -", name)
+	case name == BuiltinServer:
+		p.add(at, "the server name %q is reserved for the built-in tools; choose another", name)
+	}
+}
+
+func isNameRune(r rune, extra string) bool {
+	return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(extra, r)
+}
+
+func (c *Config) validateMCPServers(p *problems) {
+	for _, name := range slices.Sorted(maps.Keys(c.MCPServers)) {
+		s := c.MCPServers[name]
+		at := joinKey("mcpServers", name)
+		checkServerName(p, at, name)
+		switch t := s.Transport(); {
+		case s.Command != "" && s.URL != "":
+			p.add(at, "set either command (a local program) or url (a remote server), not both")
+		case s.Command == "" && s.URL == "":
+			p.add(at, "set command to run a local server or url to reach a remote one")
+		case t == "":
+			p.add(at+".type", "unknown type %q; use stdio, http or sse (or leave it out)", s.Type)
+		case t == TransportStdio && s.Command == "":
+			p.add(at+".command", "type stdio needs command, the program to run")
+		case t != TransportStdio && s.URL == "":
+			p.add(at+".url", "type %s needs url, the server's endpoint", s.Type)
+		}
+		if s.URL != "" {
+			checkURL(p, at+".url", s.URL)
+			if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+				p.add(at, "args, env and cwd apply only to stdio servers (with command); remove them")
+			}
+		}
+		if s.Command != "" && (len(s.Headers) > 0 || s.OAuth != nil) {
+			p.add(at, "headers and oauth apply only to remote servers (with url); remove them")
+		}
+		for k := range s.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				p.add(at+".env", "invalid variable name %q", k)
+			}
+		}
+		checkHeaders(p, at+".headers", s.Headers)
+		if v := s.ProtocolVersion; v != "" && !slices.Contains(ProtocolVersions(), v) {
+			p.add(at+".protocolVersion", "unknown protocol version %q; use one of %s or leave it out to negotiate", v, strings.Join(ProtocolVersions(), ", "))
+		}
+		checkPositive(p, at+".timeout", s.Timeout, DefaultCallTimeout)
+		checkNonNegative(p, at+".shutdownTimeout", s.ShutdownTimeout)
+		checkFilter(p, at+".tools", s.Tools)
+		if o := s.OAuth; o != nil && o.RedirectURL != "" {
+			checkURL(p, at+".oauth.redirectURL", o.RedirectURL)
+		}
+	}
+}
+
+func (c *Config) validateOpenAPIServers(p *problems) {
+	for _, name := range slices.Sorted(maps.Keys(c.OpenAPIServers)) {
+		s := c.OpenAPIServers[name]
+		at := joinKey("openapiServers", name)
+		checkServerName(p, at, name)
+		if _, dup := c.MCPServers[name]; dup {
+			p.add(at, "the name %q is also an mcpServers entry; server names must be unique because tool names are server__tool", name)
+		}
+		switch {
+		case s.URL == "" && s.Spec == "":
+			p.add(at+".url", "set url, the base URL of the service")
+		case s.URL != "":
+			checkURL(p, at+".url", s.URL)
+		}
+		if strings.Contains(s.Spec, "://") {
+			checkURL(p, at+".spec", s.Spec)
+		}
+		checkHeaders(p, at+".headers", s.Headers)
+		checkFilter(p, at+".operations", s.Operations)
+		checkPositive(p, at+".timeout", s.Timeout, DefaultCallTimeout)
+		checkNonNegative(p, at+".ttl", s.TTL)
+	}
+}
+
+func (c *Config) validateBuiltin(p *problems) {
+	b := c.Builtin
+	for i, r := range b.Roots {
+		if r == "" {
+			p.add(fmt.Sprintf("builtin.roots[%d]", i), "a root must not be empty")
+		}
+	}
+	for i, name := range b.Disabled {
+		if !slices.Contains(BuiltinTools(), name) {
+			p.add(fmt.Sprintf("builtin.disabled[%d]", i), "unknown built-in tool %q; the built-in tools are %s", name, strings.Join(BuiltinTools(), ", "))
+		}
+	}
+	checkPositive(p, "builtin.terminal.timeout", b.Terminal.Timeout, DefaultCallTimeout)
+	if b.Terminal.MaxOutput <= 0 {
+		p.add("builtin.terminal.maxOutput", "must be greater than 0")
+	}
+	if b.ReadFile.MaxBytes <= 0 {
+		p.add("builtin.readFile.maxBytes", "must be greater than 0")
+	}
+	if c.Results.MaxBytes <= 0 {
+		p.add("results.maxBytes", "must be greater than 0 (default %d)", DefaultResultBytes)
+	}
+}
+
+func (c *Config) validateModels(p *problems) {
+	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
+		m := c.Models[name]
+		at := joinKey("models", name)
+		if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !isNameRune(r, ".:-") }) {
+			p.add(at, "model name %q may use only letters, digits, _, ., : and -", name)
+		}
+		checkEnum(p, at+".provider", m.Provider, ProviderOpenAI, ProviderAnthropic, ProviderGemini, ProviderOllama)
+		if m.Model == "" {
+			p.add(at+".model", "set the provider's model id, such as gpt-4o-mini")
+		}
+		if m.BaseURL != "" {
+			checkURL(p, at+".baseURL", m.BaseURL)
+		}
+		checkEnum(p, at+".toolMode", m.ToolMode, ToolModeAuto, ToolModeNative, ToolModeText)
+		if m.ContextWindow < 0 {
+			p.add(at+".contextWindow", "must not be negative")
+		}
+		if m.MaxTokens < 0 {
+			p.add(at+".maxTokens", "must not be negative")
+		}
+		if t := m.Temperature; t != nil && (*t < 0 || *t > 2) {
+			p.add(at+".temperature", "%v is outside 0 to 2", *t)
+		}
+		checkHeaders(p, at+".headers", m.Headers)
+		checkPositive(p, at+".timeout", m.Timeout, DefaultModelTimeout)
+	}
+	switch _, ok := c.Models[c.DefaultModel]; {
+	case c.DefaultModel != "" && !ok:
+		p.add("defaultModel", "no model named %q; %s", c.DefaultModel, modelChoices(c.Models))
+	case c.DefaultModel == "" && len(c.Models) > 1:
+		p.add("defaultModel", "several models and none named \"default\"; set defaultModel to one of %s", strings.Join(slices.Sorted(maps.Keys(c.Models)), ", "))
+	}
+}
+
+func modelChoices(models map[string]Model) string {
+	if len(models) == 0 {
+		return "add it under models, or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST"
+	}
+	return "the models are " + strings.Join(slices.Sorted(maps.Keys(models)), ", ")
+}
+
+func (c *Config) validateAgents(p *problems) {
+	for _, name := range slices.Sorted(maps.Keys(c.Agents)) {
+		a := c.Agents[name]
+		at := joinKey("agents", name)
+		if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !isNameRune(r, "-") }) {
+			p.add(at, "agent name %q may use only letters, digits, _ and - (it is written @%s)", name, name)
+		}
+		if _, ok := c.Models[a.Model]; a.Model != "" && !ok {
+			p.add(at+".model", "no model named %q; %s", a.Model, modelChoices(c.Models))
+		}
+		for i, s := range a.Servers {
+			_, mcp := c.MCPServers[s]
+			_, api := c.OpenAPIServers[s]
+			if !mcp && !api && s != BuiltinServer {
+				p.add(fmt.Sprintf("%s.servers[%d]", at, i), "no server named %q; name an mcpServers or openapiServers entry, or %q", s, BuiltinServer)
+			}
+		}
+		checkEnum(p, at+".router", a.Router, RouterOff, RouterAuto, RouterAlways)
+	}
+	if m := c.Assistant.Model; m != "" {
+		if _, ok := c.Models[m]; !ok {
+			p.add("assistant.model", "no model named %q; %s", m, modelChoices(c.Models))
+		}
+	}
+	checkEnum(p, "assistant.router", c.Assistant.Router, RouterOff, RouterAuto, RouterAlways)
+}
+
+func (c *Config) validateRest(p *problems) {
+	a := c.Approvals
+	checkEnum(p, "approvals.mode", a.Mode, ModeDefault, ModeAllowAll, ModeAskAll)
+	checkEnum(p, "approvals.readOnly", a.ReadOnly, PolicyAllow, PolicyAsk, PolicyDeny)
+	checkEnum(p, "approvals.destructive", a.Destructive, PolicyAllow, PolicyAsk, PolicyDeny)
+	checkEnum(p, "approvals.unannotated", a.Unannotated, PolicyAllow, PolicyAsk, PolicyDeny)
+	checkPositive(p, "approvals.timeout", a.Timeout, 5*time.Minute)
+	for i, r := range a.Rules {
+		at := fmt.Sprintf("approvals.rules[%d]", i)
+		checkGlob(p, at+".server", r.Server)
+		checkGlob(p, at+".tool", r.Tool)
+		checkEnum(p, at+".policy", r.Policy, PolicyAllow, PolicyAsk, PolicyDeny)
+	}
+
+	l := c.Limits
+	if l.ToolCallsPerTurn <= 0 {
+		p.add("limits.toolCallsPerTurn", "must be greater than 0 (default 10)")
+	}
+	if l.ParallelToolCalls <= 0 {
+		p.add("limits.parallelToolCalls", "must be greater than 0 (default 4; 1 runs calls one at a time)")
+	}
+	checkPositive(p, "limits.callTimeout", l.CallTimeout, DefaultCallTimeout)
+	checkPositive(p, "limits.turnTimeout", l.TurnTimeout, 10*time.Minute)
+
+	if _, port, err := net.SplitHostPort(c.Server.Addr); err != nil || port == "" {
+		p.add("server.addr", "%q is not host:port, such as %s or :8080", c.Server.Addr, DefaultAddr)
+	}
+	for i, o := range c.Server.AllowedOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			p.add(fmt.Sprintf("server.allowedOrigins[%d]", i), "%q is not an origin such as https://example.com or http://localhost:3000 (or *)", o)
+		}
+	}
+	if c.RateLimits.RequestsPerMinute < 0 {
+		p.add("rateLimits.requestsPerMinute", "must not be negative (0 means unlimited)")
+	}
+	if c.RateLimits.ToolCallsPerMinute < 0 {
+		p.add("rateLimits.toolCallsPerMinute", "must not be negative (0 means unlimited)")
+	}
+	checkEnum(p, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	checkEnum(p, "log.format", c.Log.Format, "text", "json")
+}
+
+func checkEnum(p *problems, at, v string, allowed ...string) {
+	if !slices.Contains(allowed, v) {
+		if v == "" {
+			p.add(at, "must be set to one of %s", strings.Join(allowed, ", "))
+			return
+		}
+		p.add(at, "unknown value %q; use one of %s", v, strings.Join(allowed, ", "))
+	}
+}
+
+func checkURL(p *problems, at, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.add(at, "%q is not an http or https URL such as https://example.com/mcp", redactURL(raw))
+	}
+}
+
+func checkHeaders(p *problems, at string, h map[string]string) {
+	for k := range h {
+		if k == "" || strings.ContainsFunc(k, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`()<>@,;:\"/[]?={}`, r) }) {
+			p.add(at, "invalid header name %q", k)
+		}
+	}
+}
+
+func checkFilter(p *problems, at string, f Filter) {
+	for i, g := range f.Allow {
+		checkGlob(p, fmt.Sprintf("%s.allow[%d]", at, i), g)
+	}
+	for i, g := range f.Deny {
+		checkGlob(p, fmt.Sprintf("%s.deny[%d]", at, i), g)
+	}
+}
+
+func checkGlob(p *problems, at, g string) {
+	if _, err := path.Match(g, ""); err != nil {
+		p.add(at, "bad glob %q: %v; globs use * ? and [a-z], with \\ to escape", g, err)
+	}
+}
+
+func checkPositive(p *problems, at string, d, def time.Duration) {
+	if d <= 0 {
+		p.add(at, "must be greater than 0; leave it out for the default %s", def)
+	}
+}
+
+func checkNonNegative(p *problems, at string, d time.Duration) {
+	if d < 0 {
+		p.add(at, "must not be negative")
+	}
+}
