@@ -1,0 +1,51 @@
+package mcphost
+
+import (
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is one live session with a server: the SDK session plus, for stdio,
+// the child process whose group is killed when the session ends.
+type conn struct {
+	cs        *mcp.ClientSession
+	transport Transport // the transport actually used (after auto fallback)
+	proc      *procGroup
+	done      chan struct{} // closed when the session ends, for any reason
+	waitErr   error         // why it ended; valid after done is closed
+
+	closeOnce sync.Once
+}
+
+func newConn(cs *mcp.ClientSession, tr Transport, proc *procGroup) *conn {
+	c := &conn{cs: cs, transport: tr, proc: proc, done: make(chan struct{})}
+	go func() {
+		// Owned by the conn: it ends when the session ends, and close waits for it.
+		c.waitErr = cs.Wait()
+		close(c.done)
+	}()
+	return c
+}
+
+func (c *conn) protocolVersion() string {
+	if r := c.cs.InitializeResult(); r != nil {
+		return r.ProtocolVersion
+	}
+	return ""
+}
+
+// hasPing reports whether the negotiated protocol still has ping: it was
+// removed in 2026-07-28, where the session is stateless.
+func (c *conn) hasPing() bool { return c.protocolVersion() < "2026-07-28" }
+
+// close ends the session (for stdio: closes stdin, waits, SIGTERM, SIGKILL,
+// all in the SDK's CommandTransport), then kills what is left of the process
+// group, and waits for the session watcher. It is idempotent.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		_ = c.cs.Close()
+		<-c.done
+		c.proc.kill()
+	})
+}

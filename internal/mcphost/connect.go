@@ -1,0 +1,228 @@
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// classicProtocolVersion is the newest version negotiated with the classic
+// initialize handshake; used when new-style discovery fails.
+const classicProtocolVersion = "2025-11-25"
+
+// clientImpl is how Switchboard introduces itself to servers.
+var clientImpl = mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
+
+// dial makes one connect attempt, bounded by ConnectTimeout: spawn or dial,
+// handshake, and, when that fails in a way that is not a timeout and no
+// version is pinned, one more try with the classic initialize on a fresh
+// transport (a new process for stdio), for servers that choke on
+// server/discover instead of answering "method not found".
+func (s *server) dial(ctx context.Context) (*conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
+	defer cancel()
+	c, err := s.dialVersion(ctx, s.cfg.ProtocolVersion)
+	if err == nil || s.cfg.ProtocolVersion != "" || ctx.Err() != nil || errors.Is(err, errNeedsLogin) || isSetupError(err) {
+		return c, s.wrapTimeout(ctx, err)
+	}
+	s.log.Info("retrying with classic initialize", "error", err)
+	c, err2 := s.dialVersion(ctx, classicProtocolVersion)
+	if err2 != nil {
+		return nil, s.wrapTimeout(ctx, fmt.Errorf("%w (retry with classic initialize: %v)", err, err2))
+	}
+	return c, nil
+}
+
+func (s *server) wrapTimeout(ctx context.Context, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within connect timeout %v: %w", s.opts.ConnectTimeout, err)
+	}
+	return err
+}
+
+// dialVersion connects with the given protocol version ("" = newest).
+func (s *server) dialVersion(ctx context.Context, version string) (*conn, error) {
+	var so *mcp.ClientSessionOptions
+	if version != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	switch tr := s.cfg.transport(); tr {
+	case TransportStdio:
+		return s.dialStdio(ctx, so)
+	case TransportHTTP, TransportSSE:
+		return s.dialRemote(ctx, tr, so)
+	case TransportAuto:
+		c, err := s.dialRemote(ctx, TransportHTTP, so)
+		if err == nil || ctx.Err() != nil || errors.Is(err, errNeedsLogin) {
+			return c, err
+		}
+		// Servers from before 2025-03-26 answer the Streamable HTTP POST
+		// with 4xx (404, 405) and speak only HTTP+SSE. An SSE attempt against
+		// a server that has no SSE endpoint fails fast, so just try it.
+		c, err2 := s.dialRemote(ctx, TransportSSE, so)
+		if err2 != nil {
+			return nil, fmt.Errorf("streamable http: %w; sse fallback: %v", err, err2)
+		}
+		s.log.Info("server speaks legacy sse", "url", s.cfg.URL)
+		return c, nil
+	default:
+		return nil, setupError{fmt.Errorf("unknown transport %q (want stdio, http, sse or empty)", tr)}
+	}
+}
+
+// setupError marks a configuration problem that retrying cannot fix.
+type setupError struct{ err error }
+
+func (e setupError) Error() string { return e.err.Error() }
+func (e setupError) Unwrap() error { return e.err }
+
+func isSetupError(err error) bool {
+	var se setupError
+	return errors.As(err, &se)
+}
+
+func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*conn, error) {
+	if s.cfg.Command == "" {
+		return nil, setupError{errors.New("no command configured for stdio server")}
+	}
+	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+	if cmd.Err != nil {
+		return nil, setupError{fmt.Errorf("finding command %q: %w (install it or put its directory on PATH)", s.cfg.Command, cmd.Err)}
+	}
+	cmd.Dir = s.cfg.Dir
+	if len(s.cfg.Env) > 0 {
+		env := cmd.Environ()
+		for k, v := range s.cfg.Env {
+			env = append(env, k+"="+v)
+		}
+		cmd.Env = env
+	}
+	cmd.Stderr = s.stderr
+	// A grandchild holding stderr open must not keep Wait (and so Close)
+	// from returning once the child itself has exited.
+	cmd.WaitDelay = s.cfg.shutdownTimeout()
+	pg := newProcGroup(cmd)
+	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: s.cfg.shutdownTimeout()}
+	cs, err := s.newClient().Connect(ctx, t, so)
+	if err != nil {
+		pg.kill()
+		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainStdioError(cmd, err))
+	}
+	s.setPID(pg.pid())
+	return newConn(cs, TransportStdio, pg), nil
+}
+
+// explainStdioError adds a hint to the errors a misbehaving stdio server causes.
+// When Connect fails the SDK has already closed the session, which waited
+// for the process, so ProcessState tells whether it exited by itself.
+func explainStdioError(cmd *exec.Cmd, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("server wrote something that is not JSON-RPC to stdout (logs belong on stderr): %w", err)
+	}
+	if ps := cmd.ProcessState; ps != nil && ps.Exited() && ps.ExitCode() != 0 {
+		return fmt.Errorf("server exited during the handshake with %v (see its stderr): %w", ps, err)
+	}
+	return err
+}
+
+func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSessionOptions) (*conn, error) {
+	if s.cfg.URL == "" {
+		return nil, setupError{errors.New("no url configured for remote server")}
+	}
+	if u, err := url.Parse(s.cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, setupError{fmt.Errorf("server url %q is not an http(s) url", s.cfg.URL)}
+	}
+	hc := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: s.cfg.Headers}}
+	var t mcp.Transport
+	if tr == TransportSSE {
+		t = &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}
+	} else {
+		st := &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: 2}
+		if h := s.oauthHandler(); h != nil {
+			st.OAuthHandler = h
+		}
+		t = st
+	}
+	cs, err := s.newClient().Connect(ctx, t, so)
+	if err != nil {
+		if s.auth != nil && s.auth.needsLogin() {
+			return nil, fmt.Errorf("connecting to %s: %w", s.cfg.URL, errNeedsLogin)
+		}
+		return nil, fmt.Errorf("connecting to %s over %s: %w", s.cfg.URL, tr, err)
+	}
+	return newConn(cs, tr, nil), nil
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// newClient builds the SDK client for one connection, wiring notifications
+// and server-initiated requests to this supervisor.
+func (s *server) newClient() *mcp.Client {
+	o := &mcp.ClientOptions{
+		Logger:                     s.log,
+		Capabilities:               &mcp.ClientCapabilities{},
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.notifyChanged() },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.notifyChanged() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.notifyChanged() },
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			s.progress(r.Params)
+		},
+	}
+	if f := s.opts.OnResourceUpdated; f != nil {
+		o.ResourceUpdatedHandler = func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			f(s.cfg.Name, r.Params.URI)
+		}
+	}
+	if len(s.opts.Roots) > 0 {
+		o.Capabilities.RootsV2 = &mcp.RootCapabilities{}
+	}
+	if s.opts.Sampling != nil {
+		o.CreateMessageHandler = s.sample
+	}
+	if s.opts.Elicitation != nil {
+		o.ElicitationHandler = s.elicit
+	}
+	c := mcp.NewClient(&clientImpl, o)
+	if len(s.opts.Roots) > 0 {
+		roots := make([]*mcp.Root, 0, len(s.opts.Roots))
+		for _, r := range s.opts.Roots {
+			roots = append(roots, &mcp.Root{URI: rootURI(r), Name: filepath.Base(r)})
+		}
+		c.AddRoots(roots...)
+	}
+	return c
+}
+
+// rootURI turns a path into a file:// URI; URIs pass through.
+func rootURI(p string) string {
+	if strings.Contains(p, "://") {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}

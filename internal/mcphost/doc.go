@@ -1,0 +1,15 @@
+// Package mcphost is the MCP client side of Switchboard: a [Pool] keeps one
+// supervised connection per configured MCP server (stdio child process,
+// Streamable HTTP or legacy HTTP+SSE), reconnects crashed servers with
+// backoff, follows list_changed notifications and exposes each server's tools
+// as [tools.Tool] values, plus its resources and prompts.
+//
+// All servers connect concurrently and independently: one slow, broken or
+// hanging server never blocks or hides the others. Each server's state, the
+// reason for its last failure and the tail of its stderr are visible through
+// [Pool.Status]. [Diagnose] runs the checks behind `switchboard doctor`.
+//
+// Layer: adapter. It imports internal/tools and the official MCP Go SDK only;
+// SDK types never appear in its API. Only internal/app (and tests) import it;
+// the app maps its configuration onto [ServerConfig] and [Options].
+package mcphost

@@ -1,0 +1,188 @@
+package mcphost
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// Resource is one resource a server offers.
+type Resource struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	Size        int64 // 0 when unknown
+}
+
+// ResourceTemplate is a parameterised resource (RFC 6570 URI template).
+type ResourceTemplate struct {
+	URITemplate string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+}
+
+// ResourceContents is one part of a read resource: Text or Blob.
+type ResourceContents struct {
+	URI      string
+	MIMEType string
+	Text     string
+	Blob     []byte
+}
+
+// Prompt is one prompt template a server offers.
+type Prompt struct {
+	Name        string
+	Title       string
+	Description string
+	Arguments   []PromptArgument
+}
+
+// PromptArgument is one argument of a [Prompt].
+type PromptArgument struct {
+	Name        string
+	Title       string
+	Description string
+	Required    bool
+}
+
+// PromptMessage is one message of an expanded prompt.
+type PromptMessage struct {
+	Role    string // "user" or "assistant"
+	Content tools.Content
+}
+
+// PromptResult is an expanded prompt.
+type PromptResult struct {
+	Description string
+	Messages    []PromptMessage
+}
+
+// Resources lists every resource of the named server (all pages). It fails
+// with an error wrapping [tools.ErrUnavailable] when the server is down.
+func (p *Pool) Resources(ctx context.Context, server string) ([]Resource, error) {
+	_, c, err := p.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	var out []Resource
+	for r, err := range c.cs.Resources(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing resources of mcp server %q: %w", server, err)
+		}
+		out = append(out, Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size})
+	}
+	return out, nil
+}
+
+// ResourceTemplates lists every resource template of the named server.
+func (p *Pool) ResourceTemplates(ctx context.Context, server string) ([]ResourceTemplate, error) {
+	_, c, err := p.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	var out []ResourceTemplate
+	for r, err := range c.cs.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing resource templates of mcp server %q: %w", server, err)
+		}
+		out = append(out, ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+	}
+	return out, nil
+}
+
+// ReadResource reads one resource of the named server.
+func (p *Pool) ReadResource(ctx context.Context, server, uri string) ([]ResourceContents, error) {
+	s, c, err := p.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.callTimeout())
+	defer cancel()
+	res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return nil, fmt.Errorf("reading resource %q of mcp server %q: %w", uri, server, err)
+	}
+	out := make([]ResourceContents, 0, len(res.Contents))
+	for _, rc := range res.Contents {
+		if rc != nil {
+			out = append(out, ResourceContents{URI: rc.URI, MIMEType: rc.MIMEType, Text: rc.Text, Blob: rc.Blob})
+		}
+	}
+	return out, nil
+}
+
+// Subscribe asks the named server to send notifications/resources/updated
+// for uri; they arrive at [Options.OnResourceUpdated]. Subscriptions end
+// when the connection does.
+func (p *Pool) Subscribe(ctx context.Context, server, uri string) error {
+	_, c, err := p.conn(server)
+	if err != nil {
+		return err
+	}
+	if err := c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		return fmt.Errorf("subscribing to %q on mcp server %q: %w", uri, server, err)
+	}
+	return nil
+}
+
+// Unsubscribe cancels a [Pool.Subscribe].
+func (p *Pool) Unsubscribe(ctx context.Context, server, uri string) error {
+	_, c, err := p.conn(server)
+	if err != nil {
+		return err
+	}
+	if err := c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		return fmt.Errorf("unsubscribing from %q on mcp server %q: %w", uri, server, err)
+	}
+	return nil
+}
+
+// Prompts lists every prompt of the named server.
+func (p *Pool) Prompts(ctx context.Context, server string) ([]Prompt, error) {
+	_, c, err := p.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	var out []Prompt
+	for pr, err := range c.cs.Prompts(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing prompts of mcp server %q: %w", server, err)
+		}
+		np := Prompt{Name: pr.Name, Title: pr.Title, Description: pr.Description}
+		for _, a := range pr.Arguments {
+			if a != nil {
+				np.Arguments = append(np.Arguments, PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+			}
+		}
+		out = append(out, np)
+	}
+	return out, nil
+}
+
+// GetPrompt expands the named prompt of the named server with args.
+func (p *Pool) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
+	s, c, err := p.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.callTimeout())
+	defer cancel()
+	res, err := c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("getting prompt %q of mcp server %q: %w", name, server, err)
+	}
+	out := &PromptResult{Description: res.Description}
+	for _, m := range res.Messages {
+		if m != nil {
+			out.Messages = append(out.Messages, PromptMessage{Role: string(m.Role), Content: contentFromMCP(m.Content)})
+		}
+	}
+	return out, nil
+}

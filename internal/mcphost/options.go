@@ -1,0 +1,191 @@
+package mcphost
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// Transport names how Switchboard talks to an MCP server.
+type Transport string
+
+const (
+	// TransportAuto ("") tries Streamable HTTP and falls back to legacy
+	// HTTP+SSE when the server answers the way pre-2025-03-26 servers do.
+	TransportAuto  Transport = ""
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// ServerConfig describes one MCP server. The zero value of each optional
+// field means its default.
+type ServerConfig struct {
+	// Name identifies the server in the pool, in logs and in tool origins.
+	Name string
+	// Transport is stdio when Command is set; otherwise "" means Streamable
+	// HTTP with fallback to SSE.
+	Transport Transport
+
+	// Command, Args, Env and Dir start a stdio server. Env is added to the
+	// environment Switchboard itself runs with.
+	Command string
+	Args    []string
+	Env     map[string]string
+	Dir     string
+
+	// URL and Headers reach a remote server. Headers are sent on every request.
+	URL     string
+	Headers map[string]string
+	// OAuth configures OAuth 2.1 for a remote server. When nil, OAuth is used
+	// only if the server demands it (401 with resource metadata) and
+	// [Options.OAuthRedirect] is set, with dynamic client registration.
+	OAuth *OAuthConfig
+
+	// CallTimeout bounds each tool call; 0 means 60s.
+	CallTimeout time.Duration
+	// ProtocolVersion pins the MCP protocol version; "" negotiates.
+	ProtocolVersion string
+	// Allow and Deny filter the server's tools by name with [path.Match]
+	// globs. An empty Allow allows all; Deny wins over Allow.
+	Allow, Deny []string
+	// ShutdownTimeout is how long a stdio server gets to exit after its stdin
+	// is closed, and again after SIGTERM, before it is killed; 0 means 2s.
+	ShutdownTimeout time.Duration
+}
+
+// OAuthConfig configures the OAuth 2.1 authorization-code flow (with PKCE)
+// for a remote server. An empty ClientID means dynamic client registration.
+type OAuthConfig struct {
+	ClientID     string
+	ClientSecret string
+	Scopes       []string
+	// RedirectURL is where the authorization server sends the browser back;
+	// "" means http://127.0.0.1:8976/callback.
+	RedirectURL string
+}
+
+// Options configures a [Pool]. A nil *Options or a zero field means the default.
+type Options struct {
+	// Logger receives lifecycle logs; nil discards them.
+	Logger *slog.Logger
+	// DataDir holds persistent state: OAuth tokens go to DataDir/oauth/<server>.json
+	// with mode 0600. "" keeps tokens in memory only.
+	DataDir string
+	// ConnectTimeout bounds each connect attempt (spawn or dial, handshake,
+	// first tools/list); 0 means 30s.
+	ConnectTimeout time.Duration
+	// PingInterval is the health-check interval for servers whose protocol
+	// has ping (before 2026-07-28); 0 means 30s, negative disables pings.
+	PingInterval time.Duration
+	// RestartBackoffInitial and RestartBackoffMax bound the exponential,
+	// jittered delay between reconnect attempts; 0 means 500ms and 30s.
+	RestartBackoffInitial time.Duration
+	RestartBackoffMax     time.Duration
+	// MaxRestarts failures within RestartWindow put a server in state failed,
+	// where it stays until [Pool.Restart]; 0 means 5 and 5m.
+	MaxRestarts   int
+	RestartWindow time.Duration
+	// StderrLines is how many lines of each stdio server's stderr are kept;
+	// 0 means 200. Each line is cut at 1 KiB.
+	StderrLines int
+
+	// OnToolsChanged receives the full replacement tool set of one server
+	// (after Allow/Deny), or nil when the server goes down. It is called from
+	// the server's supervisor goroutine, so calls are serialised per server;
+	// it must not block for long and must not call [Pool.Close].
+	OnToolsChanged func(server string, ts []tools.Tool)
+	// OnStatus receives every state change. Same calling rules as OnToolsChanged.
+	OnStatus func(Status)
+
+	// Sampling answers sampling/createMessage requests from servers; nil
+	// means the capability is not advertised.
+	Sampling func(ctx context.Context, server string, req *SamplingRequest) (*SamplingResult, error)
+	// Elicitation answers elicitation/create requests from servers; nil
+	// means the capability is not advertised.
+	Elicitation func(ctx context.Context, server string, req *ElicitRequest) (*ElicitResult, error)
+	// OnResourceUpdated receives notifications/resources/updated for
+	// resources subscribed with [Pool.Subscribe]. Same calling rules as
+	// OnToolsChanged, except that it runs on the connection's reader.
+	OnResourceUpdated func(server, uri string)
+	// Roots are file roots (paths or file:// URIs) advertised to servers.
+	Roots []string
+
+	// OAuthRedirect performs the interactive step of OAuth: send the user
+	// to authURL and return the code and state the authorization server
+	// redirected back with. nil means OAuth servers that need a new grant
+	// fail with a hint to run `switchboard mcp login`.
+	OAuthRedirect func(ctx context.Context, authURL string) (code, state string, err error)
+}
+
+// Defaults, named so docs and tests agree.
+const (
+	DefaultCallTimeout     = 60 * time.Second
+	DefaultShutdownTimeout = 2 * time.Second
+	DefaultConnectTimeout  = 30 * time.Second
+	DefaultPingInterval    = 30 * time.Second
+	DefaultMaxRestarts     = 5
+	DefaultRestartWindow   = 5 * time.Minute
+	DefaultStderrLines     = 200
+	maxStderrLineBytes     = 1024
+)
+
+// withDefaults returns a copy of o with every zero field set to its default.
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	if r.ConnectTimeout <= 0 {
+		r.ConnectTimeout = DefaultConnectTimeout
+	}
+	if r.PingInterval == 0 {
+		r.PingInterval = DefaultPingInterval
+	}
+	if r.RestartBackoffInitial <= 0 {
+		r.RestartBackoffInitial = 500 * time.Millisecond
+	}
+	if r.RestartBackoffMax <= 0 {
+		r.RestartBackoffMax = 30 * time.Second
+	}
+	if r.RestartBackoffMax < r.RestartBackoffInitial {
+		r.RestartBackoffMax = r.RestartBackoffInitial
+	}
+	if r.MaxRestarts <= 0 {
+		r.MaxRestarts = DefaultMaxRestarts
+	}
+	if r.RestartWindow <= 0 {
+		r.RestartWindow = DefaultRestartWindow
+	}
+	if r.StderrLines <= 0 {
+		r.StderrLines = DefaultStderrLines
+	}
+	return r
+}
+
+func (sc *ServerConfig) callTimeout() time.Duration {
+	if sc.CallTimeout > 0 {
+		return sc.CallTimeout
+	}
+	return DefaultCallTimeout
+}
+
+func (sc *ServerConfig) shutdownTimeout() time.Duration {
+	if sc.ShutdownTimeout > 0 {
+		return sc.ShutdownTimeout
+	}
+	return DefaultShutdownTimeout
+}
+
+// transport resolves the effective transport: stdio when a command is set.
+func (sc *ServerConfig) transport() Transport {
+	if sc.Transport == TransportAuto && sc.Command != "" {
+		return TransportStdio
+	}
+	return sc.Transport
+}

@@ -1,0 +1,152 @@
+package mcphost
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// Pool supervises the connections to a set of MCP servers. Create it with
+// [NewPool], call [Pool.Start] once, and [Pool.Close] when done. All methods
+// are safe for concurrent use.
+type Pool struct {
+	opts    Options
+	servers []*server // sorted by name; fixed after NewPool
+	byName  map[string]*server
+
+	mu      sync.Mutex
+	started bool // mu guards started, closed, cancel
+	closed  bool
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // one per supervisor goroutine
+}
+
+// NewPool returns a pool for servers; nothing starts until [Pool.Start].
+// opts may be nil. Servers with duplicate names keep the first.
+func NewPool(servers []ServerConfig, opts *Options) *Pool {
+	p := &Pool{opts: opts.withDefaults(), byName: map[string]*server{}}
+	for _, sc := range servers {
+		if _, dup := p.byName[sc.Name]; dup {
+			p.opts.Logger.Warn("duplicate mcp server name, ignoring the later one", logKeyServer, sc.Name)
+			continue
+		}
+		s := newServer(sc, &p.opts)
+		p.byName[sc.Name] = s
+		p.servers = append(p.servers, s)
+	}
+	slices.SortFunc(p.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
+	return p
+}
+
+// Start launches one supervisor per server, all concurrently, then waits
+// until each server is ready or has failed its first attempt, or ctx ends.
+// Each attempt is bounded by [Options.ConnectTimeout], so Start never waits
+// on a hung server for longer than that. ctx bounds only the wait: the
+// supervisors live until [Pool.Close]. Calling Start again, or after Close,
+// does nothing.
+func (p *Pool) Start(ctx context.Context) {
+	p.mu.Lock()
+	if p.started || p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.started = true
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	for _, s := range p.servers {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			s.run(runCtx)
+		}()
+	}
+	p.mu.Unlock()
+	for _, s := range p.servers {
+		select {
+		case <-s.started:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Close stops every supervisor, closes every session and stops every stdio
+// server (stdin closed, then SIGTERM and SIGKILL after each server's
+// ShutdownTimeout), and waits for all of it. It is idempotent and safe to
+// call concurrently; it returns nil.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	cancel := p.cancel
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	p.wg.Wait()
+	return nil
+}
+
+// Status returns a snapshot of every server, ordered by name.
+func (p *Pool) Status() []Status {
+	out := make([]Status, 0, len(p.servers))
+	for _, s := range p.servers {
+		out = append(out, s.snapshot())
+	}
+	return out
+}
+
+// Tools returns the tools of every ready server, after Allow/Deny, ordered
+// by server name and then in the order the server listed them.
+func (p *Pool) Tools() []tools.Tool {
+	var out []tools.Tool
+	for _, s := range p.servers {
+		s.mu.Lock()
+		out = append(out, s.tools...)
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Restart makes the named server reconnect now: a ready server is closed and
+// reconnected, one waiting out its backoff retries at once, and a failed or
+// disabled one gets a fresh restart budget.
+func (p *Pool) Restart(name string) error {
+	s, err := p.server(name)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	started, closed := p.started, p.closed
+	p.mu.Unlock()
+	if !started || closed {
+		return fmt.Errorf("restarting mcp server %q: the pool is not running", name)
+	}
+	s.requestRestart()
+	return nil
+}
+
+func (p *Pool) server(name string) (*server, error) {
+	s, ok := p.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown mcp server %q", name)
+	}
+	return s, nil
+}
+
+// conn returns the live connection of the named server, or an error
+// wrapping [tools.ErrUnavailable].
+func (p *Pool) conn(name string) (*server, *conn, error) {
+	s, err := p.server(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := s.current()
+	if c == nil {
+		return nil, nil, fmt.Errorf("mcp server %q is %s: %w", name, s.snapshot().State, tools.ErrUnavailable)
+	}
+	return s, c, nil
+}

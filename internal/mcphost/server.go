@@ -1,0 +1,372 @@
+package mcphost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// server is the supervisor of one configured MCP server. Its run goroutine
+// owns the connection: it connects, serves (pings, list_changed), and on
+// failure withdraws the tools, backs off and reconnects.
+type server struct {
+	cfg    ServerConfig
+	opts   *Options // the pool's, with defaults applied; read-only
+	log    *slog.Logger
+	stderr *lineRing
+	auth   *oauthState // nil unless the server is remote
+
+	changed chan struct{} // list_changed seen; buffer 1, a full buffer already means "re-list"
+	restart chan struct{} // Restart requested; buffer 1, extra requests coalesce
+	started chan struct{} // closed after the first connect attempt
+
+	progressSeq atomic.Uint64
+	progressFns sync.Map // progress token (string) -> func(tools.Progress)
+
+	mu     sync.Mutex
+	status Status       // mu guards status, cur, tools, pid
+	cur    *conn        // the live connection while ready
+	tools  []tools.Tool // current tool set after Allow/Deny
+	pid    int          // pid of the current stdio child, for tests and doctor
+}
+
+func newServer(cfg ServerConfig, opts *Options) *server {
+	s := &server{
+		cfg:     cfg,
+		opts:    opts,
+		log:     opts.Logger.With(logKeyServer, cfg.Name),
+		stderr:  newLineRing(opts.StderrLines, maxStderrLineBytes),
+		changed: make(chan struct{}, 1),
+		restart: make(chan struct{}, 1),
+		started: make(chan struct{}),
+	}
+	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now()}
+	if tr := cfg.transport(); tr != TransportStdio {
+		s.auth = newOAuthState(s)
+	}
+	return s
+}
+
+const logKeyServer = "mcp_server"
+
+// run is the supervisor loop. It returns when ctx ends.
+func (s *server) run(ctx context.Context) {
+	var (
+		failures  []time.Time // recent failure times, within RestartWindow
+		firstDone bool
+		markFirst = func() {
+			if !firstDone {
+				firstDone = true
+				close(s.started)
+			}
+		}
+	)
+	defer markFirst()
+	defer s.setState(StateStopped, nil)
+	for {
+		c, err := s.dial(ctx)
+		if err == nil {
+			err = s.serve(ctx, c, markFirst)
+		}
+		markFirst()
+		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, errRestartRequested) {
+			failures = nil
+			s.bumpRestarts()
+			s.setState(StateRestarting, nil)
+			continue
+		}
+		if isSetupError(err) {
+			s.setState(StateDisabled, err)
+			if !s.waitRestart(ctx) {
+				return
+			}
+			continue
+		}
+		now := time.Now()
+		failures = append(slices.DeleteFunc(failures, func(t time.Time) bool {
+			return now.Sub(t) > s.opts.RestartWindow
+		}), now)
+		if len(failures) >= s.opts.MaxRestarts {
+			s.log.Error("mcp server failed too often, giving up", "failures", len(failures), "error", err)
+			s.setState(StateFailed, err)
+			if !s.waitRestart(ctx) {
+				return
+			}
+			failures = nil
+			s.bumpRestarts()
+			continue
+		}
+		s.log.Warn("mcp server down, restarting", "error", err, "failures", len(failures))
+		s.setState(StateRestarting, err)
+		if !s.backoff(ctx, len(failures)) {
+			return
+		}
+		s.bumpRestarts()
+	}
+}
+
+var errRestartRequested = errors.New("restart requested")
+
+// backoff waits before reconnect attempt n (1-based): initial*2^(n-1),
+// capped at max, with ±20% jitter so servers that died together do not
+// come back in lockstep. A Restart request cuts the wait short. It
+// reports false when ctx ended.
+func (s *server) backoff(ctx context.Context, n int) bool {
+	d := s.opts.RestartBackoffInitial
+	for i := 1; i < n && d < s.opts.RestartBackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, s.opts.RestartBackoffMax)
+	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	case <-s.restart:
+		return true
+	}
+}
+
+// waitRestart blocks until Restart is called or ctx ends.
+func (s *server) waitRestart(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-s.restart:
+		return true
+	}
+}
+
+// serve lists the tools, marks the server ready and keeps the connection
+// healthy until it fails, ctx ends or a restart is requested. It always
+// closes c and withdraws the tools before returning.
+func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
+	defer func() {
+		s.mu.Lock()
+		s.cur, s.tools, s.status.Tools = nil, nil, 0
+		s.mu.Unlock()
+		c.close()
+		if s.opts.OnToolsChanged != nil {
+			s.opts.OnToolsChanged(s.cfg.Name, nil)
+		}
+	}()
+	// Drop list_changed signals from an earlier connection.
+	select {
+	case <-s.changed:
+	default:
+	}
+	lctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
+	ts, err := s.listTools(lctx, c)
+	cancel()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.cur = c
+	s.setToolsLocked(ts)
+	if r := c.cs.InitializeResult(); r != nil {
+		s.status.ProtocolVersion = r.ProtocolVersion
+		s.status.Instructions = r.Instructions
+		if r.ServerInfo != nil {
+			s.status.ServerName, s.status.ServerVersion = r.ServerInfo.Name, r.ServerInfo.Version
+		}
+	}
+	s.status.Transport = c.transport
+	s.mu.Unlock()
+	s.setState(StateReady, nil)
+	s.publishTools()
+	ready()
+	s.log.Info("mcp server ready", "tools", len(ts), "protocol", c.protocolVersion(), "transport", c.transport)
+
+	var tick <-chan time.Time
+	if s.opts.PingInterval > 0 && c.hasPing() {
+		t := time.NewTicker(s.opts.PingInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.restart:
+			return errRestartRequested
+		case <-c.done:
+			return connLost(c)
+		case <-tick:
+			pctx, cancel := context.WithTimeout(ctx, min(s.opts.PingInterval, s.opts.ConnectTimeout))
+			err := c.cs.Ping(pctx, nil)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("ping failed: %w", err)
+			}
+		case <-s.changed:
+			lctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
+			ts, err := s.listTools(lctx, c)
+			cancel()
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("re-listing tools after list_changed: %w", err)
+			}
+			s.mu.Lock()
+			s.setToolsLocked(ts)
+			s.mu.Unlock()
+			s.publishTools()
+			s.emitStatus()
+		}
+	}
+}
+
+// connLost describes why a session ended without us closing it.
+func connLost(c *conn) error {
+	if c.waitErr != nil {
+		return fmt.Errorf("connection lost: %w", c.waitErr)
+	}
+	if c.transport == TransportStdio {
+		return errors.New("server process exited")
+	}
+	return errors.New("connection closed by server")
+}
+
+// listTools fetches every page of tools/list and converts the tools,
+// skipping (and logging) any whose schema cannot be encoded.
+func (s *server) listTools(ctx context.Context, c *conn) ([]tools.Tool, error) {
+	if r := c.cs.InitializeResult(); r != nil && r.Capabilities != nil && r.Capabilities.Tools == nil {
+		return nil, nil // the server has no tools capability: nothing to list
+	}
+	var out []tools.Tool
+	for t, err := range c.cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools: %w", err)
+		}
+		if !allowed(t.Name, s.cfg.Allow, s.cfg.Deny) {
+			continue
+		}
+		info, err := infoFromMCP(t)
+		if err != nil {
+			s.log.Warn("skipping tool", "tool", t.Name, "error", err)
+			continue
+		}
+		out = append(out, &mcpTool{srv: s, info: info})
+	}
+	return out, nil
+}
+
+func (s *server) setToolsLocked(ts []tools.Tool) {
+	s.tools = ts
+	s.status.Tools = len(ts)
+}
+
+func (s *server) publishTools() {
+	if s.opts.OnToolsChanged == nil {
+		return
+	}
+	s.mu.Lock()
+	ts := slices.Clone(s.tools)
+	s.mu.Unlock()
+	if ts == nil {
+		ts = []tools.Tool{} // ready with no tools is not the same as down
+	}
+	s.opts.OnToolsChanged(s.cfg.Name, ts)
+}
+
+// setState records a state change (and why, for failures) and reports it.
+func (s *server) setState(st State, err error) {
+	s.mu.Lock()
+	if err != nil {
+		s.status.LastError = err.Error()
+	}
+	changed := s.status.State != st
+	s.status.State = st
+	if changed {
+		s.status.Since = time.Now()
+	}
+	s.mu.Unlock()
+	if changed || err != nil {
+		s.emitStatus()
+	}
+}
+
+func (s *server) bumpRestarts() {
+	s.mu.Lock()
+	s.status.Restarts++
+	s.mu.Unlock()
+}
+
+func (s *server) emitStatus() {
+	if s.opts.OnStatus != nil {
+		s.opts.OnStatus(s.snapshot())
+	}
+}
+
+func (s *server) snapshot() Status {
+	s.mu.Lock()
+	st := s.status
+	if s.cur != nil {
+		st.PID = s.pid
+	}
+	s.mu.Unlock()
+	st.Stderr = s.stderr.Lines()
+	return st
+}
+
+func (s *server) setPID(pid int) {
+	s.mu.Lock()
+	s.pid = pid
+	s.mu.Unlock()
+}
+
+// current returns the live connection, or nil when the server is down.
+func (s *server) current() *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+// notifyChanged asks the supervisor to re-list; it never blocks, because it
+// runs on the connection's reader goroutine.
+func (s *server) notifyChanged() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// requestRestart asks the supervisor to reconnect now.
+func (s *server) requestRestart() {
+	select {
+	case s.restart <- struct{}{}:
+	default:
+	}
+}
+
+// progress routes a progress notification to the call that asked for it.
+func (s *server) progress(p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	tok, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if f, ok := s.progressFns.Load(tok); ok {
+		f.(func(tools.Progress))(tools.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	}
+}

@@ -1,0 +1,49 @@
+package mcphost
+
+import "time"
+
+// State is where a server's supervisor is in its life cycle.
+type State string
+
+const (
+	// StateStarting: the first connect attempt is under way.
+	StateStarting State = "starting"
+	// StateReady: connected; the server's tools are in the catalogue.
+	StateReady State = "ready"
+	// StateRestarting: the connection failed and the supervisor is waiting
+	// out its backoff or reconnecting. The server's tools are withdrawn.
+	StateRestarting State = "restarting"
+	// StateFailed: too many failures within the restart window; the
+	// supervisor gave up until [Pool.Restart].
+	StateFailed State = "failed"
+	// StateDisabled: the configuration cannot work (no command and no URL,
+	// unknown transport); nothing was started.
+	StateDisabled State = "disabled"
+	// StateStopped: the pool was closed.
+	StateStopped State = "stopped"
+)
+
+// Status is a snapshot of one server, for `switchboard servers` and the UI.
+type Status struct {
+	Name      string
+	Transport Transport
+	// ProtocolVersion is the negotiated version; "" until connected.
+	ProtocolVersion string
+	State           State
+	// Tools counts the server's tools after Allow/Deny; 0 unless ready.
+	Tools int
+	// LastError says why the last connect attempt or connection failed.
+	LastError string
+	// Restarts counts reconnects since the pool started.
+	Restarts int
+	// Instructions is what the server said about how to use it.
+	Instructions  string
+	ServerName    string
+	ServerVersion string
+	// PID is the process id of the running stdio server; 0 otherwise.
+	PID int
+	// Stderr holds the last lines the stdio server wrote to stderr, oldest first.
+	Stderr []string
+	// Since is when State last changed.
+	Since time.Time
+}

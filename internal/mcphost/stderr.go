@@ -1,0 +1,83 @@
+package mcphost
+
+import (
+	"bytes"
+	"sync"
+)
+
+// lineRing is an io.Writer that keeps the last n lines written to it, each
+// cut to maxLen bytes, so a chatty or hostile server's stderr costs bounded
+// memory. It is safe for concurrent use: os/exec copies stderr from its own
+// goroutine while Status reads it.
+type lineRing struct {
+	mu      sync.Mutex
+	lines   []string // mu guards lines, next, full, partial
+	next    int
+	full    bool
+	partial []byte // the unfinished last line, at most maxLen bytes
+	maxLen  int
+	dropped bool // partial was cut; the rest of the line is discarded
+}
+
+func newLineRing(n, maxLen int) *lineRing {
+	return &lineRing{lines: make([]string, n), maxLen: maxLen}
+}
+
+func (r *lineRing) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if room := r.maxLen - len(r.partial); room > 0 {
+			r.partial = append(r.partial, chunk[:min(room, len(chunk))]...)
+		}
+		if len(chunk) > 0 && len(r.partial) >= r.maxLen {
+			r.dropped = true
+		}
+		if i < 0 {
+			break
+		}
+		r.pushLocked()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (r *lineRing) pushLocked() {
+	line := string(bytes.TrimRight(r.partial, "\r"))
+	r.partial = r.partial[:0]
+	r.dropped = false
+	r.lines[r.next] = line
+	r.next = (r.next + 1) % len(r.lines)
+	if r.next == 0 {
+		r.full = true
+	}
+}
+
+// Lines returns the kept lines, oldest first, including an unfinished last line.
+func (r *lineRing) Lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	if r.full {
+		out = append(out, r.lines[r.next:]...)
+	}
+	out = append(out, r.lines[:r.next]...)
+	if len(r.partial) > 0 {
+		out = append(out, string(r.partial))
+	}
+	return out
+}
+
+// Reset forgets everything; used when a new process starts.
+func (r *lineRing) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.lines)
+	r.next, r.full, r.partial, r.dropped = 0, false, r.partial[:0], false
+}

@@ -1,0 +1,101 @@
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// mcpTool is one tool of one server. It refers to the supervisor rather than
+// to a connection, so a tool value stays usable across reconnects.
+type mcpTool struct {
+	srv  *server
+	info tools.Info
+}
+
+var _ tools.Tool = (*mcpTool)(nil)
+
+func (t *mcpTool) Info() tools.Info { return t.info }
+
+// Call sends tools/call on the server's current connection. The call is
+// bounded by the server's CallTimeout; when ctx ends or the timeout fires
+// the SDK sends notifications/cancelled to the server.
+func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	c := t.srv.current()
+	if c == nil {
+		return nil, fmt.Errorf("calling %s on mcp server %q: %w", t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable)
+	}
+	params := &mcp.CallToolParams{Name: t.info.Name, Arguments: json.RawMessage(`{}`)}
+	if req != nil && len(req.Arguments) > 0 && string(req.Arguments) != "null" {
+		if !json.Valid(req.Arguments) {
+			return tools.ErrorResult("arguments are not valid JSON"), nil
+		}
+		params.Arguments = req.Arguments
+	}
+	if req != nil && req.Progress != nil {
+		tok := t.srv.cfg.Name + "-" + strconv.FormatUint(t.srv.progressSeq.Add(1), 10)
+		p := &progressSink{fn: req.Progress}
+		t.srv.progressFns.Store(tok, p.report)
+		defer func() {
+			t.srv.progressFns.Delete(tok)
+			p.stop()
+		}()
+		params.SetProgressToken(tok)
+	}
+	timeout := t.srv.cfg.callTimeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := c.cs.CallTool(cctx, params)
+	switch {
+	case err == nil:
+		out, err := resultFromMCP(res)
+		if err != nil {
+			return tools.ErrorResult(err.Error()), nil
+		}
+		return out, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case cctx.Err() != nil:
+		return tools.ErrorResult(fmt.Sprintf("tool %s on mcp server %s did not answer within %v; the call was cancelled",
+			t.info.Name, t.srv.cfg.Name, timeout)), nil
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return nil, fmt.Errorf("calling %s on mcp server %q: connection lost during the call: %w", t.info.Name, t.srv.cfg.Name,
+			errors.Join(tools.ErrUnavailable, err))
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		// A protocol-level error (unknown tool, invalid params): the model
+		// can still read it and adjust.
+		return tools.ErrorResult(fmt.Sprintf("mcp server %s: %s", t.srv.cfg.Name, werr.Message)), nil
+	}
+	return nil, fmt.Errorf("calling %s on mcp server %q: %w", t.info.Name, t.srv.cfg.Name, errors.Join(tools.ErrUnavailable, err))
+}
+
+// progressSink forwards progress reports until the call returns, keeping the
+// contract that Progress is never called after Call returns.
+type progressSink struct {
+	mu sync.Mutex
+	fn func(tools.Progress) // mu guards fn; nil once the call returned
+}
+
+func (p *progressSink) report(pr tools.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fn != nil {
+		p.fn(pr)
+	}
+}
+
+func (p *progressSink) stop() {
+	p.mu.Lock()
+	p.fn = nil
+	p.mu.Unlock()
+}
