@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRunRejectsBadInvocations(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr string
+	}{
+		{"no url", nil, map[string]string{envScenario: "initialize"}, "missing server url"},
+		{"no scenario", []string{"http://127.0.0.1:1/mcp"}, nil, envScenario + " is not set"},
+		{"unknown scenario", []string{"http://127.0.0.1:1/mcp"}, map[string]string{envScenario: "nope"}, `unknown scenario "nope"`},
+		{"bad context", []string{"http://127.0.0.1:1/mcp"}, map[string]string{envScenario: "auth/pre-registration", envContext: "{"}, "decoding $" + envContext},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(t.Context(), tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("run() error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLookupScenario(t *testing.T) {
+	tests := []struct {
+		name     string
+		wantTool string
+		wantAuth bool
+	}{
+		{"initialize", "", false},
+		{"tools_call", "add_numbers", false},
+		{"elicitation-sep1034-client-defaults", "test_client_elicitation_defaults", false},
+		{"sse-retry", "test_reconnection", false},
+		{"auth/metadata-default", "test-tool", true},
+		{"auth/client-credentials-basic", "test-tool", true},
+	}
+	for _, tt := range tests {
+		sc, err := lookupScenario(tt.name)
+		if err != nil {
+			t.Fatalf("lookupScenario(%q): %v", tt.name, err)
+		}
+		type got struct {
+			Tool string
+			Auth bool
+		}
+		if diff := cmp.Diff(got{tt.wantTool, tt.wantAuth}, got{sc.tool, sc.auth}); diff != "" {
+			t.Errorf("lookupScenario(%q) mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestParseContext(t *testing.T) {
+	c, err := parseContext(`{"name":"auth/pre-registration","client_id":"id1","client_secret":"s1","extra":1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &confContext{Name: "auth/pre-registration", ClientID: "id1", ClientSecret: "s1"}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("parseContext mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestFollowAuthorization(t *testing.T) {
+	tests := []struct {
+		name      string
+		location  string
+		wantCode  string
+		wantState string
+		wantErr   string
+	}{
+		{"granted", "http://localhost:3000/callback?code=c1&state=s1", "c1", "s1", ""},
+		{"denied", "http://localhost:3000/callback?error=access_denied&error_description=no", "", "", "authorization denied: access_denied"},
+		{"no code", "http://localhost:3000/callback?state=s1", "", "", "has no code"},
+		{"no redirect", "", "", "", "without a redirect"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.location == "" {
+					w.WriteHeader(http.StatusOK)
+					return
+				}
+				http.Redirect(w, r, tt.location, http.StatusFound)
+			}))
+			defer srv.Close()
+			code, state, err := followAuthorization(context.Background(), srv.URL+"/authorize?x=1")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([2]string{tt.wantCode, tt.wantState}, [2]string{code, state}); diff != "" {
+				t.Errorf("code, state mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
