@@ -1,0 +1,392 @@
+package openapi
+
+import (
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+)
+
+// Limits on schema expansion. Every $ref is inlined, because tool schemas
+// must be self-contained; these bounds keep recursive and deeply shared
+// schemas finite.
+const (
+	// maxRefRepeat is how often one $ref may appear on a single expansion
+	// path: a recursive Node shows its children once, then is cut.
+	maxRefRepeat = 2
+	// maxSchemaDepth bounds nesting of any kind.
+	maxSchemaDepth = 40
+	// schemaBudget bounds the number of schema objects built for one tool,
+	// so that a document of many shared refs cannot explode combinatorially.
+	schemaBudget = 5000
+)
+
+// converter turns OpenAPI schema objects into self-contained JSON Schema
+// (2020-12) for one tool. It is not safe for concurrent use.
+type converter struct {
+	doc    *document
+	budget int
+	stack  []string // $refs being expanded, outermost first
+}
+
+func newConverter(doc *document) *converter {
+	return &converter{doc: doc, budget: schemaBudget}
+}
+
+// schemaKeys lists keywords whose value is one schema.
+var schemaKeys = map[string]bool{
+	"additionalProperties": true, "not": true, "contains": true, "propertyNames": true,
+	"if": true, "then": true, "else": true, "unevaluatedProperties": true,
+	"unevaluatedItems": true, "additionalItems": true, "contentSchema": true,
+}
+
+// schemaMapKeys lists keywords whose value is a map of schemas.
+var schemaMapKeys = map[string]bool{"properties": true, "patternProperties": true, "dependentSchemas": true}
+
+// schemaListKeys lists keywords whose value is a list of schemas.
+var schemaListKeys = map[string]bool{"allOf": true, "oneOf": true, "anyOf": true, "prefixItems": true}
+
+// dropKeys are OpenAPI-only keywords, or keywords that lose their meaning
+// once every $ref is inlined.
+var dropKeys = map[string]bool{
+	"nullable": true, "discriminator": true, "xml": true, "externalDocs": true,
+	"$id": true, "$schema": true, "$anchor": true, "$dynamicAnchor": true,
+	"$dynamicRef": true, "$defs": true, "definitions": true, "$comment": true,
+}
+
+// schema converts one schema node at nesting depth. It never fails: what it
+// cannot follow becomes a permissive schema whose description says why.
+func (c *converter) schema(node any, depth int) any {
+	m, ok := node.(map[string]any)
+	if !ok {
+		if b, ok := node.(bool); ok {
+			return b // 3.1 boolean schema
+		}
+		return map[string]any{}
+	}
+	c.budget--
+	if c.budget < 0 {
+		return cutNote("schema cut: the document's schemas are too large to inline")
+	}
+	if depth > maxSchemaDepth {
+		return cutNote(fmt.Sprintf("schema cut: nested deeper than %d levels", maxSchemaDepth))
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		return c.ref(ref, m, depth)
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch {
+		case dropKeys[k], strings.HasPrefix(k, "x-"):
+		case k == "example":
+			if _, ok := m["examples"]; !ok {
+				out["examples"] = []any{v}
+			}
+		case k == "items":
+			if list, ok := v.([]any); ok { // tuple form from older drafts
+				out["prefixItems"] = c.list(list, depth)
+			} else {
+				out[k] = c.schema(v, depth+1)
+			}
+		case schemaKeys[k]:
+			out[k] = c.schema(v, depth+1)
+		case schemaMapKeys[k]:
+			if props, ok := v.(map[string]any); ok {
+				conv := make(map[string]any, len(props))
+				for name, p := range props {
+					conv[name] = c.schema(p, depth+1)
+				}
+				out[k] = conv
+			}
+		case schemaListKeys[k]:
+			if list, ok := v.([]any); ok {
+				out[k] = c.list(list, depth)
+			}
+		case k == "exclusiveMinimum" || k == "exclusiveMaximum":
+			if b, ok := v.(bool); ok { // 3.0: a flag on minimum/maximum
+				bound := "minimum"
+				if k == "exclusiveMaximum" {
+					bound = "maximum"
+				}
+				if lim, ok := m[bound]; ok && b {
+					out[k] = lim
+				}
+			} else {
+				out[k] = v
+			}
+		default:
+			out[k] = v
+		}
+	}
+	if b, ok := m["exclusiveMinimum"].(bool); ok && b {
+		delete(out, "minimum")
+	}
+	if b, ok := m["exclusiveMaximum"].(bool); ok && b {
+		delete(out, "maximum")
+	}
+	if n, ok := m["nullable"].(bool); ok && n {
+		addNull(out)
+	}
+	dropReadOnly(out)
+	mergeAllOf(out)
+	return out
+}
+
+func (c *converter) list(list []any, depth int) []any {
+	conv := make([]any, len(list))
+	for i, s := range list {
+		conv[i] = c.schema(s, depth+1)
+	}
+	return conv
+}
+
+// ref inlines the schema that ref points to; sibling keywords (allowed in
+// 3.1, and harmless in 3.0) override the target's.
+func (c *converter) ref(ref string, m map[string]any, depth int) any {
+	seen := 0
+	for _, r := range c.stack {
+		if r == ref {
+			seen++
+		}
+	}
+	if seen >= maxRefRepeat {
+		return cutNote(fmt.Sprintf("recursive reference to %s, not expanded further", refName(ref)))
+	}
+	target, err := c.doc.resolve(ref)
+	if err != nil {
+		return cutNote(err.Error())
+	}
+	c.stack = append(c.stack, ref)
+	out := c.schema(target, depth+1)
+	c.stack = c.stack[:len(c.stack)-1]
+	outMap, ok := out.(map[string]any)
+	if !ok || len(m) == 1 {
+		return out
+	}
+	siblings := make(map[string]any, len(m)-1)
+	for k, v := range m {
+		if k != "$ref" {
+			siblings[k] = v
+		}
+	}
+	sib, _ := c.schema(siblings, depth).(map[string]any)
+	merged := make(map[string]any, len(outMap)+len(sib))
+	for k, v := range outMap {
+		merged[k] = v
+	}
+	for k, v := range sib {
+		merged[k] = v
+	}
+	return merged
+}
+
+// cutNote is the permissive schema left where expansion stopped.
+func cutNote(why string) map[string]any {
+	return map[string]any{"description": "(" + why + ")"}
+}
+
+// refName is the last segment of a $ref, for notes.
+func refName(ref string) string {
+	return ref[strings.LastIndex(ref, "/")+1:]
+}
+
+// resolve follows a local $ref ("#/components/schemas/Pet"). References to
+// other documents are not followed: the tool would depend on more fetches
+// than its own spec.
+func (d *document) resolve(ref string) (any, error) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil, fmt.Errorf("unresolved reference %q: only references inside the document (#/...) are followed", ref)
+	}
+	if u, err := url.PathUnescape(frag); err == nil {
+		frag = u
+	}
+	var cur any = d.root
+	if frag == "" {
+		return cur, nil
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, fmt.Errorf("unresolved reference %q: not a JSON pointer", ref)
+	}
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[tok]
+			if !ok {
+				return nil, fmt.Errorf("unresolved reference %q: %q not found", ref, tok)
+			}
+			cur = next
+		case []any:
+			var i int
+			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(v) {
+				return nil, fmt.Errorf("unresolved reference %q: bad index %q", ref, tok)
+			}
+			cur = v[i]
+		default:
+			return nil, fmt.Errorf("unresolved reference %q: %q not found", ref, tok)
+		}
+	}
+	return cur, nil
+}
+
+// resolveObject follows $ref chains on a non-schema object (a parameter or
+// request body) and returns the object itself.
+func (d *document) resolveObject(v any) (map[string]any, error) {
+	for range 16 {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("expected an object")
+		}
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			return m, nil
+		}
+		next, err := d.resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		v = next
+	}
+	return nil, fmt.Errorf("reference chain longer than 16 steps")
+}
+
+// addNull widens s to accept null, the 3.0 nullable: true.
+func addNull(s map[string]any) {
+	switch t := s["type"].(type) {
+	case string:
+		if t != "null" {
+			s["type"] = []any{t, "null"}
+		}
+	case []any:
+		if !containsValue(t, "null") {
+			s["type"] = append(append([]any{}, t...), "null")
+		}
+	}
+	if enum, ok := s["enum"].([]any); ok && !containsValue(enum, nil) {
+		s["enum"] = append(append([]any{}, enum...), nil)
+	}
+}
+
+func containsValue(list []any, v any) bool {
+	for _, x := range list {
+		if reflect.DeepEqual(x, v) { // == would panic on two maps
+			return true
+		}
+	}
+	return false
+}
+
+// dropReadOnly removes readOnly properties: these schemas describe what the
+// caller sends, and the server sets read-only fields itself.
+func dropReadOnly(s map[string]any) {
+	props, ok := s["properties"].(map[string]any)
+	if !ok {
+		return
+	}
+	for name, p := range props {
+		if pm, ok := p.(map[string]any); ok && pm["readOnly"] == true {
+			delete(props, name)
+			if req, ok := s["required"].([]any); ok {
+				s["required"] = removeValue(req, name)
+			}
+		}
+	}
+}
+
+func removeValue(list []any, v any) []any {
+	out := make([]any, 0, len(list))
+	for _, x := range list {
+		if !reflect.DeepEqual(x, v) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// mergeable lists keywords on which two allOf members can be combined even
+// when they differ: properties and required are unions, the rest are
+// annotations where the outer value wins.
+var mergeable = map[string]bool{
+	"properties": true, "required": true, "description": true, "title": true,
+	"examples": true, "default": true, "deprecated": true,
+}
+
+// mergeAllOf folds allOf members into s when that keeps the meaning: object
+// properties are combined and required lists joined. A member that would
+// conflict with what s already says (two different types, two oneOfs) stays
+// in allOf, so nothing is silently lost.
+func mergeAllOf(s map[string]any) {
+	all, ok := s["allOf"].([]any)
+	if !ok {
+		return
+	}
+	delete(s, "allOf")
+	var rest []any
+	for _, member := range all {
+		m, ok := member.(map[string]any)
+		if !ok {
+			if member != true {
+				rest = append(rest, member)
+			}
+			continue
+		}
+		if !canMerge(s, m) {
+			rest = append(rest, m)
+			continue
+		}
+		mergeInto(s, m)
+	}
+	if len(rest) > 0 {
+		s["allOf"] = rest
+	}
+}
+
+func canMerge(dst, src map[string]any) bool {
+	for k, v := range src {
+		if k == "allOf" {
+			return false // only after its own merge left a conflict
+		}
+		if old, ok := dst[k]; ok && !mergeable[k] && !reflect.DeepEqual(old, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func mergeInto(dst, src map[string]any) {
+	for k, v := range src {
+		switch k {
+		case "properties":
+			sp, _ := v.(map[string]any)
+			dp, ok := dst[k].(map[string]any)
+			if !ok {
+				dp = make(map[string]any, len(sp))
+				dst[k] = dp
+			}
+			for name, p := range sp {
+				old, ok := dp[name]
+				if !ok || reflect.DeepEqual(old, p) {
+					dp[name] = p
+					continue
+				}
+				both := map[string]any{"allOf": []any{old, p}}
+				mergeAllOf(both)
+				dp[name] = both
+			}
+		case "required":
+			sr, _ := v.([]any)
+			dr, _ := dst[k].([]any)
+			for _, r := range sr {
+				if !containsValue(dr, r) {
+					dr = append(dr, r)
+				}
+			}
+			dst[k] = dr
+		default:
+			if _, ok := dst[k]; !ok {
+				dst[k] = v
+			}
+		}
+	}
+}
