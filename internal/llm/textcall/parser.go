@@ -2,7 +2,6 @@ package textcall
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 )
 
@@ -168,13 +167,6 @@ func allRunnable(parts []Part) bool {
 		}
 	}
 	return len(parts) > 0
-}
-
-// Unknown reports whether err says the model called a tool that does not
-// exist.
-func Unknown(err error) bool {
-	var u *UnknownToolError
-	return errors.As(err, &u)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
