@@ -118,7 +118,7 @@ var parseCases = []struct {
 
 	// Calls the agent reports back to the model.
 	{"unknown tool in tag", `<tool_code>{"tool_name":"delete_all","arguments":{}}</tool_code>`,
-		[]got{bad("delete_all", `{}`, `no tool named "delete_all"` + unknownSuffix)}},
+		[]got{bad("delete_all", `{}`, `no tool named "delete_all"`+unknownSuffix)}},
 	{"malformed tag", `<tool_code>search(q="x")</tool_code>`,
 		[]got{bad("", `{}`, `the tool call could not be read: unexpected word "search" at offset 0; write exactly <tool_code>{"tool_name": "NAME", "arguments": {...}}</tool_code>`)}},
 	{"empty tag", `<tool_code> </tool_code>`,
