@@ -1,0 +1,135 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+//go:embed read_tool_output.md
+var readToolOutputDoc string
+
+const (
+	outputDefaultLimit = 32 << 10
+	outputMaxLimit     = 256 << 10
+)
+
+var outputIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+type readToolOutputArgs struct {
+	ID     string `json:"id"`
+	Offset int64  `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func newReadToolOutput(dir string) *tool {
+	return &tool{
+		info: tools.Info{
+			Name:        nameReadToolOutput,
+			Title:       "Read stored tool output",
+			Description: fmt.Sprintf(readToolOutputDoc, formatSize(outputDefaultLimit), formatSize(outputMaxLimit)),
+			InputSchema: schema(fmt.Sprintf(`{"type":"object","properties":{`+
+				`"id":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,80}$","description":"Output id from the note of a cut tool result."},`+
+				`"offset":{"type":"integer","minimum":0,"description":"Byte offset to start at. Default 0."},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"Bytes to return. Default %d."}`+
+				`},"required":["id"],"additionalProperties":false}`, outputMaxLimit, outputDefaultLimit)),
+			Annotations: readOnly("Read stored tool output"),
+		},
+		run: func(ctx context.Context, raw json.RawMessage) (*tools.Result, error) {
+			var a readToolOutputArgs
+			if err := decodeArgs(nameReadToolOutput, raw, &a); err != nil {
+				return errResult(err), nil
+			}
+			text, err := readToolOutput(dir, a)
+			if err != nil {
+				return errResult(err), nil
+			}
+			return tools.TextResult(text), nil
+		},
+	}
+}
+
+func readToolOutput(dir string, a readToolOutputArgs) (string, error) {
+	if !outputIDPattern.MatchString(a.ID) {
+		return "", fmt.Errorf("id %q is malformed; copy the id from the note of the cut tool result (letters, digits, _ and -, at most 80)", a.ID)
+	}
+	switch {
+	case a.Limit == 0:
+		a.Limit = outputDefaultLimit
+	case a.Limit < 0 || a.Limit > outputMaxLimit:
+		return "", fmt.Errorf("limit %d is out of range; use 1 to %d", a.Limit, outputMaxLimit)
+	}
+	if a.Offset < 0 {
+		return "", fmt.Errorf("offset %d is negative; use 0 or more", a.Offset)
+	}
+	notFound := fmt.Errorf("no stored output with id %q; it may have expired, or the id was mistyped", a.ID)
+	r, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", notFound
+	} else if err != nil {
+		return "", fmt.Errorf("opening the tool output store: %v", err)
+	}
+	defer r.Close()
+	f, err := r.OpenFile(a.ID+".txt", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", notFound
+	} else if err != nil {
+		return "", fmt.Errorf("opening stored output %q: %v", a.ID, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("opening stored output %q: %v", a.ID, err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", notFound
+	}
+	size := st.Size()
+	if a.Offset > size || a.Offset == size && size > 0 {
+		return "", fmt.Errorf("offset %d is past the end of output %q, which is %d bytes", a.Offset, a.ID, size)
+	}
+	buf := make([]byte, a.Limit)
+	n, err := f.ReadAt(buf, a.Offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("reading stored output %q: %v", a.ID, err)
+	}
+	page := buf[:n]
+	end := a.Offset + int64(n)
+	if end < size {
+		page = trimPartialRune(page)
+		end = a.Offset + int64(len(page))
+		if len(page) == 0 { // limit is smaller than one character: return it whole
+			page = buf[:n]
+			end = a.Offset + int64(n)
+		}
+	}
+	var b strings.Builder
+	// Skip bytes of a character the previous page ended inside; they are
+	// still counted in the range so that offsets stay exact.
+	if a.Offset > 0 {
+		for len(page) > 0 && !utf8.RuneStart(page[0]) {
+			page = page[1:]
+		}
+	}
+	b.Write(page)
+	if len(page) > 0 && page[len(page)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	if end < size {
+		fmt.Fprintf(&b, "[bytes %d-%d of %d; call read_tool_output with offset=%d for more]", a.Offset, end, size, end)
+	} else {
+		fmt.Fprintf(&b, "[bytes %d-%d of %d; end of output]", a.Offset, end, size)
+	}
+	return b.String(), nil
+}

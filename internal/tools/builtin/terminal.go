@@ -1,0 +1,161 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+//go:embed terminal.md
+var terminalDoc string
+
+// terminalMaxTimeout bounds timeout_seconds unless the configured default is larger.
+const terminalMaxTimeout = 10 * time.Minute
+
+// pipeGrace is how long the output pipes may stay open after the shell
+// exits, held by a process that left the process group, before they are
+// closed so that Call can return.
+const pipeGrace = 500 * time.Millisecond
+
+type terminalArgs struct {
+	Command        string `json:"command"`
+	Cwd            string `json:"cwd"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+type terminal struct {
+	rs        *roots
+	timeout   time.Duration
+	maxTime   time.Duration
+	maxOutput int
+	environ   func() []string
+}
+
+func newTerminal(rs *roots, timeout time.Duration, maxOutput int, environ func() []string) *tool {
+	t := &terminal{rs: rs, timeout: timeout, maxTime: max(terminalMaxTimeout, timeout), maxOutput: maxOutput, environ: environ}
+	defSec, maxSec := int(timeout.Round(time.Second)/time.Second), int(t.maxTime/time.Second)
+	return &tool{
+		info: tools.Info{
+			Name:        nameTerminal,
+			Title:       "Run shell command",
+			Description: fmt.Sprintf(terminalDoc, defSec, maxSec, formatSize(int64(maxOutput))),
+			InputSchema: schema(fmt.Sprintf(`{"type":"object","properties":{`+
+				`"command":{"type":"string","minLength":1,"description":"Shell command line, run with /bin/sh -c."},`+
+				`"cwd":{"type":"string","description":"Working directory: relative to the first allowed root, or absolute inside a root. Default: the first root."},`+
+				`"timeout_seconds":{"type":"integer","minimum":1,"maximum":%d,"description":"Time limit in seconds. Default %d."}`+
+				`},"required":["command"],"additionalProperties":false}`, maxSec, defSec)),
+			Annotations: destructive("Run shell command", false, true),
+		},
+		run: func(ctx context.Context, raw json.RawMessage) (*tools.Result, error) {
+			var a terminalArgs
+			if err := decodeArgs(nameTerminal, raw, &a); err != nil {
+				return errResult(err), nil
+			}
+			return t.run(ctx, a)
+		},
+	}
+}
+
+func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, error) {
+	if strings.TrimSpace(a.Command) == "" {
+		return tools.ErrorResult("command is empty; give a shell command line such as `ls -la`"), nil
+	}
+	timeout := t.timeout
+	if a.TimeoutSeconds != 0 {
+		timeout = time.Duration(a.TimeoutSeconds) * time.Second
+		if a.TimeoutSeconds < 0 || timeout > t.maxTime {
+			return tools.ErrorResult(fmt.Sprintf("timeout_seconds %d is out of range; use 1 to %d", a.TimeoutSeconds, int(t.maxTime/time.Second))), nil
+		}
+	}
+	dir, err := t.dir(a.Cwd)
+	if err != nil {
+		return errResult(err), nil
+	}
+
+	out := newHeadTail(t.maxOutput)
+	cmd := exec.Command("/bin/sh", "-c", a.Command)
+	cmd.Dir = dir
+	cmd.Env = scrubEnv(t.environ())
+	cmd.Stdout = out // the same writer for both: one pipe, so the order is kept
+	cmd.Stderr = out
+	cmd.WaitDelay = pipeGrace
+	startGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return tools.ErrorResult(fmt.Sprintf("starting the command: %v", err)), nil
+	}
+	// This call owns the Wait goroutine and always receives from done.
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	var waitErr error
+	select {
+	case waitErr = <-done:
+		killGroup(cmd) // background children must not outlive the call
+	case <-timer.C:
+		killGroup(cmd)
+		<-done
+		return tools.ErrorResult(fmt.Sprintf("%s\n[timed out after %s; the command and its child processes were killed]", out.String(), timeout)), nil
+	case <-ctx.Done():
+		killGroup(cmd)
+		<-done
+		return nil, ctx.Err()
+	}
+
+	text := out.String()
+	if text == "" {
+		text = "[no output]"
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
+		// ErrWaitDelay: the shell succeeded; a process outside the group held the output open.
+		code := cmd.ProcessState.ExitCode()
+		if code != 0 {
+			return tools.ErrorResult(fmt.Sprintf("%s\n[exit code %d]", text, code)), nil
+		}
+		return tools.TextResult(text + "\n[exit code 0]"), nil
+	case errors.As(waitErr, &exitErr):
+		if code := exitErr.ExitCode(); code >= 0 {
+			return tools.ErrorResult(fmt.Sprintf("%s\n[exit code %d]", text, code)), nil
+		}
+		return tools.ErrorResult(fmt.Sprintf("%s\n[terminated: %v]", text, exitErr)), nil
+	default:
+		return tools.ErrorResult(fmt.Sprintf("%s\n[running the command failed: %v]", text, waitErr)), nil
+	}
+}
+
+// dir resolves cwd to a directory inside a root. The check goes through
+// [os.Root]; the shell then gets the path by name, which is no weaker than
+// the shell itself, which can cd anywhere.
+func (t *terminal) dir(cwd string) (string, error) {
+	if cwd == "" {
+		cwd = "."
+	}
+	l, err := t.rs.resolve(cwd)
+	if err != nil {
+		return "", err
+	}
+	r, err := l.open()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	st, err := r.Stat(l.rel)
+	if err != nil {
+		return "", t.rs.fsError("using working directory", l, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("cwd %q is %s, not a directory", cwd, kind(st.Mode()))
+	}
+	return filepath.Join(l.root.dir, l.rel), nil
+}
