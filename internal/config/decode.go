@@ -84,6 +84,11 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int64:
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" && !strings.ContainsAny(n.Value, ".eEnN") {
+			// YAML resolves integers too large for int64 as floats.
+			d.errorf(path, n, "integer %s is out of range", n.Value)
+			return
+		}
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 			d.errorf(path, n, "expected an integer, got %s", describe(n))
 			return
