@@ -118,6 +118,9 @@ func listDir(ctx context.Context, rs *roots, a listDirArgs) (string, error) {
 				if err != nil {
 					target = "?"
 				}
+				if escapes(loc{root: l.root, rel: child}) {
+					target += "  (outside the allowed roots)"
+				}
 				lines = append(lines, name+" -> "+target)
 			case t.IsRegular():
 				size := "?"
