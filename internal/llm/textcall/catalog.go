@@ -1,0 +1,187 @@
+package textcall
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+)
+
+// Catalog is a tool list prepared for the text protocol: each tool's
+// manifest entry rendered once, a ranking index, and the [Parser] for
+// replies. It is immutable and safe for concurrent use.
+type Catalog struct {
+	tools   []llm.ToolSpec
+	entries []string
+	cost    []int // estimated tokens of each entry
+	index   *index
+	parser  *Parser
+}
+
+// NewCatalog prepares tools, kept in the given order.
+func NewCatalog(tools []llm.ToolSpec) *Catalog {
+	c := &Catalog{tools: slices.Clone(tools)}
+	docs := make([]rankDoc, len(tools))
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		e := renderEntry(t)
+		c.entries = append(c.entries, e)
+		c.cost = append(c.cost, EstimateTokens(e))
+		names[i] = t.Name
+		docs[i] = rankDoc{name: t.Name, text: t.Description + " " + strings.Join(paramNames(t.Parameters), " ")}
+	}
+	c.index = newIndex(docs)
+	c.parser = NewParser(names)
+	return c
+}
+
+// Parser returns the parser for replies that may call this catalogue's tools.
+func (c *Catalog) Parser() *Parser { return c.parser }
+
+// Len returns the number of tools.
+func (c *Catalog) Len() int { return len(c.tools) }
+
+// ManifestOptions choose what a manifest shows. The zero value shows every
+// tool.
+type ManifestOptions struct {
+	// Budget is the most tokens (as [EstimateTokens] counts them) the
+	// manifest may take. Zero means no limit. The instructions are always
+	// included, even when they alone exceed the budget.
+	Budget int
+	// MaxTools caps how many tools are described in full; zero means no cap.
+	MaxTools int
+	// Latest is the latest user message and Context the few messages
+	// before it: tools are ranked against them when not all fit.
+	Latest, Context string
+}
+
+// Manifest is the rendered tool section of a system prompt.
+type Manifest struct {
+	Text string
+	// Shown are the tools described in full, in catalogue order; Listed
+	// are the others named in the "also available" line, most relevant
+	// first; Omitted counts those not even named.
+	Shown, Listed []string
+	Omitted       int
+}
+
+// Manifest renders the tool section for a system prompt. When every tool
+// fits the budget they are all described, in catalogue order. Otherwise the
+// most relevant tools (see [Catalog.Rank]) are described, still in catalogue
+// order so the prompt changes little from turn to turn, and the rest are
+// named in an "also available on request" line, cut with a count. The
+// result depends only on the catalogue and opts.
+func (c *Catalog) Manifest(opts ManifestOptions) Manifest {
+	all := len(c.tools)
+	maxTools := opts.MaxTools
+	if maxTools <= 0 || maxTools > all {
+		maxTools = all
+	}
+	total := EstimateTokens(manifestHeader)
+	for _, n := range c.cost {
+		total += n
+	}
+	if maxTools == all && (opts.Budget <= 0 || total <= opts.Budget) {
+		return c.render(allIndices(all), nil, 0)
+	}
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = int(^uint(0) >> 1)
+	}
+	order := c.Rank(opts.Latest, opts.Context)
+	// Keep room for the "also available" line: a fair share of the budget,
+	// never more than the full list of names would need.
+	reserve := min(budget/8, EstimateTokens(alsoAvailable(c.names(order), 0)))
+	used := EstimateTokens(manifestHeader)
+	shown := make([]bool, all)
+	n := 0
+	for _, i := range order {
+		if n == maxTools {
+			break
+		}
+		if used+c.cost[i] > budget-reserve {
+			continue // a shorter, less relevant entry may still fit
+		}
+		shown[i] = true
+		used += c.cost[i]
+		n++
+	}
+	var show, rest []int
+	for i := range all {
+		if shown[i] {
+			show = append(show, i)
+		}
+	}
+	for _, i := range order {
+		if !shown[i] {
+			rest = append(rest, i)
+		}
+	}
+	// Name as many of the rest as the remaining budget allows.
+	names := c.names(rest)
+	listed := len(names)
+	for listed > 0 && used+EstimateTokens(alsoAvailable(names[:listed], len(names)-listed)) > budget {
+		listed--
+	}
+	return c.render(show, names[:listed], len(names)-listed)
+}
+
+// Rank returns the indices of the catalogue's tools, most relevant to the
+// conversation first: BM25 over the words of each tool's name, description
+// and parameter names against the latest user message (and, with less
+// weight, the context), with a boost for a tool named outright. Ties keep
+// catalogue order.
+func (c *Catalog) Rank(latest, context string) []int { return c.index.rank(latest, context) }
+
+func (c *Catalog) render(show []int, listed []string, omitted int) Manifest {
+	var b strings.Builder
+	b.WriteString(manifestHeader)
+	m := Manifest{Listed: listed, Omitted: omitted}
+	for _, i := range show {
+		b.WriteString(c.entries[i])
+		m.Shown = append(m.Shown, c.tools[i].Name)
+	}
+	if len(show) == 0 {
+		b.WriteString("(none described here)\n")
+	}
+	if len(listed) > 0 || omitted > 0 {
+		b.WriteString(alsoAvailable(listed, omitted))
+	}
+	m.Text = b.String()
+	return m
+}
+
+// alsoAvailable renders the line naming tools not described in full.
+func alsoAvailable(names []string, more int) string {
+	s := "Also available on request: " + strings.Join(names, ", ")
+	if more > 0 {
+		if len(names) > 0 {
+			s += ","
+		}
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s + "\n"
+}
+
+func (c *Catalog) names(idx []int) []string {
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = c.tools[i].Name
+	}
+	return out
+}
+
+func allIndices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// paramNames returns the top-level property names of a schema.
+func paramNames(raw []byte) []string {
+	keys, _ := objectKeys(raw, "properties")
+	return keys
+}
