@@ -33,10 +33,10 @@ func newHostile(t *testing.T) *hostile {
 	write(t, filepath.Join(r, "in.txt"), "inside\n")
 	write(t, filepath.Join(r, "ünï", "çødé.txt"), "unicode ✓\n")
 	links := map[string]string{
-		"linkout": h.secret,                                              // leaf symlink out, absolute
+		"linkout": h.secret,                                                  // leaf symlink out, absolute
 		"relout":  filepath.Join("..", filepath.Base(outside), "secret.txt"), // leaf symlink out, relative
-		"dirout":  outside,                                               // middle component out
-		"linkin":  "in.txt",                                              // inside: fine
+		"dirout":  outside,                                                   // middle component out
+		"linkin":  "in.txt",                                                  // inside: fine
 		"zero":    "/dev/zero",
 		"null":    "/dev/null",
 		"loop":    "loop",
