@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/openapi/emailserver"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden files")
@@ -23,12 +24,31 @@ type goldenTools struct {
 	Warnings []string     `json:"warnings,omitempty"`
 }
 
-func fixtureOps(t *testing.T, name string) ([]*operation, []string) {
+// goldenFixtures returns the documents with golden files: every file in
+// testdata/specs, and the example e-mail server's document that other
+// packages' tests rely on.
+func goldenFixtures(t *testing.T) map[string][]byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "specs", name))
+	specs, err := filepath.Glob(filepath.Join("testdata", "specs", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(specs) == 0 {
+		t.Fatal("no fixtures in testdata/specs")
+	}
+	out := map[string][]byte{"emailserver.json": emailserver.Document()}
+	for _, p := range specs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = b
+	}
+	return out
+}
+
+func fixtureOps(t *testing.T, name string, b []byte) ([]*operation, []string) {
+	t.Helper()
 	doc, err := parseDocument(b)
 	if err != nil {
 		t.Fatalf("parseDocument(%s): %v", name, err)
@@ -40,17 +60,9 @@ func fixtureOps(t *testing.T, name string) ([]*operation, []string) {
 // testdata/golden, and that every input schema compiles as JSON Schema
 // 2020-12 (the registry validates arguments against it).
 func TestGoldenSchemas(t *testing.T) {
-	specs, err := filepath.Glob(filepath.Join("testdata", "specs", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(specs) == 0 {
-		t.Fatal("no fixtures in testdata/specs")
-	}
-	for _, spec := range specs {
-		name := filepath.Base(spec)
+	for name, b := range goldenFixtures(t) {
 		t.Run(name, func(t *testing.T) {
-			ops, warnings := fixtureOps(t, name)
+			ops, warnings := fixtureOps(t, name, b)
 			g := goldenTools{Warnings: warnings}
 			for _, op := range ops {
 				g.Tools = append(g.Tools, op.info)

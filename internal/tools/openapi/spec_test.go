@@ -1,0 +1,89 @@
+package openapi
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools/openapi/emailserver"
+)
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"empty", "  ", "not an OpenAPI 3 document: the document is empty"},
+		{"swagger", `{"swagger": "2.0"}`, "it is Swagger 2.0; convert it to OpenAPI 3"},
+		{"no version", `{"paths": {}}`, `no "openapi" version field`},
+		{"version 4", `{"openapi": "4.0.0"}`, `version "4.0.0" is not 3.x`},
+		{"array", `[1]`, "the top level is not an object"},
+		{"bad json", `{"openapi": `, "decoding json"},
+		{"trailing json", `{"openapi": "3.0.0"} {}`, "trailing data"},
+		{"paths not object", `{"openapi": "3.0.0", "paths": []}`, `"paths" is not an object`},
+		{"yaml alias", "openapi: 3.0.0\na: &x {b: 1}\nc: *x\n", "aliases (*name) are not supported"},
+		{"yaml merge", "openapi: 3.0.0\na: &x {b: 1}\nc: {<<: *x}\n", "not supported"},
+		{"yaml complex key", "openapi: 3.0.0\n? [a]\n: 1\n", "mapping key is not a scalar"},
+		{"yaml syntax", "openapi: 3.0.0\n  bad: [", "decoding yaml"},
+		{"yaml too deep", "openapi: 3.0.0\nx: " + strings.Repeat("[", 300) + strings.Repeat("]", 300), "nested deeper"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseDocument([]byte(tt.doc))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("parseDocument error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseYAMLNumbers checks that YAML scalars come out as JSON would have
+// them: an unquoted version number is accepted, numbers stay exact.
+func TestParseYAMLNumbers(t *testing.T) {
+	doc, err := parseDocument([]byte("openapi: 3.1\nx: [1, 2.50, 0x1F, 1e3, true, null, 2024-01-02]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(doc.root["x"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[1,2.50,31,1e3,true,null,"2024-01-02"]`; string(got) != want {
+		t.Errorf("x = %s, want %s", got, want)
+	}
+	if doc.version != "3.1" || !doc.is31() {
+		t.Errorf("version = %q", doc.version)
+	}
+}
+
+// FuzzParse feeds arbitrary bytes through parsing and tool generation:
+// neither may panic, and every generated input schema must be JSON.
+func FuzzParse(f *testing.F) {
+	specs, _ := filepath.Glob(filepath.Join("testdata", "specs", "*"))
+	for _, p := range specs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add(emailserver.Document())
+	f.Add([]byte(tinyYAML))
+	f.Add([]byte(`{"openapi":"3.0.0","paths":{"/a/{x}":{"get":{"parameters":[{"$ref":"#/paths"}]}}}}`))
+	f.Add([]byte(`{"openapi":"3.1.0","components":{"schemas":{"A":{"allOf":[{"$ref":"#/components/schemas/A"},{"$ref":"#"}]}}},` +
+		`"paths":{"/":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}}}`))
+	f.Add([]byte(`{"openapi":"3.0.0","paths":{"/":{"$ref":"#/paths/~1"}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		doc, err := parseDocument(b)
+		if err != nil {
+			return
+		}
+		ops, _ := buildOperations(doc)
+		for _, op := range ops {
+			if !json.Valid(op.info.InputSchema) {
+				t.Fatalf("%s: input schema is not JSON: %s", op.info.Name, op.info.InputSchema)
+			}
+		}
+	})
+}
