@@ -25,11 +25,11 @@ func NewCatalog(tools []llm.ToolSpec) *Catalog {
 	docs := make([]rankDoc, len(tools))
 	names := make([]string, len(tools))
 	for i, t := range tools {
-		e := renderEntry(t)
+		e, params := renderEntry(t)
 		c.entries = append(c.entries, e)
 		c.cost = append(c.cost, EstimateTokens(e))
 		names[i] = t.Name
-		docs[i] = rankDoc{name: t.Name, text: t.Description + " " + strings.Join(paramNames(t.Parameters), " ")}
+		docs[i] = rankDoc{name: t.Name, text: t.Description + " " + strings.Join(params, " ")}
 	}
 	c.index = newIndex(docs)
 	c.parser = NewParser(names)
@@ -120,10 +120,7 @@ func (c *Catalog) Manifest(opts ManifestOptions) Manifest {
 	}
 	// Name as many of the rest as the remaining budget allows.
 	names := c.names(rest)
-	listed := len(names)
-	for listed > 0 && used+EstimateTokens(alsoAvailable(names[:listed], len(names)-listed)) > budget {
-		listed--
-	}
+	listed := fitNames(names, budget-used)
 	return c.render(show, names[:listed], len(names)-listed)
 }
 
@@ -164,6 +161,28 @@ func alsoAvailable(names []string, more int) string {
 	return s + "\n"
 }
 
+// fitNames returns how many of names the "also available" line can name
+// within budget tokens, counting the ", and N more" that follows them.
+func fitNames(names []string, budget int) int {
+	size := len(alsoAvailable(nil, 0))
+	fit := 0
+	for k, n := range names {
+		if k > 0 {
+			size += len(", ")
+		}
+		size += len(n)
+		tail := 0
+		if more := len(names) - k - 1; more > 0 {
+			tail = len(fmt.Sprintf(", and %d more", more))
+		}
+		if (size+tail+3)/4 > budget {
+			break
+		}
+		fit = k + 1
+	}
+	return fit
+}
+
 func (c *Catalog) names(idx []int) []string {
 	out := make([]string, len(idx))
 	for k, i := range idx {
@@ -178,10 +197,4 @@ func allIndices(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// paramNames returns the top-level property names of a schema.
-func paramNames(raw []byte) []string {
-	keys, _ := objectKeys(raw, "properties")
-	return keys
 }

@@ -29,11 +29,10 @@ const (
 	maxEnum      = 12
 )
 
-// renderEntry renders one tool as a compact manifest entry:
-//
-//	- search: Search the web.
-//	  params: q (string, required): the query; limit (integer)
-func renderEntry(t llm.ToolSpec) string {
+// renderEntry renders one tool as a compact manifest entry: a line with the
+// name and the first line of the description, then one line listing the
+// parameters (see the golden file in testdata).
+func renderEntry(t llm.ToolSpec) (entry string, params []string) {
 	var b strings.Builder
 	b.WriteString("- ")
 	b.WriteString(t.Name)
@@ -42,12 +41,13 @@ func renderEntry(t llm.ToolSpec) string {
 		b.WriteString(d)
 	}
 	b.WriteByte('\n')
-	if params := renderParams(t.Parameters); params != "" {
+	line, params := renderParams(t.Parameters)
+	if line != "" {
 		b.WriteString("  params: ")
-		b.WriteString(params)
+		b.WriteString(line)
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return b.String(), params
 }
 
 // schemaNode is the part of a JSON Schema the manifest shows.
@@ -63,22 +63,23 @@ type schemaNode struct {
 }
 
 // renderParams lists the top-level properties of a schema in the order the
-// schema gives them, required ones marked. Unreadable schemas render as
-// nothing rather than failing the whole prompt.
-func renderParams(raw json.RawMessage) string {
+// schema gives them, required ones marked, and returns their names.
+// Unreadable schemas render as nothing rather than failing the whole prompt.
+func renderParams(raw json.RawMessage) (string, []string) {
 	if len(raw) == 0 {
-		return ""
+		return "", nil
 	}
 	var s schemaNode
 	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
-		return ""
+		return "", nil
 	}
 	required := make(map[string]bool, len(s.Required))
 	for _, r := range s.Required {
 		required[r] = true
 	}
 	var out []string
-	for _, name := range propertyOrder(raw, s.Properties) {
+	names := propertyOrder(raw, s.Properties)
+	for _, name := range names {
 		var p schemaNode
 		_ = json.Unmarshal(s.Properties[name], &p) // a broken property renders as its name
 		item := name + " (" + typeName(&p)
@@ -91,7 +92,7 @@ func renderParams(raw json.RawMessage) string {
 		}
 		out = append(out, item)
 	}
-	return strings.Join(out, "; ")
+	return strings.Join(out, "; "), names
 }
 
 // typeName describes a property's type in a few words: "string",
