@@ -98,11 +98,11 @@ func editFile(rs *roots, a editFileArgs) (string, error) {
 	if _, err := writeAtomic(rs, r, l, []byte(updated)); err != nil {
 		return "", err
 	}
-	word := "occurrence"
+	at := "line"
 	if n > 1 {
-		word = "occurrences"
+		at = "lines"
 	}
-	return fmt.Sprintf("edited %q: replaced %d %s (at lines %s of the old file)", l.display(), n, word, lines), nil
+	return fmt.Sprintf("edited %q: replaced %s (at %s %s of the old file)", l.display(), plural(n, "occurrence"), at, lines), nil
 }
 
 // matchLines lists the line numbers where the non-overlapping occurrences of

@@ -126,7 +126,8 @@ func grep(ctx context.Context, rs *roots, a grepArgs) (string, error) {
 	}
 
 	if g.matches == 0 {
-		return fmt.Sprintf("no matches for %q in %d files searched", a.Pattern, g.files), nil
+		fmt.Fprintf(&g.out, "no matches for %q in %s searched", a.Pattern, plural(g.files, "file"))
+		return g.out.String(), nil
 	}
 	if g.full {
 		fmt.Fprintf(&g.out, "[stopped after %d matches; narrow the pattern, path or glob, or raise max_matches (at most %d)]", g.max, grepMaxMatches)

@@ -65,7 +65,7 @@ func writeFile(rs *roots, path, content string) (string, error) {
 	if created {
 		verb = "created"
 	}
-	return fmt.Sprintf("%s %q: %d bytes, %d lines", verb, l.display(), len(content), countLines(content)), nil
+	return fmt.Sprintf("%s %q: %s, %s", verb, l.display(), plural(len(content), "byte"), plural(countLines(content), "line")), nil
 }
 
 // countLines counts lines the way editors number them: a final line without
@@ -76,4 +76,12 @@ func countLines(s string) int {
 		n++
 	}
 	return n
+}
+
+// plural formats n with word, adding "s" unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
