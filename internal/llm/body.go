@@ -29,7 +29,7 @@ var errBodyClosed = errors.New("response body closed")
 
 func (w *watchedBody) Read(p []byte) (int, error) {
 	n, err := w.rc.Read(p)
-	if n > 0 && w.timer != nil || n > 0 && !w.started {
+	if n > 0 {
 		w.rearm()
 	}
 	if err != nil && err != io.EOF {
@@ -41,12 +41,14 @@ func (w *watchedBody) Read(p []byte) (int, error) {
 // rearm switches the watchdog from first-token to idle mode on the first
 // bytes and pushes its deadline back on every read.
 func (w *watchedBody) rearm() {
-	w.started = true
-	if w.idle <= 0 {
+	if !w.started {
+		w.started = true
 		if w.timer != nil {
-			w.timer.Stop()
+			w.timer.Stop() // the first-token watchdog
 			w.timer = nil
 		}
+	}
+	if w.idle <= 0 {
 		return
 	}
 	if w.timer == nil {

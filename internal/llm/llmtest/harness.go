@@ -87,6 +87,10 @@ type Harness struct {
 	// sends something that is not the provider's format (for example
 	// "data: {not json" in an SSE stream).
 	Malformed func() [][]byte
+	// GeneratesIDs is true for wire formats without tool-call ids (Gemini):
+	// the suite then checks ids are present and distinct, not equal to the
+	// script's.
+	GeneratesIDs bool
 	// CheckToolResults asserts that body, the JSON request the server
 	// received for [ToolResultsRequest], carries both tool calls and both
 	// results (the second with is-error) in the provider's format.

@@ -1,0 +1,189 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+)
+
+// DefaultBaseURL is OpenAI's API root.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Options configure a [Client]. The zero value means defaults.
+type Options struct {
+	// BaseURL is the API root, up to and including /v1. Empty means
+	// DefaultBaseURL; Ollama's is http://localhost:11434/v1.
+	BaseURL string
+	// APIKey is sent as a bearer token when not empty (local servers need none).
+	APIKey string
+	// Headers are added to every request (organisation, project, proxies).
+	Headers map[string]string
+	// Model is used when a request names none.
+	Model string
+	// Name is the provider name in errors. Empty means "openai".
+	Name string
+	// MaxTokensField is the request field for [llm.Request.MaxTokens]. Empty
+	// means "max_completion_tokens" for OpenAI itself, which rejects
+	// max_tokens on reasoning models, and "max_tokens" for other servers,
+	// which may know only that.
+	MaxTokensField string
+	// HTTPOptions set the HTTP client, timeouts, retries and logger.
+	llm.HTTPOptions
+}
+
+// Client talks to one OpenAI-compatible endpoint. It is safe for concurrent use.
+type Client struct {
+	base      string
+	model     string
+	name      string
+	maxTokens string
+	header    http.Header
+	tr        *llm.Transport
+}
+
+var (
+	_ llm.Provider  = (*Client)(nil)
+	_ llm.Generator = (*Client)(nil)
+	_ llm.Checker   = (*Client)(nil)
+	_ llm.Lister    = (*Client)(nil)
+)
+
+// New returns a Client. opts nil means defaults; opts is copied.
+func New(opts *Options) *Client {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	c := &Client{base: strings.TrimRight(o.BaseURL, "/"), model: o.Model, name: o.Name, maxTokens: o.MaxTokensField}
+	if c.base == "" {
+		c.base = DefaultBaseURL
+	}
+	if c.name == "" {
+		c.name = "openai"
+	}
+	if c.maxTokens == "" {
+		c.maxTokens = "max_tokens"
+		if c.base == DefaultBaseURL {
+			c.maxTokens = "max_completion_tokens"
+		}
+	}
+	c.header = http.Header{"Content-Type": {"application/json"}}
+	if o.APIKey != "" {
+		c.header.Set("Authorization", "Bearer "+o.APIKey)
+	}
+	for k, v := range o.Headers {
+		c.header.Set(k, v)
+	}
+	c.tr = llm.NewTransport(c.name, nil, &o.HTTPOptions)
+	return c
+}
+
+// Stream implements [llm.Provider].
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return llm.Once(func(yield func(llm.Event, error) bool) {
+		body, err := c.encode(req, true)
+		if err != nil {
+			yield(llm.Event{}, err)
+			return
+		}
+		h := c.header.Clone()
+		h.Set("Accept", "text/event-stream")
+		resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/chat/completions", h, body)
+		if err != nil {
+			yield(llm.Event{}, err)
+			return
+		}
+		defer resp.Body.Close()
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") &&
+			strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			// Some servers ignore stream:true and answer whole.
+			c.whole(resp.Body, yield)
+			return
+		}
+		newStream(c.name).run(resp.Body, yield)
+	})
+}
+
+// whole yields the events of a non-streaming response body.
+func (c *Client) whole(r io.Reader, yield func(llm.Event, error) bool) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		yield(llm.Event{}, llm.StreamError(c.name, "response", err))
+		return
+	}
+	resp, err := decodeCompletion(c.name, b)
+	if err != nil {
+		yield(llm.Event{}, err)
+		return
+	}
+	for _, ev := range responseEvents(resp) {
+		if !yield(ev, nil) {
+			return
+		}
+	}
+}
+
+// Generate implements [llm.Generator] with a non-streaming request.
+func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	body, err := c.encode(req, false)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/chat/completions", c.header, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, llm.StreamError(c.name, "response", err)
+	}
+	return decodeCompletion(c.name, b)
+}
+
+// Models implements [llm.Lister] with GET /models.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	resp, err := c.tr.Do(ctx, http.MethodGet, c.base+"/models", c.header, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, llm.StreamError(c.name, "model list", err)
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, llm.MalformedError(c.name, "model list", err)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// Check implements [llm.Checker]: the endpoint lists its models, and the
+// configured model is among them when the list is not empty.
+func (c *Client) Check(ctx context.Context) error {
+	ids, err := c.Models(ctx)
+	if err != nil {
+		return err
+	}
+	if c.model == "" || len(ids) == 0 || slices.Contains(ids, c.model) {
+		return nil
+	}
+	return &llm.Error{Provider: c.name, Kind: llm.KindNotFound,
+		Message: fmt.Sprintf("model %q is not served at %s; it serves %s", c.model, c.base, strings.Join(ids, ", "))}
+}
