@@ -13,7 +13,7 @@ import (
 
 // maxNodes bounds the work of one decode, so aliases that fan out (a "billion
 // laughs" file) end with an error instead of a hang.
-const maxNodes = 1 << 20
+const maxNodes = 1 << 18
 
 // decoder walks a node tree against a Go value by reflection, collecting
 // every error with its field path and line instead of stopping at the first.
@@ -23,6 +23,23 @@ type decoder struct {
 	unset       []unsetVar
 	secretPaths map[string]bool
 	nodes       int
+	// merging holds the mappings whose << merge keys are being resolved,
+	// to catch a mapping that merges itself.
+	merging map[*yaml.Node]bool
+}
+
+// spend counts k nodes of work and reports whether the budget allows it,
+// recording errTooLarge once when it runs out.
+func (d *decoder) spend(k int) bool {
+	if d.nodes >= maxNodes {
+		return false
+	}
+	d.nodes += k
+	if d.nodes >= maxNodes {
+		d.errs = append(d.errs, errTooLarge)
+		return false
+	}
+	return true
 }
 
 func (d *decoder) errorf(path string, n *yaml.Node, format string, args ...any) {
@@ -45,10 +62,7 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 		}
 		n = n.Alias
 	}
-	if d.nodes++; d.nodes == maxNodes {
-		d.errs = append(d.errs, errTooLarge)
-	}
-	if d.nodes >= maxNodes {
+	if !d.spend(1) {
 		return
 	}
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
@@ -275,10 +289,19 @@ func (d *decoder) pairs(path string, n *yaml.Node) ([]pair, bool) {
 				d.errorf(path, src, "<< merges a mapping, got %s", describe(src))
 				continue
 			}
-			if d.nodes += len(src.Content); d.nodes >= maxNodes {
+			if d.merging[src] || src == n {
+				d.errorf(path, src, "<< merges a mapping into itself")
+				continue
+			}
+			if !d.spend(len(src.Content)) {
 				return out, true
 			}
+			if d.merging == nil {
+				d.merging = map[*yaml.Node]bool{}
+			}
+			d.merging[n] = true
 			sub, _ := d.pairs(path, src)
+			delete(d.merging, n)
 			for _, p := range sub {
 				if _, dup := seen[p.key]; !dup {
 					seen[p.key] = p.keyNode

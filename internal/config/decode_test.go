@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,51 @@ mcpServers:
 	}
 	if f := c.MCPServers["c"].Tools; f.Allows("odd*name") || f.Allows("oddXname") == false || f.Allows("write_file") {
 		t.Errorf("disabledTools not matched literally: %+v", f)
+	}
+}
+
+func TestLoadRejectsSelfMergeAndAliasBombs(t *testing.T) {
+	var headers strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&headers, "H%d: v, ", i)
+	}
+	var bomb strings.Builder
+	fmt.Fprintf(&bomb, "models:\n  m0: &m {provider: openai, model: x, headers: {%s}}\n", headers.String())
+	for i := 1; i < 2000; i++ {
+		fmt.Fprintf(&bomb, "  m%d: *m\n", i)
+	}
+	tests := []struct {
+		name    string
+		content string
+		want    []string
+	}{
+		{
+			name:    "mapping merging itself",
+			content: "mcpServers:\n  x: &a {command: y, <<: *a}\n",
+			want:    []string{"mcpServers.x: << merges a mapping into itself (line 2)"},
+		},
+		{
+			name:    "mappings merging each other",
+			content: "mcpServers:\n  x: &a {command: y, <<: {<<: *a}}\n",
+			want:    []string{"mcpServers.x: << merges a mapping into itself (line 2)"},
+		},
+		{
+			name:    "merge of a list",
+			content: "mcpServers:\n  x: {command: y, <<: [1]}\n",
+			want:    []string{"mcpServers.x: << merges a mapping, got the number 1 (line 2)"},
+		},
+		{
+			name:    "aliases that multiply",
+			content: bomb.String(),
+			want:    []string{errTooLarge.Error()},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadText(t, "switchboard.yaml", tt.content, nil)
+			if diff := cmp.Diff(tt.want, problemsOf(err)); diff != "" {
+				t.Errorf("problems mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
