@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// headTail keeps the first and the last bytes written to it, up to max in
-// all, and counts the rest. exec.Cmd calls Write from one goroutine at a time
-// and Wait returns before String is called, so it needs no lock.
+// headTail keeps the first and the last bytes written to it, up to a limit
+// in all, and counts the rest. It is not safe for concurrent use: terminal
+// writes from one goroutine and calls String after that goroutine ended.
 type headTail struct {
 	half  int
 	head  []byte

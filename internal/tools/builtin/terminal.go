@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,9 +22,9 @@ var terminalDoc string
 // terminalMaxTimeout bounds timeout_seconds unless the configured default is larger.
 const terminalMaxTimeout = 10 * time.Minute
 
-// pipeGrace is how long the output pipes may stay open after the shell
-// exits, held by a process that left the process group, before they are
-// closed so that Call can return.
+// pipeGrace is how long the output pipe may stay open after the process
+// group is killed, held by a process that left the group, before Call stops
+// reading it and returns.
 const pipeGrace = 500 * time.Millisecond
 
 type terminalArgs struct {
@@ -80,57 +82,78 @@ func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, erro
 		return errResult(err), nil
 	}
 
-	out := newHeadTail(t.maxOutput)
+	// One pipe for stdout and stderr keeps their order. It is an *os.File,
+	// so exec hands it to the child without a copying goroutine of its own
+	// and Wait returns as soon as the shell exits; this call reads the pipe.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating the output pipe: %w", err)
+	}
+	defer pr.Close()
 	cmd := exec.Command("/bin/sh", "-c", a.Command)
 	cmd.Dir = dir
 	cmd.Env = scrubEnv(t.environ())
-	cmd.Stdout = out // the same writer for both: one pipe, so the order is kept
-	cmd.Stderr = out
-	cmd.WaitDelay = pipeGrace
+	cmd.Stdout = pw
+	cmd.Stderr = pw
 	startGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pw.Close() // the child has its copy; EOF comes when every holder exits
+	if err != nil {
 		return tools.ErrorResult(fmt.Sprintf("starting the command: %v", err)), nil
 	}
-	// This call owns the Wait goroutine and always receives from done.
+	// This call owns both goroutines and receives from both channels
+	// before it returns.
+	out := newHeadTail(t.maxOutput)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr) // ends at EOF, or when pr is closed below
+	}()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 
 	var waitErr error
+	var timedOut bool
 	select {
 	case waitErr = <-done:
-		killGroup(cmd) // background children must not outlive the call
 	case <-timer.C:
 		killGroup(cmd)
-		<-done
-		return tools.ErrorResult(fmt.Sprintf("%s\n[timed out after %s; the command and its child processes were killed]", out.String(), timeout)), nil
+		waitErr, timedOut = <-done, true
 	case <-ctx.Done():
 		killGroup(cmd)
 		<-done
-		return nil, ctx.Err()
+	}
+	killGroup(cmd) // background children must not outlive the call
+	grace := time.NewTimer(pipeGrace)
+	defer grace.Stop()
+	select {
+	case <-copied:
+	case <-grace.C:
+		// A process outside the group still holds the pipe: stop reading.
+		pr.Close()
+		<-copied
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if timedOut {
+		return tools.ErrorResult(withStatus(out.String(), fmt.Sprintf("[timed out after %s; the command and its child processes were killed]", timeout))), nil
 	}
 
 	text := out.String()
-	if text == "" {
-		text = "[no output]"
-	}
 	var exitErr *exec.ExitError
 	switch {
-	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
-		// ErrWaitDelay: the shell succeeded; a process outside the group held the output open.
-		code := cmd.ProcessState.ExitCode()
-		if code != 0 {
-			return tools.ErrorResult(fmt.Sprintf("%s\n[exit code %d]", text, code)), nil
-		}
-		return tools.TextResult(text + "\n[exit code 0]"), nil
+	case waitErr == nil:
+		return tools.TextResult(withStatus(text, "[exit code 0]")), nil
 	case errors.As(waitErr, &exitErr):
 		if code := exitErr.ExitCode(); code >= 0 {
-			return tools.ErrorResult(fmt.Sprintf("%s\n[exit code %d]", text, code)), nil
+			return tools.ErrorResult(withStatus(text, fmt.Sprintf("[exit code %d]", code))), nil
 		}
-		return tools.ErrorResult(fmt.Sprintf("%s\n[terminated: %v]", text, exitErr)), nil
+		return tools.ErrorResult(withStatus(text, fmt.Sprintf("[terminated: %v]", exitErr))), nil
 	default:
-		return tools.ErrorResult(fmt.Sprintf("%s\n[running the command failed: %v]", text, waitErr)), nil
+		return tools.ErrorResult(withStatus(text, fmt.Sprintf("[running the command failed: %v]", waitErr))), nil
 	}
 }
 
@@ -158,4 +181,15 @@ func (t *terminal) dir(cwd string) (string, error) {
 		return "", fmt.Errorf("cwd %q is %s, not a directory", cwd, kind(st.Mode()))
 	}
 	return filepath.Join(l.root.dir, l.rel), nil
+}
+
+// withStatus appends a status line to a command's output.
+func withStatus(output, status string) string {
+	switch {
+	case output == "":
+		return "[no output]\n" + status
+	case strings.HasSuffix(output, "\n"):
+		return output + status
+	}
+	return output + "\n" + status
 }
