@@ -1,0 +1,188 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
+	"github.com/switchboard-mcp/switchboard/internal/tools/openapi"
+)
+
+// Options tune how an [App] is built. A nil *Options means defaults.
+type Options struct {
+	// Logger receives every part's logs; nil discards them.
+	Logger *slog.Logger
+	// Only, when non-nil, starts just these MCP and OpenAPI servers (by
+	// name); the others are reported as not started. `switchboard call
+	// files__read` uses it to start one server instead of all.
+	Only []string
+	// OAuthRedirect completes the browser step of OAuth for remote MCP
+	// servers; nil makes such servers fail with a hint.
+	OAuthRedirect func(ctx context.Context, authURL string) (code, state string, err error)
+}
+
+// App is a running Switchboard: its catalogue and the servers behind it.
+// Build it with [New], then [App.Start]; [App.Close] stops everything.
+type App struct {
+	cfg    *config.Config
+	logger *slog.Logger
+
+	registry *tools.Registry
+	pool     *mcphost.Pool
+	openapi  []*openapi.Server // sorted by name
+
+	// builtinErr is why the built-in tools are missing, if they are.
+	builtinErr error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds every part from cfg without starting anything that does I/O.
+// cfg must have passed Validate.
+func New(cfg *config.Config, opts *Options) (*App, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	a := &App{cfg: cfg, logger: logger}
+	a.registry = tools.NewRegistry(&tools.RegistryOptions{
+		ResultLimit: cfg.Results.MaxBytes,
+		OutputDir:   a.outputDir(),
+		Logger:      logger.With("component", "registry"),
+	})
+
+	bt, err := builtin.New(&builtin.Options{
+		Roots:             cfg.Builtin.Roots,
+		Disabled:          cfg.Builtin.Disabled,
+		MaxReadBytes:      cfg.Builtin.ReadFile.MaxBytes,
+		TerminalTimeout:   cfg.Builtin.Terminal.Timeout,
+		TerminalMaxOutput: cfg.Builtin.Terminal.MaxOutput,
+		OutputDir:         a.outputDir(),
+	})
+	if err != nil {
+		// A bad root must not take the MCP servers down with it: report it
+		// as the built-in source's failure and carry on.
+		a.builtinErr = fmt.Errorf("built-in tools: %w", err)
+		logger.Warn("built-in tools unavailable", "err", err)
+	} else {
+		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, bt)
+	}
+
+	a.pool = mcphost.NewPool(mcpServers(cfg, o.Only), &mcphost.Options{
+		Logger:  logger.With("component", "mcphost"),
+		DataDir: cfg.Data,
+		OnToolsChanged: func(server string, ts []tools.Tool) {
+			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, ts)
+		},
+		Roots:         cfg.Builtin.Roots,
+		OAuthRedirect: o.OAuthRedirect,
+	})
+
+	for _, name := range sortedKeys(cfg.OpenAPIServers) {
+		sc := cfg.OpenAPIServers[name]
+		if sc.Disabled || !selected(o.Only, name) {
+			continue
+		}
+		var srv *openapi.Server
+		srv = openapi.New(name, &openapi.Options{
+			URL:      sc.URL,
+			Spec:     sc.Spec,
+			Bearer:   sc.Bearer.Value(),
+			Headers:  sc.Headers,
+			Allow:    sc.Operations.Allow,
+			Deny:     sc.Operations.Deny,
+			Timeout:  sc.Timeout,
+			TTL:      sc.TTL,
+			Logger:   logger.With("component", "openapi", "server", name),
+			OnChange: func() { a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, srv.Tools()) },
+		})
+		a.openapi = append(a.openapi, srv)
+	}
+	return a, nil
+}
+
+// outputDir is where oversized tool outputs are kept for read_tool_output.
+func (a *App) outputDir() string {
+	if a.cfg.Data == "" {
+		return ""
+	}
+	return filepath.Join(a.cfg.Data, "tool-output")
+}
+
+// Start connects every MCP server and reads every OpenAPI document, all
+// concurrently. It returns when each has become ready or failed its first
+// attempt, so start-up takes as long as the slowest server. A server that
+// fails is reported by [App.Servers]; Start itself fails only when ctx ends.
+func (a *App) Start(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { a.pool.Start(ctx) })
+	for _, s := range a.openapi {
+		wg.Go(func() {
+			if err := s.Load(ctx); err != nil {
+				a.logger.Warn("openapi server unavailable", "server", s.Name(), "err", err)
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// RefreshOpenAPI re-reads the OpenAPI documents now (`tools --refresh`).
+// The returned error joins the failures; the other servers are refreshed.
+func (a *App) RefreshOpenAPI(ctx context.Context) error {
+	errs := make([]error, len(a.openapi))
+	var wg sync.WaitGroup
+	for i, s := range a.openapi {
+		wg.Go(func() { errs[i] = s.Refresh(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Registry returns the catalogue.
+func (a *App) Registry() *tools.Registry { return a.registry }
+
+// Pool returns the MCP host, for resources and prompts.
+func (a *App) Pool() *mcphost.Pool { return a.pool }
+
+// Config returns the configuration the app was built from.
+func (a *App) Config() *config.Config { return a.cfg }
+
+// Close stops every part: MCP servers (and their processes) are closed;
+// the catalogue empties. Close is idempotent and safe for concurrent use.
+func (a *App) Close() error {
+	a.closeOnce.Do(func() {
+		a.closeErr = a.pool.Close()
+	})
+	return a.closeErr
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func selected(only []string, name string) bool {
+	return only == nil || slices.Contains(only, name)
+}
+
+// BuiltinNames lists every built-in tool name, enabled or not.
+func BuiltinNames() []string { return builtin.Names() }

@@ -1,0 +1,170 @@
+package app
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/switchboard-mcp/switchboard"
+
+// layer of each internal package (path relative to the module). Packages not
+// listed here fail the test, so a new package must choose its layer.
+// See STYLE.md section 2 and docs/ARCHITECTURE.md.
+var layers = map[string]int{
+	"internal/sse":     1,
+	"internal/pubsub":  1,
+	"internal/version": 1,
+	"internal/web":     1,
+	"internal/config":  1,
+	"internal/schema":  1,
+
+	"internal/llm":   2,
+	"internal/tools": 2,
+	"internal/store": 2,
+
+	"internal/llm/openai":     3,
+	"internal/llm/anthropic":  3,
+	"internal/llm/gemini":     3,
+	"internal/llm/ollama":     3,
+	"internal/llm/textcall":   3,
+	"internal/tools/builtin":  3,
+	"internal/tools/openapi":  3,
+	"internal/mcphost":        3,
+	"internal/store/sqlite":   3,
+	"internal/store/postgres": 3,
+
+	"internal/agent":    4,
+	"internal/server":   4,
+	"internal/mcpserve": 4,
+
+	"internal/app": 5,
+	"internal/cli": 6,
+
+	"cmd/switchboard":        7,
+	"cmd/conformance-client": 7,
+}
+
+// testSupport packages exist for tests only; no production package may import them.
+var testSupport = []string{
+	"internal/llm/llmtest",
+	"internal/store/storetest",
+	"internal/mcphost/mcptest",
+	"internal/tools/openapi/emailserver",
+}
+
+// adapters may be imported only by internal/app (and commands for their own tools).
+var adapters = map[string]bool{
+	"internal/llm/openai":     true,
+	"internal/llm/anthropic":  true,
+	"internal/llm/gemini":     true,
+	"internal/llm/ollama":     true,
+	"internal/llm/textcall":   true,
+	"internal/tools/builtin":  true,
+	"internal/tools/openapi":  true,
+	"internal/mcphost":        true,
+	"internal/store/sqlite":   true,
+	"internal/store/postgres": true,
+}
+
+// sideways lists the allowed edges inside one layer.
+var sideways = map[[2]string]bool{
+	{"internal/store", "internal/llm"}: true,
+}
+
+const goSDK = "github.com/modelcontextprotocol/go-sdk"
+
+func TestDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		from := strings.TrimPrefix(fields[0], module+"/")
+		if isTestSupport(from) {
+			continue
+		}
+		// Packages below a listed package (e.g. internal/mcphost/internal/x)
+		// take the layer of the nearest listed ancestor.
+		fromLayer, ok := layerOf(from)
+		if !ok {
+			t.Errorf("package %s has no layer: add it to layers in deps_test.go and say why in docs/ARCHITECTURE.md", from)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			checkEdge(t, from, fromLayer, imp)
+		}
+	}
+}
+
+func checkEdge(t *testing.T, from string, fromLayer int, imp string) {
+	t.Helper()
+	if strings.HasPrefix(imp, goSDK) {
+		if !under(from, "internal/mcphost") && !under(from, "internal/mcpserve") {
+			t.Errorf("%s imports %s: go-sdk types stay inside mcphost and mcpserve", from, imp)
+		}
+		return
+	}
+	if !strings.HasPrefix(imp, module+"/") {
+		return
+	}
+	to := strings.TrimPrefix(imp, module+"/")
+	if isTestSupport(to) {
+		t.Errorf("%s imports test-support package %s: only tests may", from, to)
+		return
+	}
+	toLayer, ok := layerOf(to)
+	if !ok {
+		return // reported when the package itself is visited
+	}
+	toRoot, _ := root(to)
+	fromRoot, _ := root(from)
+	if fromRoot == toRoot {
+		return // a package and its own internal subpackages
+	}
+	switch {
+	case to == "internal/config" && from != "internal/app" && from != "internal/cli":
+		t.Errorf("%s imports config: only app and cli read config; take an Options struct instead", from)
+	case adapters[toRoot] && fromLayer < 5:
+		t.Errorf("%s imports adapter %s: only internal/app chooses adapters", from, to)
+	case toLayer > fromLayer:
+		t.Errorf("%s (layer %d) imports %s (layer %d): imports go downwards only", from, fromLayer, to, toLayer)
+	case toLayer == fromLayer && !sideways[[2]string{fromRoot, toRoot}] && fromLayer != 7:
+		t.Errorf("%s imports %s from its own layer %d: not an allowed sideways edge", from, to, toLayer)
+	}
+}
+
+func layerOf(p string) (int, bool) {
+	r, ok := root(p)
+	if !ok {
+		return 0, false
+	}
+	return layers[r], true
+}
+
+// root returns the nearest listed ancestor of p (or p itself).
+func root(p string) (string, bool) {
+	for q := p; q != "." && q != ""; {
+		if _, ok := layers[q]; ok {
+			return q, true
+		}
+		i := strings.LastIndex(q, "/")
+		if i < 0 {
+			break
+		}
+		q = q[:i]
+	}
+	return "", false
+}
+
+func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+func isTestSupport(p string) bool {
+	for _, s := range testSupport {
+		if under(p, s) {
+			return true
+		}
+	}
+	return false
+}

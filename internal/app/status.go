@@ -1,0 +1,106 @@
+package app
+
+import (
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// ServerStatus is one source of tools as `switchboard servers` shows it:
+// an MCP server, an OpenAPI action server, or the built-in tools.
+type ServerStatus struct {
+	Name            string     `json:"name"`
+	Kind            tools.Kind `json:"kind"`
+	Transport       string     `json:"transport,omitempty"`
+	ProtocolVersion string     `json:"protocolVersion,omitempty"`
+	State           string     `json:"state"`
+	Tools           int        `json:"tools"`
+	LastError       string     `json:"lastError,omitempty"`
+	Restarts        int        `json:"restarts,omitempty"`
+	Instructions    string     `json:"instructions,omitempty"`
+	Server          string     `json:"server,omitempty"` // what the server calls itself, with version
+	Stderr          []string   `json:"stderr,omitempty"`
+	Since           time.Time  `json:"since,omitzero"`
+}
+
+// Servers reports every configured source of tools in a stable order:
+// the built-ins, then MCP servers, then OpenAPI servers, each by name.
+// Disabled servers and servers not selected by [Options.Only] appear with
+// state "disabled" or "not started".
+func (a *App) Servers() []ServerStatus {
+	var out []ServerStatus
+	bt := ServerStatus{Name: "builtin", Kind: tools.KindBuiltin, State: "ready"}
+	if a.builtinErr != nil {
+		bt.State, bt.LastError = "failed", a.builtinErr.Error()
+	}
+	for _, e := range a.registry.List() {
+		if e.Origin.Kind == tools.KindBuiltin {
+			bt.Tools++
+		}
+	}
+	out = append(out, bt)
+
+	running := map[string]mcphost.Status{}
+	for _, st := range a.pool.Status() {
+		running[st.Name] = st
+	}
+	for _, name := range sortedKeys(a.cfg.MCPServers) {
+		sc := a.cfg.MCPServers[name]
+		st, ok := running[name]
+		if !ok {
+			s := ServerStatus{Name: name, Kind: tools.KindMCP, Transport: string(sc.Transport()), State: "not started"}
+			if sc.Disabled {
+				s.State = "disabled"
+			}
+			out = append(out, s)
+			continue
+		}
+		s := ServerStatus{
+			Name:            name,
+			Kind:            tools.KindMCP,
+			Transport:       string(st.Transport),
+			ProtocolVersion: st.ProtocolVersion,
+			State:           string(st.State),
+			Tools:           st.Tools,
+			LastError:       st.LastError,
+			Restarts:        st.Restarts,
+			Instructions:    st.Instructions,
+			Stderr:          st.Stderr,
+			Since:           st.Since,
+		}
+		if s.Transport == "" {
+			s.Transport = string(sc.Transport())
+		}
+		if st.ServerName != "" {
+			s.Server = st.ServerName + " " + st.ServerVersion
+		}
+		out = append(out, s)
+	}
+
+	loaded := map[string]bool{}
+	for _, srv := range a.openapi {
+		st := srv.Status()
+		loaded[st.Name] = true
+		out = append(out, ServerStatus{
+			Name:      st.Name,
+			Kind:      tools.KindOpenAPI,
+			Transport: "openapi",
+			State:     string(st.State),
+			Tools:     st.Tools,
+			LastError: st.LastError,
+			Since:     st.LoadedAt,
+		})
+	}
+	for _, name := range sortedKeys(a.cfg.OpenAPIServers) {
+		if loaded[name] {
+			continue
+		}
+		s := ServerStatus{Name: name, Kind: tools.KindOpenAPI, Transport: "openapi", State: "not started"}
+		if a.cfg.OpenAPIServers[name].Disabled {
+			s.State = "disabled"
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/config"
+)
+
+// globals holds the flags every command accepts and what they lead to.
+type globals struct {
+	env *Env
+
+	configPath string
+	dataDir    string
+	logLevel   string
+	logFormat  string
+}
+
+func (g *globals) register(fs *pflag.FlagSet) {
+	fs.StringVar(&g.configPath, "config", "", "config `file` (default: ./switchboard.yaml|yml|json, then $XDG_CONFIG_HOME/switchboard/config.*)")
+	fs.StringVar(&g.dataDir, "data", "", "data `dir` for the database, tokens and logs (default ./.switchboard, or $SWITCHBOARD_DATA)")
+	fs.StringVar(&g.logLevel, "log-level", "", "log `level`: debug, info, warn, error (default warn; info for serve)")
+	fs.StringVar(&g.logFormat, "log-format", "", "log `format`: text or json")
+}
+
+// load reads and validates the configuration, with the global flags applied.
+func (g *globals) load() (*config.Config, error) {
+	cfg, err := config.Load(config.LoadOptions{
+		Path:   g.configPath,
+		Cwd:    g.env.Cwd,
+		Getenv: g.env.Getenv,
+	})
+	if err != nil {
+		return nil, usageErr(err, "fix the problems listed above; `switchboard config check` shows the effective config")
+	}
+	if g.dataDir != "" {
+		cfg.Data = g.dataDir
+		if !filepath.IsAbs(cfg.Data) {
+			cfg.Data = filepath.Join(g.env.Cwd, cfg.Data)
+		}
+	}
+	if g.logLevel != "" {
+		cfg.Log.Level = g.logLevel
+	}
+	if g.logFormat != "" {
+		cfg.Log.Format = g.logFormat
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usageErr(fmt.Errorf("invalid flags:\n%w", err), "")
+	}
+	return cfg, nil
+}
+
+// logger builds the process logger on stderr. One-shot commands log only
+// warnings by default so that their output stays readable.
+func (g *globals) logger(cfg *config.Config, defaultLevel slog.Level) *slog.Logger {
+	return newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, defaultLevel)
+}
+
+func newLogger(w io.Writer, level, format string, def slog.Level) *slog.Logger {
+	lvl := def
+	if level != "" {
+		_ = lvl.UnmarshalText([]byte(level)) // Validate has checked it
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	if strings.EqualFold(format, "json") {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// start loads the config, builds the app and starts its servers (only the
+// named ones when only is non-nil). The caller must Close the app.
+func (g *globals) start(ctx context.Context, only []string) (*app.App, error) {
+	cfg, err := g.load()
+	if err != nil {
+		return nil, err
+	}
+	a, err := app.New(cfg, &app.Options{
+		Logger: g.logger(cfg, slog.LevelWarn),
+		Only:   only,
+	})
+	if err != nil {
+		return nil, usageErr(err, "")
+	}
+	if err := a.Start(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}

@@ -1,0 +1,13 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

