@@ -1,0 +1,165 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+)
+
+const (
+	// DefaultBaseURL is Anthropic's API root, without /v1.
+	DefaultBaseURL = "https://api.anthropic.com"
+	// APIVersion is the anthropic-version header the wire format follows.
+	APIVersion = "2023-06-01"
+	// DefaultMaxTokens is sent when a request sets no MaxTokens; the API
+	// requires the field.
+	DefaultMaxTokens = 4096
+)
+
+// Options configure a [Client]. The zero value means defaults.
+type Options struct {
+	// BaseURL is the API root without /v1. Empty means DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as x-api-key.
+	APIKey string
+	// Headers are added to every request (anthropic-beta, proxies).
+	Headers map[string]string
+	// Model is used when a request names none.
+	Model string
+	// MaxTokens is used when a request sets none. Zero means DefaultMaxTokens.
+	MaxTokens int
+	// HTTPOptions set the HTTP client, timeouts, retries and logger.
+	llm.HTTPOptions
+}
+
+// Client talks to the Messages API. It is safe for concurrent use.
+type Client struct {
+	base      string
+	model     string
+	maxTokens int
+	header    http.Header
+	tr        *llm.Transport
+}
+
+const name = "anthropic"
+
+var (
+	_ llm.Provider  = (*Client)(nil)
+	_ llm.Generator = (*Client)(nil)
+	_ llm.Checker   = (*Client)(nil)
+	_ llm.Lister    = (*Client)(nil)
+)
+
+// New returns a Client. opts nil means defaults; opts is copied.
+func New(opts *Options) *Client {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	c := &Client{base: strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1"), model: o.Model, maxTokens: o.MaxTokens}
+	if c.base == "" {
+		c.base = DefaultBaseURL
+	}
+	if c.maxTokens <= 0 {
+		c.maxTokens = DefaultMaxTokens
+	}
+	c.header = http.Header{
+		"Content-Type":      {"application/json"},
+		"Anthropic-Version": {APIVersion},
+	}
+	if o.APIKey != "" {
+		c.header.Set("X-Api-Key", o.APIKey)
+	}
+	for k, v := range o.Headers {
+		c.header.Set(k, v)
+	}
+	c.tr = llm.NewTransport(name, nil, &o.HTTPOptions)
+	return c
+}
+
+// Stream implements [llm.Provider].
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return llm.Once(func(yield func(llm.Event, error) bool) {
+		body, err := c.encode(req, true)
+		if err != nil {
+			yield(llm.Event{}, err)
+			return
+		}
+		h := c.header.Clone()
+		h.Set("Accept", "text/event-stream")
+		resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/v1/messages", h, body)
+		if err != nil {
+			yield(llm.Event{}, err)
+			return
+		}
+		defer resp.Body.Close()
+		newStream().run(resp.Body, yield)
+	})
+}
+
+// Generate implements [llm.Generator] with a non-streaming request.
+func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	body, err := c.encode(req, false)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/v1/messages", c.header, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, llm.StreamError(name, "response", err)
+	}
+	return decodeMessage(b)
+}
+
+// Models implements [llm.Lister] with GET /v1/models.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	resp, err := c.tr.Do(ctx, http.MethodGet, c.base+"/v1/models?limit=1000", c.header, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, llm.StreamError(name, "model list", err)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, llm.MalformedError(name, "model list", err)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// Check implements [llm.Checker]: the key is accepted and the configured
+// model is listed. Aliases ("claude-sonnet-4-0", "...-latest") are not
+// listed, so a model is missing only when no listed id starts with its stem.
+func (c *Client) Check(ctx context.Context) error {
+	ids, err := c.Models(ctx)
+	if err != nil {
+		return err
+	}
+	stem := strings.TrimSuffix(strings.TrimSuffix(c.model, "-latest"), "-0")
+	if c.model == "" || len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, stem) }) {
+		return nil
+	}
+	return &llm.Error{Provider: name, Kind: llm.KindNotFound,
+		Message: fmt.Sprintf("model %q is not listed by %s", c.model, c.base)}
+}
