@@ -40,6 +40,7 @@
 //
 // ${VAR} and ${VAR:-default} expand from the environment in string values
 // (never in keys), after parsing, so a value cannot break the file's syntax.
+// ${env:NAME}, the spelling Cursor and VS Code use, is the same as ${NAME}.
 // $$ is a literal $; a $ before anything else stays as it is. An unset
 // ${VAR} without default expands to "" and Validate reports it, except
 // inside disabled servers. A default may itself hold ${OTHER}.

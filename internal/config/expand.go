@@ -17,8 +17,8 @@ type unsetVar struct {
 	name string
 }
 
-// expand replaces ${NAME} and ${NAME:-default} in s with values from getenv,
-// and $$ with $. A $ followed by anything else stays as it is, so "$5" needs
+// expand replaces ${NAME}, ${env:NAME} and ${NAME:-default} in s with values
+// from getenv, and $$ with $. A $ followed by anything else stays as it is, so "$5" needs
 // no escaping. The default is itself expanded. An unset NAME without default
 // expands to "" and is reported in refs with set false. It works on a parsed
 // string value, so an expanded value can never change the file's structure.
@@ -58,11 +58,17 @@ func expand(s string, getenv func(string) string) (string, []varRef, error) {
 // expandRef expands the reference at the start of s, which begins with "${",
 // and returns how many bytes it took.
 func expandRef(s string, getenv func(string) string) (int, string, []varRef, error) {
-	j := 2
-	for j < len(s) && isNameByte(s[j], j == 2) {
+	// ${env:NAME} is Cursor's and VS Code's spelling of ${NAME}; accepting it
+	// lets their files be pasted as they are.
+	begin := 2
+	if strings.HasPrefix(s, "${env:") && !strings.HasPrefix(s, "${env:-") {
+		begin = 6
+	}
+	j := begin
+	for j < len(s) && isNameByte(s[j], j == begin) {
 		j++
 	}
-	name := s[2:j]
+	name := s[begin:j]
 	if name == "" {
 		return 0, "", nil, fmt.Errorf("invalid reference %s: a variable name starts with a letter or _; write $$ for a literal $", clip(s))
 	}
@@ -74,7 +80,7 @@ func expandRef(s string, getenv func(string) string) (int, string, []varRef, err
 		if j >= len(s) {
 			return 0, "", nil, fmt.Errorf("unterminated reference %s: add the closing }", clip(s))
 		}
-		return 0, "", nil, fmt.Errorf("unsupported reference %s: use ${%s} or ${%s:-default}", clip(s), name, name)
+		return 0, "", nil, fmt.Errorf("unsupported reference %s: write ${NAME}, ${env:NAME} or ${NAME:-default}, where NAME is an environment variable", clip(s))
 	}
 	// Find the } that closes this reference, skipping nested ${...} and $$.
 	start := j + 2

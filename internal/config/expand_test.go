@@ -37,12 +37,18 @@ func TestExpand(t *testing.T) {
 		{in: "$HOST", want: "$HOST"},
 		{in: "${DOLLAR}", want: "$HOME"}, // values are not expanded again
 		{in: "${_x1}", want: "", wantUnset: []string{"_x1"}},
+		{in: "Bearer ${env:HOST}", want: "Bearer example.com"},
+		{in: "${env:MISSING}", want: "", wantUnset: []string{"MISSING"}},
+		{in: "${env:MISSING:-d}", want: "d"},
+		{in: "${env:-d}", want: "d"},
+		{in: "${env}", want: "", wantUnset: []string{"env"}},
+		{in: "${input:token}", wantErr: `unsupported reference "${input:token}": write ${NAME}, ${env:NAME} or ${NAME:-default}, where NAME is an environment variable`},
 		{in: "${}", wantErr: `invalid reference "${}": a variable name starts with a letter or _; write $$ for a literal $`},
 		{in: "${9}", wantErr: `invalid reference "${9}": a variable name starts with a letter or _; write $$ for a literal $`},
 		{in: "${HOST", wantErr: `unterminated reference "${HOST": add the closing }`},
 		{in: "${HOST:-x", wantErr: `unterminated reference "${HOST:-x": add the closing }`},
-		{in: "${HOST:=x}", wantErr: `unsupported reference "${HOST:=x}": use ${HOST} or ${HOST:-default}`},
-		{in: "${A B}", wantErr: `unsupported reference "${A B}": use ${A} or ${A:-default}`},
+		{in: "${HOST:=x}", wantErr: `unsupported reference "${HOST:=x}": write ${NAME}, ${env:NAME} or ${NAME:-default}, where NAME is an environment variable`},
+		{in: "${A B}", wantErr: `unsupported reference "${A B}": write ${NAME}, ${env:NAME} or ${NAME:-default}, where NAME is an environment variable`},
 		{in: "${MISSING:-${9}}", wantErr: `invalid reference "${9}": a variable name starts with a letter or _; write $$ for a literal $`},
 	}
 	for _, tt := range tests {

@@ -58,8 +58,8 @@ limits: {turnTimeout: 2m}
 }
 
 // A claude_desktop_config.json as the Claude Desktop documentation shows it,
-// with Windows paths, a remote server as Cursor writes it, and the extra keys
-// Cline writes.
+// with Windows paths, a remote server as Cursor writes it (with its
+// ${env:NAME}), and the extra keys Cline writes.
 const claudeDesktopConfig = `{
   "mcpServers": {
     "filesystem": {
@@ -88,7 +88,7 @@ const claudeDesktopConfig = `{
     },
     "linear": {
       "url": "https://mcp.linear.app/mcp",
-      "headers": {"Authorization": "Bearer lin_api_secret"}
+      "headers": {"Authorization": "Bearer ${env:LINEAR_TOKEN}"}
     },
     "everything": {
       "type": "streamable-http",
@@ -98,7 +98,7 @@ const claudeDesktopConfig = `{
 }`
 
 func TestLoadPastedClaudeDesktopConfig(t *testing.T) {
-	c := mustLoad(t, "claude_desktop_config.json", claudeDesktopConfig, envMap{})
+	c := mustLoad(t, "claude_desktop_config.json", claudeDesktopConfig, envMap{"LINEAR_TOKEN": "lin_api_secret"})
 	stdio := func(args []string, env map[string]string) MCPServer {
 		s := defaultMCPServer()
 		s.Command, s.Args, s.Env = "npx", args, env
