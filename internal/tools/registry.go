@@ -1,0 +1,233 @@
+package tools
+
+import (
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+)
+
+// Source is one provider of tools: the built-in set (Kind [KindBuiltin],
+// Server "") or one configured MCP or OpenAPI server.
+type Source struct {
+	Kind   Kind
+	Server string
+}
+
+// Entry is one tool in the catalogue. Name is the catalogue name the models
+// see (see the naming rule in names.go); Origin says where the tool lives.
+// Info is the tool's own Info, read once when its source was set. Callers
+// must not modify Info's slices.
+type Entry struct {
+	Name   string
+	Origin Origin
+	Info   Info
+	Tool   Tool
+}
+
+// DefaultResultLimit is the number of text bytes per result a model sees
+// when [RegistryOptions].ResultLimit is 0.
+const DefaultResultLimit = 64 << 10
+
+// RegistryOptions configures a [Registry]. A nil or zero value means defaults.
+type RegistryOptions struct {
+	// ResultLimit is the number of bytes of text per result the model sees
+	// (the cut note comes on top); 0 means [DefaultResultLimit] and a
+	// negative value means no limit.
+	ResultLimit int
+	// OutputDir is where the full text of cut results is kept, as
+	// <OutputDir>/<id>.txt for read_tool_output. "" keeps none.
+	OutputDir string
+	// Logger receives warnings (schemas that do not compile, outputs that
+	// could not be stored). Nil discards them.
+	Logger *slog.Logger
+}
+
+// Registry is the one catalogue of every tool, built-in, MCP and OpenAPI,
+// under provider-safe, stable names.
+//
+// A Registry is safe for concurrent use: supervisors call [Registry.Set]
+// from their own goroutines while calls run. A call that started keeps the
+// tool it looked up even if its source is replaced meanwhile. The Registry
+// owns no goroutines.
+type Registry struct {
+	limit     int
+	outputDir string
+	logger    *slog.Logger
+
+	// mu guards the fields below it.
+	mu      sync.RWMutex
+	sources map[Source][]*entry
+	entries []*entry          // every entry, in List order
+	byName  map[string]*entry // by catalogue name
+	schemas map[string]*argValidator
+	version uint64
+	changed chan struct{} // closed and replaced on every change
+}
+
+type entry struct {
+	Entry
+	val *argValidator
+}
+
+// NewRegistry returns an empty Registry. opts may be nil.
+func NewRegistry(opts *RegistryOptions) *Registry {
+	var o RegistryOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ResultLimit == 0 {
+		o.ResultLimit = DefaultResultLimit
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Registry{
+		limit:     o.ResultLimit,
+		outputDir: o.OutputDir,
+		logger:    o.Logger,
+		sources:   make(map[Source][]*entry),
+		byName:    make(map[string]*entry),
+		schemas:   make(map[string]*argValidator),
+		changed:   make(chan struct{}),
+	}
+}
+
+// Set replaces every tool of src with ts, atomically: a concurrent
+// [Registry.List] sees either all the old tools of src or all the new ones.
+// A nil or empty ts removes the source. Set calls each tool's Info once;
+// nil tools are skipped, and of several tools of one source with the same
+// name only the first is kept. Set never blocks on listeners of
+// [Registry.Changed].
+func (r *Registry) Set(src Source, ts []Tool) {
+	fresh := make([]*entry, 0, len(ts))
+	seen := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		info := t.Info()
+		if seen[info.Name] {
+			r.logger.Warn("duplicate tool name dropped", "kind", src.Kind, "server", src.Server, "tool", info.Name)
+			continue
+		}
+		seen[info.Name] = true
+		fresh = append(fresh, &entry{Entry: Entry{
+			Origin: Origin{Kind: src.Kind, Server: src.Server, Name: info.Name},
+			Info:   info,
+			Tool:   t,
+		}})
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.sources[src]; !ok && len(fresh) == 0 {
+		return
+	}
+	if len(fresh) == 0 {
+		delete(r.sources, src)
+	} else {
+		r.sources[src] = fresh
+	}
+	r.rebuildLocked()
+}
+
+// rebuildLocked recomputes names, order and the schema cache from sources.
+// Entries are replaced, not edited, so a caller holding an old *entry keeps a
+// consistent view.
+func (r *Registry) rebuildLocked() {
+	var all []*entry
+	for _, es := range r.sources {
+		all = append(all, es...)
+	}
+	slices.SortFunc(all, func(a, b *entry) int { return compareOrigins(a.Origin, b.Origin) })
+	origins := make([]Origin, len(all))
+	for i, e := range all {
+		origins[i] = e.Origin
+	}
+	names := assignNames(origins)
+
+	entries := make([]*entry, len(all))
+	byName := make(map[string]*entry, len(all))
+	schemas := make(map[string]*argValidator, len(r.schemas))
+	for i, e := range all {
+		key := string(e.Info.InputSchema)
+		v, ok := schemas[key]
+		if !ok {
+			// Reuse the compiled validator of an unchanged schema; schemas
+			// no tool uses any more fall out of the cache here.
+			if v, ok = r.schemas[key]; !ok {
+				v = newArgValidator(e.Info.InputSchema)
+			}
+			schemas[key] = v
+		}
+		ne := &entry{Entry: e.Entry, val: v}
+		ne.Name = names[i]
+		entries[i] = ne
+		byName[ne.Name] = ne
+	}
+	r.entries, r.byName, r.schemas = entries, byName, schemas
+	r.version++
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// List returns every tool in a stable order: built-ins first, then by
+// server name, then by tool name. The slice is the caller's own.
+func (r *Registry) List() []Entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Entry, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.Entry
+	}
+	return out
+}
+
+// Lookup returns the tool with the catalogue name name, and reports whether
+// there is one. The Entry's Origin maps the name back to where it lives.
+func (r *Registry) Lookup(name string) (Entry, bool) {
+	e, ok := r.lookup(name)
+	if !ok {
+		return Entry{}, false
+	}
+	return e.Entry, true
+}
+
+func (r *Registry) lookup(name string) (*entry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.byName[name]
+	return e, ok
+}
+
+// Changed returns a channel that is closed at the next change of the
+// catalogue. To follow changes without missing one, take the channel before
+// reading the catalogue:
+//
+//	for {
+//		ch := r.Changed()
+//		publish(r.List())
+//		select {
+//		case <-ch:
+//		case <-ctx.Done():
+//			return
+//		}
+//	}
+//
+// Each change closes the channel and makes a new one, so any number of
+// listeners wait without goroutines or buffers, and a slow listener never
+// blocks Set; it just sees several changes as one.
+func (r *Registry) Changed() <-chan struct{} {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.changed
+}
+
+// Version returns a counter that grows by one on every change of the
+// catalogue; equal versions mean an unchanged catalogue.
+func (r *Registry) Version() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.version
+}
