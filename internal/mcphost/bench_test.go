@@ -1,0 +1,210 @@
+package mcphost_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// The benchmarks compare a tool call through the Pool with the floor client
+// (floor_test.go) on the same server, so the difference is what mcphost
+// and go-sdk add. docs/BENCHMARKS.md has the figures and the commands.
+
+// benchCallers is the number of concurrent callers in the parallel runs.
+const benchCallers = 16
+
+// benchServer is one server to benchmark against: how to start it as a
+// pool member and as a floor client, and which echo call to make.
+type benchServer struct {
+	cfg  mcphost.ServerConfig
+	tool string
+	args json.RawMessage
+}
+
+func goTestBenchServer(b *testing.B) benchServer {
+	return benchServer{
+		cfg:  mcptest.StdioServer(b, "gotest"),
+		tool: "echo",
+		args: json.RawMessage(`{"text":"hello"}`),
+	}
+}
+
+func everythingBenchServer(b *testing.B) benchServer {
+	p := requireNPM(b, everythingPkg)
+	return benchServer{
+		cfg:  mcphost.ServerConfig{Name: "everything", Command: p.node, Args: []string{p.everythingScript(), "stdio"}},
+		tool: "echo",
+		args: json.RawMessage(`{"message":"hello"}`),
+	}
+}
+
+func benchOptions() *mcphost.Options {
+	return &mcphost.Options{ConnectTimeout: 30 * time.Second, PingInterval: -1}
+}
+
+// BenchmarkToolCall measures one tools/call round trip, sequentially and
+// with 16 concurrent callers, through the Pool and through the floor client.
+func BenchmarkToolCall(b *testing.B) {
+	for _, srv := range []struct {
+		name string
+		make func(*testing.B) benchServer
+	}{
+		{"gotest", goTestBenchServer},
+		{"everything", everythingBenchServer},
+	} {
+		b.Run(srv.name, func(b *testing.B) {
+			bs := srv.make(b)
+			b.Run("pool", func(b *testing.B) { benchPool(b, bs) })
+			b.Run("floor", func(b *testing.B) { benchFloor(b, bs) })
+		})
+	}
+}
+
+func benchPool(b *testing.B, bs benchServer) {
+	pool := mcphost.NewPool([]mcphost.ServerConfig{bs.cfg}, benchOptions())
+	b.Cleanup(func() { pool.Close() })
+	pool.Start(b.Context())
+	if st := pool.Status()[0]; st.State != mcphost.StateReady {
+		b.Fatalf("%s is %s: %s", st.Name, st.State, st.LastError)
+	}
+	var tool tools.Tool
+	for _, t := range pool.Tools() {
+		if t.Info().Name == bs.tool {
+			tool = t
+		}
+	}
+	if tool == nil {
+		b.Fatalf("no tool %q", bs.tool)
+	}
+	req := &tools.CallRequest{Arguments: bs.args}
+	call := func(ctx context.Context) error {
+		res, err := tool.Call(ctx, req)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %s", res.Text())
+		}
+		return err
+	}
+	runCalls(b, call)
+}
+
+func benchFloor(b *testing.B, bs benchServer) {
+	var env []string
+	for k, v := range bs.cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	c, err := startFloorClient(b.Context(), env, bs.cfg.Command, bs.cfg.Args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.close() })
+	call := func(ctx context.Context) error {
+		_, err := c.callTool(ctx, bs.tool, bs.args)
+		return err
+	}
+	runCalls(b, call)
+}
+
+// runCalls runs call sequentially ("seq") and from 16 goroutines ("par16"),
+// and reports calls per second besides ns/op.
+func runCalls(b *testing.B, call func(context.Context) error) {
+	ctx := context.Background()
+	b.Run("seq", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := call(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	})
+	b.Run(fmt.Sprintf("par%d", benchCallers), func(b *testing.B) {
+		b.ReportAllocs()
+		// RunParallel starts parallelism*GOMAXPROCS goroutines.
+		b.SetParallelism(max(1, benchCallers/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := call(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	})
+}
+
+// BenchmarkConnect measures Start until every server is ready (spawn,
+// handshake, first tools/list) for 1 and 20 Go test servers, and for one
+// server-everything. Close is not timed.
+func BenchmarkConnect(b *testing.B) {
+	for _, n := range []int{1, 20} {
+		b.Run(fmt.Sprintf("gotest/%d", n), func(b *testing.B) {
+			cfgs := make([]mcphost.ServerConfig, n)
+			for i := range cfgs {
+				cfgs[i] = mcptest.StdioServer(b, fmt.Sprintf("s%02d", i))
+			}
+			benchConnect(b, cfgs)
+		})
+	}
+	b.Run("everything/1", func(b *testing.B) {
+		benchConnect(b, []mcphost.ServerConfig{everythingBenchServer(b).cfg})
+	})
+}
+
+func benchConnect(b *testing.B, cfgs []mcphost.ServerConfig) {
+	for range b.N {
+		pool := mcphost.NewPool(cfgs, benchOptions())
+		pool.Start(b.Context())
+		b.StopTimer()
+		for _, st := range pool.Status() {
+			if st.State != mcphost.StateReady {
+				pool.Close()
+				b.Fatalf("%s is %s: %s", st.Name, st.State, st.LastError)
+			}
+		}
+		pool.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkPipeRoundTrip is the floor under every stdio call: one line to a
+// child process (cat) and back over pipes.
+func BenchmarkPipeRoundTrip(b *testing.B) {
+	cmd := exec.Command("cat")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Skipf("starting cat: %v", err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		io.Copy(io.Discard, out)
+		cmd.Wait()
+	})
+	r := bufio.NewReader(out)
+	line := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")
+	for b.Loop() {
+		if _, err := in.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
