@@ -14,7 +14,7 @@ func TestReadToolOutput(t *testing.T) {
 	e := newEnv(t, &Options{OutputDir: dir})
 	const id = "out_0190f3c2-7d1e-7c4a-9b2e-3f1a2b3c4d5e"
 	write(t, filepath.Join(dir, id+".txt"), "hello world\nsecond line\n") // 24 bytes
-	write(t, filepath.Join(dir, "utf8.txt"), "aé€b")                       // 1+2+3+1 bytes
+	write(t, filepath.Join(dir, "utf8.txt"), "aé€b")                      // 1+2+3+1 bytes
 	write(t, filepath.Join(dir, "empty.txt"), "")
 	tests := []struct {
 		name string
