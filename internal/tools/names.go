@@ -158,10 +158,19 @@ func compareOrigins(a, b Origin) int {
 // assignNames returns the catalogue name of each origin (same index). Origins
 // must be distinct. The result depends only on the set of origins.
 func assignNames(origins []Origin) []string {
-	names := make([]string, len(origins))
-	idx := make([]int, len(origins))
+	primaries := make([]string, len(origins))
 	for i, o := range origins {
-		names[i] = primaryName(o)
+		primaries[i] = primaryName(o)
+	}
+	return resolveNames(origins, primaries)
+}
+
+// resolveNames applies rule 4 to origins whose rule 1-3 names are primaries
+// (same index), computed once per tool when its source is set.
+func resolveNames(origins []Origin, primaries []string) []string {
+	names := slices.Clone(primaries)
+	idx := make([]int, len(origins))
+	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return compareOrigins(origins[a], origins[b]) })

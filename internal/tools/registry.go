@@ -67,7 +67,8 @@ type Registry struct {
 
 type entry struct {
 	Entry
-	val *argValidator
+	primary string // the name before collisions are resolved
+	val     *argValidator
 }
 
 // NewRegistry returns an empty Registry. opts may be nil.
@@ -112,11 +113,8 @@ func (r *Registry) Set(src Source, ts []Tool) {
 			continue
 		}
 		seen[info.Name] = true
-		fresh = append(fresh, &entry{Entry: Entry{
-			Origin: Origin{Kind: src.Kind, Server: src.Server, Name: info.Name},
-			Info:   info,
-			Tool:   t,
-		}})
+		o := Origin{Kind: src.Kind, Server: src.Server, Name: info.Name}
+		fresh = append(fresh, &entry{Entry: Entry{Origin: o, Info: info, Tool: t}, primary: primaryName(o)})
 	}
 
 	r.mu.Lock()
@@ -142,10 +140,11 @@ func (r *Registry) rebuildLocked() {
 	}
 	slices.SortFunc(all, func(a, b *entry) int { return compareOrigins(a.Origin, b.Origin) })
 	origins := make([]Origin, len(all))
+	primaries := make([]string, len(all))
 	for i, e := range all {
-		origins[i] = e.Origin
+		origins[i], primaries[i] = e.Origin, e.primary
 	}
-	names := assignNames(origins)
+	names := resolveNames(origins, primaries)
 
 	entries := make([]*entry, len(all))
 	byName := make(map[string]*entry, len(all))
@@ -161,7 +160,7 @@ func (r *Registry) rebuildLocked() {
 			}
 			schemas[key] = v
 		}
-		ne := &entry{Entry: e.Entry, val: v}
+		ne := &entry{Entry: e.Entry, primary: e.primary, val: v}
 		ne.Name = names[i]
 		entries[i] = ne
 		byName[ne.Name] = ne
