@@ -14,6 +14,7 @@ type conn struct {
 	proc      *procGroup
 	done      chan struct{} // closed when the session ends, for any reason
 	waitErr   error         // why it ended; valid after done is closed
+	endLife   func()        // ends the transport's own context, if it has one
 
 	closeOnce sync.Once
 }
@@ -46,6 +47,9 @@ func (c *conn) close() {
 	c.closeOnce.Do(func() {
 		_ = c.cs.Close()
 		<-c.done
+		if c.endLife != nil {
+			c.endLife()
+		}
 		c.proc.kill()
 	})
 }

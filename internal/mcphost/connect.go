@@ -29,8 +29,12 @@ var clientImpl = mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
 	defer cancel()
-	c, err := s.dialVersion(ctx, s.cfg.ProtocolVersion)
-	if err == nil || s.cfg.ProtocolVersion != "" || ctx.Err() != nil || errors.Is(err, errNeedsLogin) || isSetupError(err) {
+	version := s.cfg.ProtocolVersion
+	if version == "" && s.classic.Load() {
+		version = classicProtocolVersion // discovery failed before; don't respawn twice each time
+	}
+	c, err := s.dialVersion(ctx, version)
+	if err == nil || version != "" || ctx.Err() != nil || errors.Is(err, errNeedsLogin) || isSetupError(err) {
 		return c, s.wrapTimeout(ctx, err)
 	}
 	s.log.Info("retrying with classic initialize", "error", err)
@@ -38,6 +42,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	if err2 != nil {
 		return nil, s.wrapTimeout(ctx, fmt.Errorf("%w (retry with classic initialize: %v)", err, err2))
 	}
+	s.classic.Store(true)
 	return c, nil
 }
 
@@ -142,9 +147,13 @@ func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSes
 		return nil, setupError{fmt.Errorf("server url %q is not an http(s) url", s.cfg.URL)}
 	}
 	hc := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: s.cfg.Headers}}
+	// The SSE transport ties its event stream to the context given to
+	// Connect, which here is the connect attempt's, cancelled when dial
+	// returns. Give the stream the connection's own lifetime instead.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	var t mcp.Transport
 	if tr == TransportSSE {
-		t = &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}
+		t = &lifetimeTransport{Transport: &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}, ctx: life}
 	} else {
 		st := &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: 2}
 		if h := s.oauthHandler(); h != nil {
@@ -154,12 +163,28 @@ func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSes
 	}
 	cs, err := s.newClient().Connect(ctx, t, so)
 	if err != nil {
+		endLife()
 		if s.auth != nil && s.auth.needsLogin() {
 			return nil, fmt.Errorf("connecting to %s: %w", s.cfg.URL, errNeedsLogin)
 		}
 		return nil, fmt.Errorf("connecting to %s over %s: %w", s.cfg.URL, tr, err)
 	}
-	return newConn(cs, tr, nil), nil
+	c := newConn(cs, tr, nil)
+	c.endLife = endLife
+	return c, nil
+}
+
+// lifetimeTransport connects its Transport with ctx instead of the
+// caller's context, for transports that keep using that context after
+// Connect returns. It returns the inner Connection unwrapped, so the SDK
+// still sees the optional interfaces it implements.
+type lifetimeTransport struct {
+	mcp.Transport
+	ctx context.Context //nolint:containedctx // the connection's lifetime, by design
+}
+
+func (t *lifetimeTransport) Connect(context.Context) (mcp.Connection, error) {
+	return t.Transport.Connect(t.ctx)
 }
 
 // headerTransport adds the configured headers to every request.

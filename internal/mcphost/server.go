@@ -30,6 +30,10 @@ type server struct {
 	restart chan struct{} // Restart requested; buffer 1, extra requests coalesce
 	started chan struct{} // closed after the first connect attempt
 
+	// classic is set once new-style discovery failed and the classic
+	// initialize worked; later reconnects go straight to initialize.
+	classic atomic.Bool
+
 	progressSeq atomic.Uint64
 	progressFns sync.Map // progress token (string) -> func(tools.Progress)
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,9 +43,10 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 	}
 	if req != nil && req.Progress != nil {
 		tok := t.srv.cfg.Name + "-" + strconv.FormatUint(t.srv.progressSeq.Add(1), 10)
-		p := &progressSink{fn: req.Progress}
+		p := newProgressSink(req.Progress)
 		t.srv.progressFns.Store(tok, p.report)
 		defer func() {
+			p.drain()
 			t.srv.progressFns.Delete(tok)
 			p.stop()
 		}()
@@ -67,8 +69,8 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 		return tools.ErrorResult(fmt.Sprintf("tool %s on mcp server %s did not answer within %v; the call was cancelled",
 			t.info.Name, t.srv.cfg.Name, timeout)), nil
 	case errors.Is(err, mcp.ErrConnectionClosed):
-		return nil, fmt.Errorf("calling %s on mcp server %q: connection lost during the call: %w", t.info.Name, t.srv.cfg.Name,
-			errors.Join(tools.ErrUnavailable, err))
+		return nil, fmt.Errorf("calling %s on mcp server %q: connection lost during the call: %w: %w",
+			t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable, err)
 	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) {
@@ -76,21 +78,52 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 		// can still read it and adjust.
 		return tools.ErrorResult(fmt.Sprintf("mcp server %s: %s", t.srv.cfg.Name, werr.Message)), nil
 	}
-	return nil, fmt.Errorf("calling %s on mcp server %q: %w", t.info.Name, t.srv.cfg.Name, errors.Join(tools.ErrUnavailable, err))
+	// Anything else is a transport failure (the connection broke, the
+	// answer could not be read): the supervisor will notice and reconnect.
+	return nil, fmt.Errorf("calling %s on mcp server %q: %w: %w", t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable, err)
 }
+
+// progressGrace bounds how long a finished call waits for progress
+// notifications the server sent just before its result. The SDK hands the
+// result to the caller straight from the reader, but queues notifications
+// for a handler goroutine, so the last ones can trail the result by a few
+// scheduler ticks.
+const progressGrace = 25 * time.Millisecond
 
 // progressSink forwards progress reports until the call returns, keeping the
 // contract that Progress is never called after Call returns.
 type progressSink struct {
-	mu sync.Mutex
-	fn func(tools.Progress) // mu guards fn; nil once the call returned
+	mu       sync.Mutex
+	fn       func(tools.Progress) // mu guards fn and complete; fn is nil once the call returned
+	complete bool                 // a report reached its total
+	done     chan struct{}        // closed when complete becomes true
+}
+
+func newProgressSink(fn func(tools.Progress)) *progressSink {
+	return &progressSink{fn: fn, done: make(chan struct{})}
 }
 
 func (p *progressSink) report(pr tools.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.fn != nil {
-		p.fn(pr)
+	if p.fn == nil {
+		return
+	}
+	p.fn(pr)
+	if !p.complete && pr.Total > 0 && pr.Progress >= pr.Total {
+		p.complete = true
+		close(p.done)
+	}
+}
+
+// drain waits, at most progressGrace, for trailing reports; it returns at
+// once when a report already reached its total.
+func (p *progressSink) drain() {
+	t := time.NewTimer(progressGrace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
 	}
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package mcphost_test
+
+const raceEnabled = true
