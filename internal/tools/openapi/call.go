@@ -65,7 +65,7 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("invalid arguments: %v", err)
+		return nil, fmt.Errorf("invalid arguments: %w", err)
 	}
 	if v == nil {
 		return map[string]any{}, nil

@@ -56,7 +56,8 @@ func TestDiscoveryOrder(t *testing.T) {
 				"/api/openapi.json":  `{"openapi": "2.5"}`,
 				"/docs/openapi.json": tinySpec,
 			},
-			[]string{"/openapi.json", "/", "/api/openapi.json", "/docs/openapi.json"}, "/docs/openapi.json",
+			[]string{"/openapi.json", "/", "/api/openapi.json", "/docs/openapi.json"},
+			"/docs/openapi.json",
 		},
 	}
 	for _, tt := range tests {

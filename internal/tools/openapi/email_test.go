@@ -60,8 +60,10 @@ func TestEmailServer(t *testing.T) {
 	}
 
 	res = callTool(t, send, `{"to": ""}`)
-	want := &tools.Result{IsError: true, Content: []tools.Content{{Type: tools.ContentText,
-		Text: `HTTP 422 Unprocessable Entity from POST /send-email: {"detail":"to is required: give at least one recipient address"}`}}}
+	want := &tools.Result{IsError: true, Content: []tools.Content{{
+		Type: tools.ContentText,
+		Text: `HTTP 422 Unprocessable Entity from POST /send-email: {"detail":"to is required: give at least one recipient address"}`,
+	}}}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("send-email without recipient mismatch (-want +got):\n%s", diff)
 	}

@@ -63,7 +63,7 @@ func (rec *recorder) take() []seen {
 }
 
 // startServer runs h on a real HTTP server for the test's lifetime.
-func startServer(t *testing.T, h http.Handler) *httptest.Server {
+func startServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
@@ -90,7 +90,7 @@ func loaded(t *testing.T, opts *Options) *Server {
 	return s
 }
 
-func findTool(t *testing.T, s *Server, name string) tools.Tool {
+func findTool(t testing.TB, s *Server, name string) tools.Tool {
 	t.Helper()
 	for _, tl := range s.Tools() {
 		if tl.Info().Name == name {
@@ -106,7 +106,7 @@ func callTool(t *testing.T, tl tools.Tool, args string) *tools.Result {
 	return callToolCtx(t, t.Context(), tl, args)
 }
 
-func callToolCtx(t *testing.T, ctx context.Context, tl tools.Tool, args string) *tools.Result {
+func callToolCtx(t testing.TB, ctx context.Context, tl tools.Tool, args string) *tools.Result {
 	t.Helper()
 	res, err := tl.Call(ctx, &tools.CallRequest{Arguments: json.RawMessage(args)})
 	if err != nil {

@@ -127,6 +127,21 @@ func buildOperation(doc *document, path, method string, item, op map[string]any)
 			required = append(required, p.key)
 		}
 	}
+	// A {name} in the path that no parameter declares is a common slip;
+	// offer it as a required string rather than fail every call.
+	for _, name := range templateNames(path) {
+		if slices.ContainsFunc(o.params, func(p param) bool { return p.in == "path" && p.name == name }) {
+			continue
+		}
+		p := param{name: name, key: name, in: "path", required: true, style: "simple"}
+		if taken[p.key] {
+			p.key = "path_" + name
+		}
+		taken[p.key] = true
+		o.params = append(o.params, p)
+		props[p.key] = map[string]any{"type": "string"}
+		required = append(required, p.key)
+	}
 	if rb, ok := op["requestBody"]; ok {
 		if err := o.addBody(doc, conv, rb, props, &required, taken); err != nil {
 			return nil, err
@@ -205,7 +220,7 @@ func buildParam(conv *converter, pm map[string]any) (param, map[string]any, erro
 	if e, ok := pm["explode"].(bool); ok {
 		p.explode = e
 	}
-	var raw any = pm["schema"]
+	raw := pm["schema"]
 	if content, ok := pm["content"].(map[string]any); ok && raw == nil {
 		for _, mt := range sortedKeys(content) {
 			if m, ok := content[mt].(map[string]any); ok {
@@ -259,4 +274,21 @@ func ignoredHeader(name string) bool {
 		return true
 	}
 	return false
+}
+
+// templateNames returns the {name} segments of a path template.
+func templateNames(path string) []string {
+	var names []string
+	for {
+		i := strings.IndexByte(path, '{')
+		if i < 0 {
+			return names
+		}
+		j := strings.IndexByte(path[i:], '}')
+		if j < 0 {
+			return names
+		}
+		names = append(names, path[i+1:i+j])
+		path = path[i+j+1:]
+	}
 }

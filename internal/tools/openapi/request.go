@@ -60,7 +60,7 @@ func buildRequest(ctx context.Context, base string, op *operation, args map[stri
 	}
 	req, err := http.NewRequestWithContext(ctx, op.method, full, rd)
 	if err != nil {
-		return nil, fmt.Errorf("building request for %s %s: %v", op.method, op.path, err)
+		return nil, fmt.Errorf("building request for %s %s: %w", op.method, op.path, err)
 	}
 	req.Header = headers
 	if len(cookies) > 0 {
@@ -99,7 +99,7 @@ func requestBody(op *operation, args map[string]any, used map[string]bool) ([]by
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encoding request body: %v", err)
+		return nil, fmt.Errorf("encoding request body: %w", err)
 	}
 	return b, nil
 }

@@ -84,6 +84,10 @@ func TestRequests(t *testing.T) {
 			want: seen{Method: "POST", URI: "/notes"},
 		},
 		{
+			spec: "odd30.json", tool: "rawFile", args: `{"fileId": "x y"}`,
+			want: seen{Method: "GET", URI: "/files/x%20y/raw"},
+		},
+		{
 			spec: "odd30.json", tool: "setTags", args: `{"body": ["a"]}`,
 			want: seen{Method: "POST", URI: "/tags", Headers: map[string]string{"Content-Type": "application/json"}, Body: `["a"]`},
 		},

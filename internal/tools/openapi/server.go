@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"path"
 	"slices"
 	"sync"
 	"time"
@@ -57,8 +55,8 @@ type Options struct {
 	// OnChange, when set, is called after a load changed the server's state
 	// or its tools, with the Server's lock released, from the goroutine that
 	// triggered the load (Load, Refresh, Sync or a tool call). It should
-	// read [Server.Tools] and hand them to the registry, and must not block
-	// for long.
+	// read [Server.Tools] and hand them to the registry (tools.Registry.Set),
+	// must not block for long, and must not call Load, Refresh or Sync.
 	OnChange func()
 }
 
@@ -131,7 +129,7 @@ func New(name string, opts *Options) *Server {
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {
-		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.logger = s.logger.With(logKeyServer, name)
 	s.snap = &snapshot{ops: map[string]*operation{}}
@@ -287,34 +285,6 @@ func (s *Server) current() (*snapshot, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.snap, s.status.LastError
-}
-
-// checkGlobs reports the first malformed Allow or Deny pattern.
-func (s *Server) checkGlobs() error {
-	for _, g := range append(slices.Clone(s.opts.Allow), s.opts.Deny...) {
-		if _, err := path.Match(g, ""); err != nil {
-			return fmt.Errorf("openapi server %q: bad allow/deny pattern %q: %w", s.name, g, err)
-		}
-	}
-	return nil
-}
-
-// allowed applies Allow and Deny to a tool name; deny wins.
-func (s *Server) allowed(name string) bool {
-	for _, g := range s.opts.Deny {
-		if ok, _ := path.Match(g, name); ok {
-			return false
-		}
-	}
-	if len(s.opts.Allow) == 0 {
-		return true
-	}
-	for _, g := range s.opts.Allow {
-		if ok, _ := path.Match(g, name); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // sameTools reports whether two snapshots offer the same tools.

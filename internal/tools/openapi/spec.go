@@ -20,14 +20,13 @@ const maxYAMLDepth = 200
 
 // document is a parsed OpenAPI 3.x document: the decoded JSON tree (maps,
 // slices, strings, json.Number, bools, nil) plus the version it declares.
+// 3.0 and 3.1 need no separate code paths: their schema differences
+// (nullable, boolean exclusive bounds, example) are told apart by the
+// keyword's shape, which also copes with documents that mix them.
 type document struct {
 	root    map[string]any
 	version string // the "openapi" field, e.g. "3.1.0"
 }
-
-// is31 reports whether the document uses OpenAPI 3.1 (JSON Schema 2020-12)
-// rather than 3.0 (with nullable and boolean exclusive bounds).
-func (d *document) is31() bool { return !strings.HasPrefix(d.version, "3.0") }
 
 // errNotOpenAPI marks input that parsed but is not an OpenAPI 3 document, so
 // discovery can say why it moved on.

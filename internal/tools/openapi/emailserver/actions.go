@@ -56,13 +56,13 @@ type readRequest struct {
 func decode(r *http.Request, v any) error {
 	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("reading body: %v", err)
+		return fmt.Errorf("reading body: %w", err)
 	}
 	if strings.TrimSpace(string(b)) == "" {
 		return nil
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("body must be a JSON object: %v", err)
+		return fmt.Errorf("body must be a JSON object: %w", err)
 	}
 	return nil
 }

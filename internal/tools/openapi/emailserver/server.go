@@ -97,16 +97,26 @@ func Document() []byte { return slices.Clone(openapiDoc) }
 func Seed() []Message {
 	day := func(d, h, m int) time.Time { return time.Date(2026, time.March, d, h, m, 0, 0, time.UTC) }
 	return []Message{
-		{ID: "msg-1", From: "Alice Martin <alice@example.com>", To: "me@example.com", Subject: "Project kickoff moved to Thursday",
-			Body: "Hi! The kickoff meeting moves to Thursday 10:00, same room. Please bring the draft timeline.", Date: day(10, 9, 15), Unread: true},
-		{ID: "msg-2", From: "Bob Chen <bob@example.com>", To: "me@example.com", Subject: "Lunch on Friday?",
-			Body: "Are you free for lunch on Friday at 12:30? The new place on Main Street.", Date: day(9, 12, 30), Unread: true},
-		{ID: "msg-3", From: "Billing <billing@example.net>", To: "me@example.com", Subject: "Your March invoice",
-			Body: "Your invoice for March (42.00 EUR) is available in your account.", Date: day(8, 7, 0)},
-		{ID: "msg-4", From: "Alice Martin <alice@example.com>", To: "me@example.com", Cc: "team@example.com", Subject: "Re: Design review notes",
-			Body: "Thanks for the notes. I agree with points 1 and 3; let's discuss 2 at the kickoff.", Date: day(7, 16, 45)},
-		{ID: "msg-5", From: "Weekly Digest <newsletter@example.org>", To: "me@example.com", Subject: "Your weekly digest",
-			Body: "Five articles we think you will like this week.", Date: day(5, 6, 0), Unread: true},
+		{
+			ID: "msg-1", From: "Alice Martin <alice@example.com>", To: "me@example.com", Subject: "Project kickoff moved to Thursday",
+			Body: "Hi! The kickoff meeting moves to Thursday 10:00, same room. Please bring the draft timeline.", Date: day(10, 9, 15), Unread: true,
+		},
+		{
+			ID: "msg-2", From: "Bob Chen <bob@example.com>", To: "me@example.com", Subject: "Lunch on Friday?",
+			Body: "Are you free for lunch on Friday at 12:30? The new place on Main Street.", Date: day(9, 12, 30), Unread: true,
+		},
+		{
+			ID: "msg-3", From: "Billing <billing@example.net>", To: "me@example.com", Subject: "Your March invoice",
+			Body: "Your invoice for March (42.00 EUR) is available in your account.", Date: day(8, 7, 0),
+		},
+		{
+			ID: "msg-4", From: "Alice Martin <alice@example.com>", To: "me@example.com", Cc: "team@example.com", Subject: "Re: Design review notes",
+			Body: "Thanks for the notes. I agree with points 1 and 3; let's discuss 2 at the kickoff.", Date: day(7, 16, 45),
+		},
+		{
+			ID: "msg-5", From: "Weekly Digest <newsletter@example.org>", To: "me@example.com", Subject: "Your weekly digest",
+			Body: "Five articles we think you will like this week.", Date: day(5, 6, 0), Unread: true,
+		},
 	}
 }
 
