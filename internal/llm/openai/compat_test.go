@@ -98,9 +98,9 @@ func TestCompatibleServers(t *testing.T) {
 				`{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":20,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":4},"completion_tokens_details":{"reasoning_tokens":15}}}`,
 				`[DONE]`),
 			want: &llm.Response{
-				Message:   llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("42")}},
-				Reasoning: "Thinking.",
-				Usage:     llm.Usage{InputTokens: 9, OutputTokens: 20, CacheReadTokens: 4, ReasoningTokens: 15},
+				Message:    llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("42")}},
+				Reasoning:  "Thinking.",
+				Usage:      llm.Usage{InputTokens: 9, OutputTokens: 20, CacheReadTokens: 4, ReasoningTokens: 15},
 				StopReason: llm.StopMaxTokens, RawStopReason: "length",
 			},
 		},
