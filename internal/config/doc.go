@@ -9,8 +9,9 @@
 // # Loading
 //
 // [Load] goes: defaults, then the file, then ${VAR} expansion in the file's
-// string values, then the environment, then Validate. The cli applies flags
-// to the returned Config and calls Validate again.
+// string values, then the environment, then LoadOptions.Override (where the
+// cli applies flags), then Validate. Validate is pure, so changing fields
+// after Load and calling it again works as well.
 //
 // The file is the --config path if given, else the first of
 // switchboard.yaml, switchboard.yml and switchboard.json in the working

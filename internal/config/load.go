@@ -22,11 +22,15 @@ type LoadOptions struct {
 	// ReadFile reads a file; nil means os.ReadFile. It must return an error
 	// wrapping fs.ErrNotExist for a missing file.
 	ReadFile func(string) ([]byte, error)
+	// Override, if not nil, changes the config after the file and the
+	// environment and before Validate: this is where the cli applies flags.
+	// (Changing fields after Load and calling Validate again works too.)
+	Override func(*Config)
 }
 
 // Load builds the configuration: defaults, then the file (see [Find]), with
 // ${VAR} expanded in its string values, then the environment, then
-// [Config.Validate]. Relative paths in the file (data, builtin.roots,
+// LoadOptions.Override (flags), then [Config.Validate]. Relative paths in the file (data, builtin.roots,
 // mcpServers.*.cwd, openapiServers.*.spec files) are resolved against the
 // file's directory, and ~/ against $HOME.
 //
@@ -73,6 +77,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	home := getenv("HOME")
 	c.resolvePaths(base, cwd, home)
 	c.applyEnv(getenv, cwd, home)
+	if opts.Override != nil {
+		opts.Override(c)
+	}
 	if err := c.Validate(); err != nil {
 		src := path
 		if src == "" {

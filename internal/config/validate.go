@@ -128,9 +128,7 @@ func (c *Config) validateAgents(p *problems) {
 			p.add(at+".model", "no model named %q; %s", a.Model, modelChoices(c.Models))
 		}
 		for i, s := range a.Servers {
-			_, mcp := c.MCPServers[s]
-			_, api := c.OpenAPIServers[s]
-			if !mcp && !api && s != BuiltinServer {
+			if !c.hasServer(s) && s != BuiltinServer {
 				p.add(fmt.Sprintf("%s.servers[%d]", at, i), "no server named %q; name an mcpServers or openapiServers entry, or %q", s, BuiltinServer)
 			}
 		}
@@ -154,6 +152,10 @@ func (c *Config) validateRest(p *problems) {
 	for i, r := range a.Rules {
 		at := fmt.Sprintf("approvals.rules[%d]", i)
 		checkGlob(p, at+".server", r.Server)
+		if !strings.ContainsAny(r.Server, `*?[\`) && r.Server != "" && r.Server != BuiltinServer && !c.hasServer(r.Server) {
+			// A typo here would silently leave the rule unused.
+			p.add(at+".server", "no server named %q; name an mcpServers or openapiServers entry or %q, or use a glob", r.Server, BuiltinServer)
+		}
 		checkGlob(p, at+".tool", r.Tool)
 		checkEnum(p, at+".policy", r.Policy, PolicyAllow, PolicyAsk, PolicyDeny)
 	}
@@ -188,6 +190,12 @@ func (c *Config) validateRest(p *problems) {
 	}
 	checkEnum(p, "log.level", c.Log.Level, "debug", "info", "warn", "error")
 	checkEnum(p, "log.format", c.Log.Format, "text", "json")
+}
+
+func (c *Config) hasServer(name string) bool {
+	_, mcp := c.MCPServers[name]
+	_, api := c.OpenAPIServers[name]
+	return mcp || api
 }
 
 func checkEnum(p *problems, at, v string, allowed ...string) {

@@ -221,13 +221,21 @@ func TestValidate(t *testing.T) {
 			edit: func(c *Config) {
 				c.Approvals.Mode = "yolo"
 				c.Approvals.Destructive = "allow-all"
-				c.Approvals.Rules = []Rule{{Server: "files", Tool: "write_*", Policy: PolicyAllow}, {Server: "[", Policy: "maybe"}}
+				c.Approvals.Rules = []Rule{
+					{Server: "files", Tool: "write_*", Policy: PolicyAllow},
+					{Server: "[", Policy: "maybe"},
+					{Server: "fiels", Tool: "*", Policy: PolicyDeny},
+					{Server: "f*", Policy: PolicyDeny},
+					{Server: "builtin", Tool: "terminal", Policy: PolicyDeny},
+					{Tool: "delete_*", Policy: PolicyDeny},
+				}
 			},
 			want: []string{
 				`approvals.mode: unknown value "yolo"; use one of default, allow-all, ask-all`,
 				`approvals.destructive: unknown value "allow-all"; use one of allow, ask, deny`,
 				`approvals.rules[1].server: bad glob "[": syntax error in pattern; globs use * ? and [a-z], with \ to escape`,
 				`approvals.rules[1].policy: unknown value "maybe"; use one of allow, ask, deny`,
+				`approvals.rules[2].server: no server named "fiels"; name an mcpServers or openapiServers entry or "builtin", or use a glob`,
 			},
 		},
 		{
@@ -324,5 +332,28 @@ func TestLoadReturnsConfigWithValidationErrors(t *testing.T) {
 	}
 	if !strings.HasPrefix(err.Error(), "invalid config /cfg/switchboard.json:\n") {
 		t.Errorf("error does not name the file: %q", err)
+	}
+}
+
+func TestLoadOverrideRunsBeforeValidate(t *testing.T) {
+	// The file names a model only a flag provides; Override fixes it before
+	// Validate runs.
+	c, err := Load(LoadOptions{
+		Path:     "/cfg/switchboard.yaml",
+		Cwd:      "/work",
+		Getenv:   envMap{"OPENAI_API_KEY": "sk-1"}.get,
+		ReadFile: fakeFS{"/cfg/switchboard.yaml": "defaultModel: fast\nlog: {level: info}\n"}.read,
+		Override: func(c *Config) {
+			m := c.Models["default"]
+			m.Model = "gpt-4.1-nano"
+			c.Models["fast"] = m
+			c.Log.Level = "debug"
+		},
+	})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.Log.Level != "debug" || c.Models["fast"].Model != "gpt-4.1-nano" {
+		t.Errorf("Override not applied: log %q, models %v", c.Log.Level, c.Models)
 	}
 }
