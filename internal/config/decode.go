@@ -143,10 +143,18 @@ func (d *decoder) str(path string, n *yaml.Node, v reflect.Value) {
 		d.errorf(path, n, "expected a string, got a value tagged %s", n.Tag)
 		return
 	}
+	if s, ok := d.expand(path, n); ok {
+		v.SetString(s)
+	}
+}
+
+// expand expands the ${VAR} references in a scalar's text, remembering
+// unset variables and values that came from secret-looking ones.
+func (d *decoder) expand(path string, n *yaml.Node) (string, bool) {
 	s, refs, err := expand(n.Value, d.getenv)
 	if err != nil {
 		d.errorf(path, n, "%v", err)
-		return
+		return "", false
 	}
 	for _, r := range refs {
 		if !r.set {
@@ -156,7 +164,7 @@ func (d *decoder) str(path string, n *yaml.Node, v reflect.Value) {
 			d.secretPaths[path] = true
 		}
 	}
-	v.SetString(s)
+	return s, true
 }
 
 // duration accepts a Go duration string ("90s", "1m30s") or a number of
@@ -176,10 +184,12 @@ func (d *decoder) duration(path string, n *yaml.Node, v reflect.Value) {
 		}
 		v.SetInt(int64(f * float64(time.Second)))
 	case "!!str":
-		s, _, err := expand(n.Value, d.getenv)
-		if err != nil {
-			d.errorf(path, n, "%v", err)
+		s, ok := d.expand(path, n)
+		if !ok {
 			return
+		}
+		if s == "" && len(d.unset) > 0 && d.unset[len(d.unset)-1].path == path {
+			return // Validate reports the unset variable; the default stays.
 		}
 		dur, err := time.ParseDuration(strings.TrimSpace(s))
 		if err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -92,9 +93,10 @@ mcpServers:
     headers: {Authorization: "Bearer ${TOKEN}"}
 approvals:
   rules: [{server: "${SRV:-remote}", tool: "*", policy: allow}]
+limits: {turnTimeout: "${TURN:-45s}"}
 `, env)
 	files, remote := c.MCPServers["files"], c.MCPServers["remote"]
-	got := []any{files.Command, files.Args, files.Env, remote.URL, remote.Headers, c.Approvals.Rules[0].Server}
+	got := []any{files.Command, files.Args, files.Env, remote.URL, remote.Headers, c.Approvals.Rules[0].Server, c.Limits.TurnTimeout}
 	want := []any{
 		"npx",
 		[]string{"-y", "server", "/srv/docs", "$literal"},
@@ -102,6 +104,7 @@ approvals:
 		"https://mcp.example.com/mcp",
 		map[string]string{"Authorization": "Bearer t0k"},
 		"remote",
+		45 * time.Second,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("expanded values mismatch (-want +got):\n%s", diff)
@@ -124,12 +127,13 @@ mcpServers:
 openapiServers:
   mail: {url: "http://localhost:8000", bearer: "${MAIL_TOKEN}", disabled: true}
 models:
-  m: {provider: openai, model: "${MODEL}"}
+  m: {provider: openai, model: "${MODEL}", timeout: "${MODEL_TIMEOUT}"}
 `, envMap{})
 	want := []string{
 		"mcpServers.remote.headers.Authorization: uses ${TOKEN}, which is not set; set it in the environment or write ${TOKEN:-default}",
 		"mcpServers.local.args[1]: uses ${KEY}, which is not set; set it in the environment or write ${KEY:-default}",
 		"models.m.model: uses ${MODEL}, which is not set; set it in the environment or write ${MODEL:-default}",
+		"models.m.timeout: uses ${MODEL_TIMEOUT}, which is not set; set it in the environment or write ${MODEL_TIMEOUT:-default}",
 		"models.m.model: set the provider's model id, such as gpt-4o-mini",
 	}
 	if diff := cmp.Diff(want, problemsOf(err)); diff != "" {

@@ -40,10 +40,9 @@ func prototype(t reflect.Type) reflect.Value {
 }
 
 type pair struct {
-	key       string
-	keyNode   *yaml.Node
-	value     *yaml.Node
-	fromMerge bool
+	key     string
+	keyNode *yaml.Node
+	value   *yaml.Node
 }
 
 // pairs returns the entries of a mapping node in order, with YAML merge keys
@@ -101,7 +100,6 @@ func (d *decoder) pairs(path string, n *yaml.Node) ([]pair, bool) {
 			for _, p := range sub {
 				if _, dup := seen[p.key]; !dup {
 					seen[p.key] = p.keyNode
-					p.fromMerge = true
 					out = append(out, p)
 				}
 			}
