@@ -211,7 +211,9 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 		sampled.Add(1)
 		return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: "sampled by " + server}, Model: "test-model"}, nil
 	}
+	var elicited atomic.Int32
 	opts.Elicitation = func(context.Context, string, *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+		elicited.Add(1)
 		return &mcphost.ElicitResult{Action: mcphost.ElicitDecline}, nil
 	}
 	pool := startPool(t, []mcphost.ServerConfig{cfg}, opts)
@@ -329,6 +331,18 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 		}
 		if sampled.Load() == 0 {
 			t.Error("the Sampling hook was never called")
+		}
+	})
+	t.Run("elicitation", func(t *testing.T) {
+		if !mcptest.Poll(10*time.Second, func() bool { return hasTool(pool, "trigger-elicitation-request") }) {
+			t.Fatalf("tool trigger-elicitation-request never appeared; tools: %v", toolNames(pool.Tools()))
+		}
+		res := call(t, "trigger-elicitation-request", `{}`)
+		if !strings.Contains(res.Text(), "declined") {
+			t.Errorf("trigger-elicitation-request = %q, want the hook's decline reported", res.Text())
+		}
+		if elicited.Load() == 0 {
+			t.Error("the Elicitation hook was never called")
 		}
 	})
 	t.Run("resources", func(t *testing.T) {
