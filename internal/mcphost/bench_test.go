@@ -6,19 +6,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// The benchmarks compare a tool call through the Pool with the floor client
-// (floor_test.go) on the same server, so the difference is what mcphost
-// and go-sdk add. docs/BENCHMARKS.md has the figures and the commands.
+// The benchmarks compare a tool call through the Pool with a bare go-sdk
+// client and with the floor client (floor_test.go) on the same server, so
+// the differences are what mcphost and what go-sdk add. docs/BENCHMARKS.md has the figures and the commands.
 
 // benchCallers is the number of concurrent callers in the parallel runs.
 const benchCallers = 16
@@ -65,6 +68,7 @@ func BenchmarkToolCall(b *testing.B) {
 		b.Run(srv.name, func(b *testing.B) {
 			bs := srv.make(b)
 			b.Run("pool", func(b *testing.B) { benchPool(b, bs) })
+			b.Run("gosdk", func(b *testing.B) { benchGoSDK(b, bs) })
 			b.Run("floor", func(b *testing.B) { benchFloor(b, bs) })
 		})
 	}
@@ -91,6 +95,31 @@ func benchPool(b *testing.B, bs benchServer) {
 		res, err := tool.Call(ctx, req)
 		if err == nil && res.IsError {
 			err = fmt.Errorf("tool error: %s", res.Text())
+		}
+		return err
+	}
+	runCalls(b, call)
+}
+
+// benchGoSDK calls through a bare go-sdk client session, to split what
+// mcphost adds from what the SDK costs.
+func benchGoSDK(b *testing.B, bs benchServer) {
+	cmd := exec.Command(bs.cfg.Command, bs.cfg.Args...)
+	cmd.Env = os.Environ()
+	for k, v := range bs.cfg.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "switchboard-bench", Version: "0"}, nil)
+	cs, err := client.Connect(b.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	params := &mcp.CallToolParams{Name: bs.tool, Arguments: bs.args}
+	call := func(ctx context.Context) error {
+		res, err := cs.CallTool(ctx, params)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error")
 		}
 		return err
 	}
