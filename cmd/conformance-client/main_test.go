@@ -9,7 +9,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 )
+
+// The client starts an mcphost Pool per run; every goroutine must be gone
+// once it returns.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 func TestRunRejectsBadInvocations(t *testing.T) {
 	tests := []struct {
