@@ -258,3 +258,21 @@ func TestLoadPaths(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkLoadExample(b *testing.B) {
+	data, err := os.ReadFile("testdata/example.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := LoadOptions{
+		Path:     "/cfg/switchboard.yaml",
+		Cwd:      "/work",
+		Getenv:   envMap{"GITHUB_TOKEN": "t"}.get,
+		ReadFile: fakeFS{"/cfg/switchboard.yaml": string(data)}.read,
+	}
+	for b.Loop() {
+		if _, err := Load(opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
