@@ -75,9 +75,8 @@ func (p *Parser) resolve(name string) (string, bool) {
 // result as feeding text to a [StreamParser] in any pieces and closing it,
 // with adjacent text parts joined.
 func (p *Parser) Parse(text string) []Part {
-	s := p.NewStream()
-	s.buf = text
-	return s.process(true)
+	_, parts := p.NewStream().run(text, true)
+	return parts
 }
 
 // blockCalls reads the calls in the content of a block: one or more JSON

@@ -11,17 +11,21 @@ import (
 // decided. A call is released when its block is complete.
 //
 // Feeding a reply in any pieces and calling Close yields the same parts as
-// [Parser.Parse] on the whole reply (adjacent text parts joined).
+// [Parser.Parse] on the whole reply (adjacent text parts joined). The work
+// is linear in the length of the reply however small the pieces: a block
+// held back is not rescanned until new text may decide it.
 //
 // A StreamParser is not safe for concurrent use.
 type StreamParser struct {
 	p *Parser
 	// buf is the text received but not yet released.
-	buf string
+	buf []byte
 	// inFence is set inside a code fence that cannot hold a call (```go,
 	// or ``` followed by prose): braces there are code, not calls.
 	inFence bool
 	closed  bool
+	// w says what the block held at the start of buf is waiting for.
+	w waiter
 }
 
 // NewStream returns a parser for one streamed reply.
@@ -33,7 +37,10 @@ func (s *StreamParser) Feed(delta string) []Part {
 	if s.closed {
 		return nil
 	}
-	s.buf += delta
+	s.buf = append(s.buf, delta...)
+	if !s.w.mayDecide(s.buf) {
+		return nil
+	}
 	return s.process(false)
 }
 
@@ -54,25 +61,32 @@ func (s *StreamParser) Pending() int { return len(s.buf) }
 // process releases everything in buf that can be decided. final means no
 // more text will come.
 func (s *StreamParser) process(final bool) []Part {
+	s.w = waiter{}
+	rest, out := s.run(string(s.buf), final)
+	s.buf = append(s.buf[:0], rest...)
+	return out
+}
+
+// run decides as much of buf as it can and returns the rest.
+func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 	var out []Part
-	for len(s.buf) > 0 {
-		n, parts, more := s.step(final)
+	for len(buf) > 0 {
+		n, parts, more := s.step(buf, final)
 		out = appendParts(out, parts...)
-		s.buf = s.buf[n:]
+		buf = buf[n:]
 		if more {
 			break
 		}
 	}
 	if final {
-		s.buf = ""
+		buf = ""
 	}
-	return out
+	return buf, out
 }
 
 // step decides a prefix of buf. It returns how many bytes it consumed, the
 // parts they produced, and whether it needs more text to go on.
-func (s *StreamParser) step(final bool) (int, []Part, bool) {
-	buf := s.buf
+func (s *StreamParser) step(buf string, final bool) (int, []Part, bool) {
 	j := nextTrigger(buf, s.inFence)
 	switch {
 	case j < 0:
@@ -132,6 +146,7 @@ func (s *StreamParser) tag(buf string, final bool) (int, []Part, bool) {
 	ci, cl := findTag(body, closeTags[:])
 	if ci < 0 {
 		if !final {
+			s.w = waitForTag(n, len(buf))
 			return 0, nil, true
 		}
 		// Unterminated at the end of the reply: a call only if it reads
@@ -245,6 +260,7 @@ func (s *StreamParser) jsonFence(buf string, bodyStart int, final bool) (int, []
 	ce := strings.Index(buf[bodyStart:], "```")
 	if ce < 0 {
 		if !final {
+			s.w = waitForFence(bodyStart, len(buf))
 			return 0, nil, true
 		}
 		body := strings.TrimRight(buf[bodyStart:], "`")
@@ -278,6 +294,7 @@ func (s *StreamParser) fenceClose(buf string, final bool) (int, []Part, bool) {
 func (s *StreamParser) bare(buf string, final bool) (int, []Part, bool) {
 	out, n, repaired, err := repairValue(buf, final)
 	if errors.Is(err, errIncomplete) {
+		s.w = waitForObject(buf)
 		return 0, nil, true
 	}
 	if err != nil {

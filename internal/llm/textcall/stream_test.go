@@ -151,6 +151,15 @@ func FuzzStream(f *testing.F) {
 		if diff := cmp.Diff(want, view(feedSplit(p, in, cuts...))); diff != "" {
 			t.Fatalf("split %v of %q: mismatch (-want +got):\n%s", cuts, in, diff)
 		}
+		// Small pieces of a fixed size, as a model streams tokens.
+		size := 1 + int(a)%13
+		cuts = cuts[:0]
+		for c := size; c < len(in); c += size {
+			cuts = append(cuts, c)
+		}
+		if diff := cmp.Diff(want, view(feedSplit(p, in, cuts...))); diff != "" {
+			t.Fatalf("pieces of %d bytes of %q: mismatch (-want +got):\n%s", size, in, diff)
+		}
 	})
 }
 
@@ -161,4 +170,36 @@ func hasCall(parts []Part) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkStreamLongCall streams a 20 KB call in 8-byte deltas, the shape
+// of a model writing a file through a tool: the parser holds the block back
+// and must not rescan it from the start on every delta.
+func BenchmarkStreamLongCall(b *testing.B) {
+	for _, form := range []struct{ name, open, close string }{
+		{"tag", `<tool_code>{"tool_name": "files__write_file", "arguments": {"text": "`, `"}}</tool_code>`},
+		{"fence", "```json\n{\"name\": \"files__write_file\", \"arguments\": {\"text\": \"", "\"}}\n```"},
+		{"bare", `{"name": "files__write_file", "arguments": {"text": "`, `"}}`},
+	} {
+		b.Run(form.name, func(b *testing.B) {
+			in := "Writing it now.\n" + form.open + strings.Repeat(`line of text\n`, 1500) + form.close
+			p := NewParser(testNames)
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				s := p.NewStream()
+				calls := 0
+				for i := 0; i < len(in); i += 8 {
+					for _, pt := range s.Feed(in[i:min(i+8, len(in))]) {
+						if pt.Call != nil {
+							calls++
+						}
+					}
+				}
+				s.Close()
+				if calls != 1 {
+					b.Fatalf("%d calls, want 1", calls)
+				}
+			}
+		})
+	}
 }
