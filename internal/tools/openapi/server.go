@@ -52,12 +52,12 @@ type Options struct {
 	// MaxResponseBytes is how much of a response body is read; 0 means
 	// DefaultMaxResponseBytes. Longer bodies are cut with a note.
 	MaxResponseBytes int64
-	// OnChange, when set, is called after a load changed the server's state
-	// or its tools, with the Server's lock released, from the goroutine that
-	// triggered the load (Load, Refresh, Sync or a tool call). It should
+	// OnChange, when set, is called with the Server after a load changed its
+	// state or its tools, with the Server's lock released, from the goroutine
+	// that triggered the load (Load, Refresh, Sync or a tool call). It should
 	// read [Server.Tools] and hand them to the registry (tools.Registry.Set),
 	// must not block for long, and must not call Load, Refresh or Sync.
-	OnChange func()
+	OnChange func(*Server)
 }
 
 // State is a server's load state.
@@ -230,7 +230,7 @@ func (s *Server) loadLocked(ctx context.Context) error {
 		s.logger.InfoContext(ctx, "openapi server loaded", "spec", specURL, "tools", len(snap.tools), "skipped", len(warnings))
 	}
 	if changed && s.opts.OnChange != nil {
-		s.opts.OnChange()
+		s.opts.OnChange(s)
 	}
 	return err
 }

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -110,7 +111,7 @@ func TestTTL(t *testing.T) {
 	md.doc.Store(opsSpec("a", "b"))
 	ts := startServer(t, md)
 	var changes atomic.Int32
-	s := New("ttl", &Options{URL: ts.URL, TTL: time.Minute, OnChange: func() { changes.Add(1) }})
+	s := New("ttl", &Options{URL: ts.URL, TTL: time.Minute, OnChange: func(*Server) { changes.Add(1) }})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var clockMu sync.Mutex
 	s.now = func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return now }
@@ -249,4 +250,21 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestLoadCancelled checks that a load cut short by its context changes
+// nothing: the server is not marked failed for the caller's impatience.
+func TestLoadCancelled(t *testing.T) {
+	md := &mutableDoc{}
+	md.doc.Store(opsSpec("a"))
+	ts := startServer(t, md)
+	s := New("c", &Options{URL: ts.URL})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Load(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Load error = %v, want context.Canceled", err)
+	}
+	if st := s.Status(); st.State != StatePending || st.LastError != "" {
+		t.Errorf("status = %+v, want pending", st)
+	}
 }

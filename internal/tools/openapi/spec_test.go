@@ -2,10 +2,12 @@ package openapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools/openapi/emailserver"
 )
@@ -75,6 +77,10 @@ func FuzzParse(f *testing.F) {
 		`"paths":{"/":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/A"}}}}}}}}`))
 	f.Add([]byte(`{"openapi":"3.0.0","paths":{"/":{"$ref":"#/paths/~1"}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// A hang is a failure too; the fuzzer does not report hangs by itself,
+		// but it keeps the input that crashed a worker.
+		tm := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("parsing took over 10s: %q", b)) })
+		defer tm.Stop()
 		doc, err := parseDocument(b)
 		if err != nil {
 			return

@@ -154,5 +154,7 @@ func detail(msg string) map[string]string { return map[string]string{"detail": m
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "Alice <alice@example.com>" stays readable
+	_ = enc.Encode(v)
 }
