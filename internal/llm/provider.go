@@ -66,3 +66,9 @@ func Once(seq iter.Seq2[Event, error]) iter.Seq2[Event, error] {
 		seq(yield)
 	}
 }
+
+// Failed returns a stream that yields only err: what an adapter returns when
+// it cannot even build the request.
+func Failed(err error) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) { yield(Event{}, err) }
+}

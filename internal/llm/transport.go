@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -116,27 +117,95 @@ func (t *Transport) Do(ctx context.Context, method, url string, header http.Head
 		if err == nil {
 			return resp, nil
 		}
-		var e *Error
-		if !errors.As(err, &e) || !e.Retryable || t.opts.MaxRetries < 0 || attempt >= t.opts.MaxRetries {
+		if !t.canRetry(err, attempt) {
 			return nil, err
 		}
-		wait := e.RetryAfter
-		if wait == 0 {
-			wait = t.opts.InitialBackoff << attempt
-			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
-		}
-		if wait > t.opts.MaxRetryWait {
+		if err := t.wait(ctx, err, attempt); err != nil {
 			return nil, err
 		}
-		t.logger.DebugContext(ctx, "retrying provider request", "provider", t.provider,
-			"attempt", attempt+1, "wait", wait, "err", err.Error())
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("%s: waiting to retry: %w", t.provider, ctx.Err())
-		case <-timer.C:
+	}
+}
+
+// Stream sends a streaming request like [Transport.Do] and hands each
+// successful response to decode, which yields the events it reads. A
+// retryable failure that comes before decode has yielded anything (an
+// overloaded error event first thing, a connection closed before the first
+// token, a first-token timeout) is retried like a failed request; once an
+// event has reached the consumer, errors are yielded as they are. The
+// returned sequence may be ranged once; the body is closed before the range
+// ends.
+func (t *Transport) Stream(ctx context.Context, method, url string, header http.Header, body []byte,
+	decode func(resp *http.Response, yield func(Event, error) bool),
+) iter.Seq2[Event, error] {
+	return Once(func(yield func(Event, error) bool) {
+		for attempt := 0; ; attempt++ {
+			resp, err := t.attempt(ctx, method, url, header, body)
+			if err == nil {
+				err = t.decodeOnce(resp, attempt, yield, decode)
+				if err == nil {
+					return
+				}
+			} else if !t.canRetry(err, attempt) {
+				yield(Event{}, err)
+				return
+			}
+			if err := t.wait(ctx, err, attempt); err != nil {
+				yield(Event{}, err)
+				return
+			}
 		}
+	})
+}
+
+// decodeOnce runs decode on resp and closes its body. It returns the error
+// to retry on, or nil when the stream is over for good (ended, failed after
+// output, or stopped by the consumer).
+func (t *Transport) decodeOnce(resp *http.Response, attempt int, yield func(Event, error) bool,
+	decode func(*http.Response, func(Event, error) bool),
+) error {
+	defer resp.Body.Close()
+	yielded := false
+	var retry error
+	decode(resp, func(ev Event, err error) bool {
+		if err != nil && !yielded && t.canRetry(err, attempt) {
+			retry = err
+			return false
+		}
+		yielded = true
+		return yield(ev, err)
+	})
+	return retry
+}
+
+// canRetry reports whether err may be retried after attempt (counting from 0).
+func (t *Transport) canRetry(err error, attempt int) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retryable && t.opts.MaxRetries >= 0 && attempt < t.opts.MaxRetries
+}
+
+// wait sleeps before the next attempt: the provider's Retry-After, or an
+// exponential backoff with jitter. It returns cause when the wait would
+// exceed MaxRetryWait, and ctx's error when ctx ends first.
+func (t *Transport) wait(ctx context.Context, cause error, attempt int) error {
+	var e *Error
+	errors.As(cause, &e)
+	wait := e.RetryAfter
+	if wait == 0 {
+		wait = t.opts.InitialBackoff << attempt
+		wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
+	}
+	if wait > t.opts.MaxRetryWait {
+		return cause
+	}
+	t.logger.DebugContext(ctx, "retrying provider request", "provider", t.provider,
+		"attempt", attempt+1, "wait", wait, "err", cause.Error())
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("%s: waiting to retry: %w", t.provider, ctx.Err())
+	case <-timer.C:
+		return nil
 	}
 }
 
@@ -177,12 +246,8 @@ func (t *Transport) attempt(ctx context.Context, method, url string, header http
 }
 
 func (t *Transport) timeoutError(code string, d time.Duration) *Error {
-	what := map[string]string{
-		TimeoutFirstToken: "no response within %v of sending the request; raise FirstTokenTimeout for slow models",
-		TimeoutIdle:       "no data for %v in the middle of the response; raise IdleTimeout if the model pauses long",
-	}[code]
 	return &Error{
 		Provider: t.provider, Kind: KindTimeout, Code: code, Retryable: true,
-		Message: fmt.Sprintf(what, d),
+		Message: fmt.Sprintf("no response within %v of sending the request; raise FirstTokenTimeout for slow models", d),
 	}
 }

@@ -86,22 +86,14 @@ func New(opts *Options) *Client {
 
 // Stream implements [llm.Provider].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return llm.Once(func(yield func(llm.Event, error) bool) {
-		body, err := c.encode(req, true)
-		if err != nil {
-			yield(llm.Event{}, err)
-			return
-		}
-		h := c.header.Clone()
-		h.Set("Accept", "text/event-stream")
-		resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/v1/messages", h, body)
-		if err != nil {
-			yield(llm.Event{}, err)
-			return
-		}
-		defer resp.Body.Close()
-		newStream().run(resp.Body, yield)
-	})
+	body, err := c.encode(req, true)
+	if err != nil {
+		return llm.Failed(err)
+	}
+	h := c.header.Clone()
+	h.Set("Accept", "text/event-stream")
+	return c.tr.Stream(ctx, http.MethodPost, c.base+"/v1/messages", h, body,
+		func(resp *http.Response, yield func(llm.Event, error) bool) { newStream().run(resp.Body, yield) })
 }
 
 // Generate implements [llm.Generator] with a non-streaming request.

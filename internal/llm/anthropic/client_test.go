@@ -105,6 +105,7 @@ func TestStreamDetails(t *testing.T) {
 	tests := []struct {
 		name    string
 		chunks  [][]byte
+		retry   [][]byte // the second reply, when the first is retried
 		want    *llm.Response
 		wantErr func(error) bool
 	}{
@@ -154,6 +155,23 @@ func TestStreamDetails(t *testing.T) {
 			},
 		},
 		{
+			name: "overloaded before any output is retried",
+			chunks: raw(
+				`{"type":"message_start","message":{"usage":{"input_tokens":3}}}`,
+				`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			retry: raw(
+				`{"type":"message_start","message":{"usage":{"input_tokens":3}}}`,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"ok"}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}`,
+				`{"type":"message_stop"}`),
+			want: &llm.Response{
+				Message:    llm.Message{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("ok")}},
+				Usage:      llm.Usage{InputTokens: 3, OutputTokens: 1},
+				StopReason: llm.StopEndTurn, RawStopReason: "end_turn",
+			},
+		},
+		{
 			name: "no message_stop",
 			chunks: raw(
 				`{"type":"message_start","message":{"usage":{"input_tokens":3}}}`,
@@ -163,9 +181,20 @@ func TestStreamDetails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, llmtest.Reply{Chunks: tt.chunks})
-			p := anthropic.New(&anthropic.Options{BaseURL: srv.URL, Model: "m"})
+			replies := []llmtest.Reply{{Chunks: tt.chunks}}
+			opts := &anthropic.Options{BaseURL: "", Model: "m"}
+			opts.MaxRetries = -1
+			if tt.retry != nil {
+				replies = append(replies, llmtest.Reply{Chunks: tt.retry})
+				opts.MaxRetries, opts.InitialBackoff = 1, time.Millisecond
+			}
+			srv := llmtest.NewServer(t, replies...)
+			opts.BaseURL = srv.URL
+			p := anthropic.New(opts)
 			got, err := llm.Collect(p.Stream(ctx(t), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}))
+			if n := len(srv.Requests()); n != len(replies) {
+				t.Errorf("server saw %d requests, want %d", n, len(replies))
+			}
 			if tt.wantErr != nil {
 				if !tt.wantErr(err) {
 					t.Errorf("error = %v, not the one expected", err)

@@ -43,7 +43,8 @@ func harness() llmtest.Harness {
 			b := streamBody(llmtest.Turn{Text: []string{"ok"}})
 			return append(b[:3:3], []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\n\n"))
 		},
-		CheckToolResults: checkToolResults,
+		CheckToolResults:    checkToolResults,
+		RetriesBeforeOutput: true,
 	}
 }
 

@@ -182,6 +182,30 @@ func testDropped(t *testing.T, h *Harness) {
 	if !errors.As(err, &e) || e.Kind != llm.KindConnection {
 		t.Errorf("error = %v, want an *llm.Error of kind connection", err)
 	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("server saw %d requests; a stream that already yielded output must not be retried", n)
+	}
+}
+
+// testDropBeforeOutput cuts the connection right after the headers: nothing
+// reached the consumer, so the request is retried.
+func testDropBeforeOutput(t *testing.T, h *Harness) {
+	if !h.RetriesBeforeOutput {
+		t.Skip("the harness does not set RetriesBeforeOutput: the adapter does not stream through llm.Transport.Stream")
+	}
+	turn := Turn{Text: []string{"second try"}}
+	srv := NewServer(t, Reply{Header: h.header(), Drop: true}, h.reply(turn))
+	p := h.NewProvider(t, srv.URL, suiteOptions())
+	got, err := llm.Collect(p.Stream(caseContext(t), testRequest(h)))
+	if err != nil {
+		t.Fatalf("a connection dropped before any output should be retried: %v", err)
+	}
+	if diff := cmp.Diff(Response(turn), got, eventOpts(h)); diff != "" {
+		t.Errorf("response mismatch (-want +got):\n%s", diff)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("server saw %d requests, want 2", n)
+	}
 }
 
 func testMalformed(t *testing.T, h *Harness) {

@@ -91,6 +91,11 @@ type Harness struct {
 	// the suite then checks ids are present and distinct, not equal to the
 	// script's.
 	GeneratesIDs bool
+	// RetriesBeforeOutput is true for adapters that stream through
+	// [llm.Transport.Stream], which retries failures that come before any
+	// event reached the consumer; the DropBeforeOutputRetried case runs
+	// only then.
+	RetriesBeforeOutput bool
 	// CheckToolResults asserts that body, the JSON request the server
 	// received for [ToolResultsRequest], carries both tool calls and both
 	// results (the second with is-error) in the provider's format.

@@ -82,6 +82,7 @@ func suiteCases() []suiteCase {
 		{"CancelMidStream", testCancel},
 		{"BreakReleasesConnection", testBreak},
 		{"DroppedConnection", testDropped},
+		{"DropBeforeOutputRetried", testDropBeforeOutput},
 		{"Malformed", testMalformed},
 		{"IdleTimeout", testIdleTimeout},
 		{"FirstTokenTimeout", testFirstTokenTimeout},

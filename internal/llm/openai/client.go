@@ -87,28 +87,23 @@ func New(opts *Options) *Client {
 
 // Stream implements [llm.Provider].
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return llm.Once(func(yield func(llm.Event, error) bool) {
-		body, err := c.encode(req, true)
-		if err != nil {
-			yield(llm.Event{}, err)
-			return
-		}
-		h := c.header.Clone()
-		h.Set("Accept", "text/event-stream")
-		resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/chat/completions", h, body)
-		if err != nil {
-			yield(llm.Event{}, err)
-			return
-		}
-		defer resp.Body.Close()
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") &&
-			strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-			// Some servers ignore stream:true and answer whole.
-			c.whole(resp.Body, yield)
-			return
-		}
-		newStream(c.name).run(resp.Body, yield)
-	})
+	body, err := c.encode(req, true)
+	if err != nil {
+		return llm.Failed(err)
+	}
+	h := c.header.Clone()
+	h.Set("Accept", "text/event-stream")
+	return c.tr.Stream(ctx, http.MethodPost, c.base+"/chat/completions", h, body, c.decode)
+}
+
+// decode yields the events of one response.
+func (c *Client) decode(resp *http.Response, yield func(llm.Event, error) bool) {
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		// Some servers ignore stream:true and answer whole.
+		c.whole(resp.Body, yield)
+		return
+	}
+	newStream(c.name).run(resp.Body, yield)
 }
 
 // whole yields the events of a non-streaming response body.

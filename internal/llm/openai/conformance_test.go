@@ -45,7 +45,8 @@ func harness() llmtest.Harness {
 				[]byte("data: {\"id\":\"c1\",\"choices\":[{\"delta\":{\"content\":\n\n"),
 			}
 		},
-		CheckToolResults: checkToolResults,
+		CheckToolResults:    checkToolResults,
+		RetriesBeforeOutput: true,
 	}
 }
 

@@ -253,10 +253,10 @@ func decodeCompletion(provider string, b []byte) (*llm.Response, error) {
 		r.Message.Content = []llm.Part{llm.TextPart(*ch.Message.Content)}
 	}
 	r.Reasoning = ch.Message.ReasoningContent + ch.Message.Reasoning
-	for i, rc := range ch.Message.ToolCalls {
+	for _, rc := range ch.Message.ToolCalls {
 		var a assembly
 		a.add(rc)
-		r.Message.ToolCalls = append(r.Message.ToolCalls, a.call(i))
+		r.Message.ToolCalls = append(r.Message.ToolCalls, a.call())
 	}
 	if w.Usage != nil {
 		r.Usage = w.Usage.usage()

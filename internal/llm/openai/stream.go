@@ -57,7 +57,7 @@ func (a *assembly) add(rc rawCall) {
 
 // call returns the assembled call, with an id made up when the server sent
 // none (the id must round-trip in the tool result, so it cannot stay empty).
-func (a *assembly) call(n int) llm.ToolCall {
+func (a *assembly) call() llm.ToolCall {
 	id := a.id
 	if id == "" {
 		var b [8]byte
@@ -68,7 +68,6 @@ func (a *assembly) call(n int) llm.ToolCall {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	_ = n
 	return llm.ToolCall{ID: id, Name: a.name, Arguments: bytes.Clone(args)}
 }
 
@@ -203,7 +202,7 @@ func (s *stream) slot(rc rawCall) *assembly {
 // flushCalls yields the calls not yet yielded.
 func (s *stream) flushCalls(yield func(llm.Event, error) bool) bool {
 	for ; s.emitted < len(s.calls); s.emitted++ {
-		if !yield(llm.Event{Type: llm.EventToolCall, ToolCall: s.calls[s.emitted].call(s.emitted)}, nil) {
+		if !yield(llm.Event{Type: llm.EventToolCall, ToolCall: s.calls[s.emitted].call()}, nil) {
 			s.emitted++
 			return false
 		}
