@@ -43,6 +43,9 @@ type App struct {
 	// builtinErr is why the built-in tools are missing, if they are.
 	builtinErr error
 
+	modelsOnce sync.Once
+	models     []Model // built on first use by Models
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -97,8 +100,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		if sc.Disabled || !selected(o.Only, name) {
 			continue
 		}
-		var srv *openapi.Server
-		srv = openapi.New(name, &openapi.Options{
+		srv := openapi.New(name, &openapi.Options{
 			URL:      sc.URL,
 			Spec:     sc.Spec,
 			Bearer:   sc.Bearer.Value(),
@@ -108,7 +110,9 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 			Timeout:  sc.Timeout,
 			TTL:      sc.TTL,
 			Logger:   logger.With("component", "openapi", "server", name),
-			OnChange: func() { a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, srv.Tools()) },
+			OnChange: func(s *openapi.Server) {
+				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, s.Tools())
+			},
 		})
 		a.openapi = append(a.openapi, srv)
 	}
