@@ -101,15 +101,15 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 			continue
 		}
 		srv := openapi.New(name, &openapi.Options{
-			URL:      sc.URL,
-			Spec:     sc.Spec,
-			Bearer:   sc.Bearer.Value(),
-			Headers:  sc.Headers,
-			Allow:    sc.Operations.Allow,
-			Deny:     sc.Operations.Deny,
-			Timeout:  sc.Timeout,
-			TTL:      sc.TTL,
-			Logger:   logger.With("component", "openapi", "server", name),
+			URL:     sc.URL,
+			Spec:    sc.Spec,
+			Bearer:  sc.Bearer.Value(),
+			Headers: sc.Headers,
+			Allow:   sc.Operations.Allow,
+			Deny:    sc.Operations.Deny,
+			Timeout: sc.Timeout,
+			TTL:     sc.TTL,
+			Logger:  logger.With("component", "openapi", "server", name),
 			OnChange: func(s *openapi.Server) {
 				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, s.Tools())
 			},
