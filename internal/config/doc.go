@@ -35,7 +35,10 @@
 // and watchPaths (Roo Code), transportType (Cline; the transport is inferred
 // anyway). Roo Code's disabledTools is honoured as tools.deny. Keys whose
 // loss would change behaviour (serverUrl, httpUrl, includeTools,
-// excludeTools, envFile) are errors that say what to write instead.
+// excludeTools, envFile) are errors that say what to write instead, as are
+// the top-level keys of VS Code (servers, inputs) and Claude Desktop
+// (globalShortcut, preferences). Other unknown keys suggest the closest
+// known key.
 //
 // # Values
 //

@@ -63,6 +63,19 @@ func mcpKeyHint(key string) string {
 	return ""
 }
 
+// topKeyHint explains top-level keys of other hosts' files.
+func topKeyHint(key string) string {
+	switch key {
+	case "servers":
+		return "VS Code calls the section servers; Switchboard reads it as mcpServers"
+	case "inputs":
+		return "VS Code input prompts are not supported; use ${VAR} with the value in the environment"
+	case "globalShortcut", "preferences":
+		return "this is a Claude Desktop setting; copy only the mcpServers section"
+	}
+	return ""
+}
+
 // structure decodes a mapping into struct v, reporting unknown keys.
 func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 	pairs, ok := d.pairs(path, n)
@@ -91,6 +104,8 @@ func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 		}
 		msg := "unknown key"
 		if h := mcpKeyHint(p.key); isMCP && h != "" {
+			msg += "; " + h
+		} else if h := topKeyHint(p.key); path == "" && h != "" {
 			msg += "; " + h
 		} else if s := suggest(p.key, fields); s != "" {
 			msg += "; did you mean " + s + "?"
