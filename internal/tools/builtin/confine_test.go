@@ -231,3 +231,22 @@ func TestSeveralRoots(t *testing.T) {
 		t.Errorf("write in second root: %q", got)
 	}
 }
+
+// TestDeviceNodeInsideRoot needs the privilege to create device nodes; it is
+// skipped without it.
+func TestDeviceNodeInsideRoot(t *testing.T) {
+	e := newEnv(t, nil)
+	p := filepath.Join(e.root, "null")
+	if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // like /dev/null
+		t.Skipf("cannot create a device node: %v", err)
+	}
+	e.fail(t, nameReadFile, map[string]any{"path": "null"}, `"null" is a character device, not a regular file`)
+	e.fail(t, nameWriteFile, map[string]any{"path": "null", "content": "x"}, "is a character device")
+	e.fail(t, nameEditFile, map[string]any{"path": "null", "old_text": "a", "new_text": "b"}, "is a character device")
+	if got := e.ok(t, nameGrep, map[string]any{"pattern": "x"}); got != "no matches for \"x\" in 0 files searched" {
+		t.Errorf("grep: %q", got)
+	}
+	if got := e.ok(t, nameListDir, map[string]any{}); !strings.Contains(got, "null  (a character device)") {
+		t.Errorf("list_dir: %q", got)
+	}
+}

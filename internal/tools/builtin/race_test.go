@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -128,4 +129,49 @@ func assertDirUnchanged(t *testing.T, outside string) {
 	if len(files) != 2 {
 		t.Fatalf("files outside the root changed: %v", files)
 	}
+}
+
+// TestFIFOSwapRace swaps a file between a regular file and a FIFO while the
+// tools read it. A FIFO opened for reading blocks until a writer comes, so a
+// tool that checked the type and then opened by name could hang; the tools
+// open non-blocking and check the opened file instead.
+func TestFIFOSwapRace(t *testing.T) {
+	e := newEnv(t, nil)
+	f := filepath.Join(e.root, "f")
+	write(t, f, "regular\n")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the swapper; the test stops it and waits for it
+		defer wg.Done()
+		tmp := filepath.Join(e.root, "tmp")
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var err error
+			if i%2 == 0 {
+				err = syscall.Mkfifo(tmp, 0o644)
+			} else {
+				err = os.WriteFile(tmp, []byte("regular\n"), 0o644)
+			}
+			if err == nil {
+				err = os.Rename(tmp, f)
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 300 {
+		e.call(t, nameReadFile, map[string]any{"path": "f"})
+		e.call(t, nameEditFile, map[string]any{"path": "f", "old_text": "regular", "new_text": "edited"})
+		e.call(t, nameGrep, map[string]any{"pattern": "x", "path": "f"})
+		e.call(t, nameGrep, map[string]any{"pattern": "x"})
+	}
+	close(stop)
+	wg.Wait()
 }
