@@ -60,6 +60,8 @@ func toolNames(ts []tools.Tool) []string {
 	return out
 }
 
+type toolT = tools.Tool
+
 func call(t *testing.T, tl tools.Tool, args any) (*tools.Result, error) {
 	t.Helper()
 	b, err := json.Marshal(args)

@@ -19,7 +19,7 @@ func HTTPServer(t testing.TB, name string, wrap func(http.Handler) http.Handler,
 	ts := &testServer{modes: modes, events: &eventLog{path: filepath.Join(t.TempDir(), "events")}}
 	srv := ts.build()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	return serveHTTP(t, name, ts, h, wrap, mcphost.TransportHTTP)
+	return serveHTTP(t, name, ts, srv, h, wrap, mcphost.TransportHTTP)
 }
 
 // SSEServer starts an in-process legacy HTTP+SSE test server and returns its
@@ -29,10 +29,10 @@ func SSEServer(t testing.TB, name string, wrap func(http.Handler) http.Handler, 
 	ts := &testServer{modes: modes, events: &eventLog{path: filepath.Join(t.TempDir(), "events")}}
 	srv := ts.build()
 	var h http.Handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	return serveHTTP(t, name, ts, h, wrap, mcphost.TransportSSE)
+	return serveHTTP(t, name, ts, srv, h, wrap, mcphost.TransportSSE)
 }
 
-func serveHTTP(t testing.TB, name string, ts *testServer, h http.Handler, wrap func(http.Handler) http.Handler, tr mcphost.Transport) (mcphost.ServerConfig, *httptest.Server) {
+func serveHTTP(t testing.TB, name string, ts *testServer, srv *mcp.Server, h http.Handler, wrap func(http.Handler) http.Handler, tr mcphost.Transport) (mcphost.ServerConfig, *httptest.Server) {
 	if wrap != nil {
 		h = wrap(h)
 	}
@@ -40,6 +40,11 @@ func serveHTTP(t testing.TB, name string, ts *testServer, h http.Handler, wrap f
 	t.Cleanup(func() {
 		hs.CloseClientConnections()
 		hs.Close()
+		// Sessions whose client vanished (or whose DELETE was refused)
+		// would otherwise outlive the test.
+		for ss := range srv.Sessions() {
+			_ = ss.Close()
+		}
 	})
 	return mcphost.ServerConfig{
 		Name:      name,

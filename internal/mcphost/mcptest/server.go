@@ -154,9 +154,17 @@ func (ts *testServer) build() *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client's model (sampling) and returns its answer."},
 		func(_ context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			if r, ok := req.Params.InputResponses["s"].(*mcp.CreateMessageResult); ok {
+			switch r := req.Params.InputResponses["s"].(type) {
+			case *mcp.CreateMessageResult:
 				if tc, ok := r.Content.(*mcp.TextContent); ok {
 					return text("model " + r.Model + " said: " + tc.Text), nil, nil
+				}
+				return text("model answered without text"), nil, nil
+			case *mcp.CreateMessageWithToolsResult:
+				for _, c := range r.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						return text("model " + r.Model + " said: " + tc.Text), nil, nil
+					}
 				}
 				return text("model answered without text"), nil, nil
 			}

@@ -1,0 +1,128 @@
+package mcphost_test
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+)
+
+// requireHeader rejects requests that lack the header.
+func requireHeader(key, value string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(key) != value {
+				http.Error(w, "missing "+key, http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func TestRemoteTransports(t *testing.T) {
+	httpSC, _ := mcptest.HTTPServer(t, "http", requireHeader("X-Api-Key", "k1"))
+	httpSC.Headers = map[string]string{"X-Api-Key": "k1"}
+	sseSC, _ := mcptest.SSEServer(t, "sse", requireHeader("X-Api-Key", "k2"))
+	sseSC.Headers = map[string]string{"X-Api-Key": "k2"}
+	autoHTTP, _ := mcptest.HTTPServer(t, "auto-http", nil)
+	autoHTTP.Transport = mcphost.TransportAuto
+	autoSSE, _ := mcptest.SSEServer(t, "auto-sse", nil)
+	autoSSE.Transport = mcphost.TransportAuto
+
+	tests := []struct {
+		sc   mcphost.ServerConfig
+		want mcphost.Transport
+	}{
+		{httpSC, mcphost.TransportHTTP},
+		{sseSC, mcphost.TransportSSE},
+		{autoHTTP, mcphost.TransportHTTP},
+		{autoSSE, mcphost.TransportSSE},
+	}
+	var scs []mcphost.ServerConfig
+	for _, tt := range tests {
+		scs = append(scs, tt.sc)
+	}
+	p := startPool(t, scs, nil)
+	for _, tt := range tests {
+		t.Run(tt.sc.Name, func(t *testing.T) {
+			st := statusOf(t, p, tt.sc.Name)
+			if st.State != mcphost.StateReady || st.Transport != tt.want {
+				t.Fatalf("state %s over %q (%s), want ready over %s", st.State, st.Transport, st.LastError, tt.want)
+			}
+			var echo = findToolOf(t, p, tt.sc.Name, "echo")
+			res, err := call(t, echo, map[string]any{"text": tt.sc.Name})
+			if err != nil || res.Text() != tt.sc.Name {
+				t.Errorf("echo: %v, %v", res, err)
+			}
+		})
+	}
+}
+
+func TestRemoteWrongHeaderFails(t *testing.T) {
+	sc, _ := mcptest.HTTPServer(t, "h", requireHeader("X-Api-Key", "right"))
+	sc.Headers = map[string]string{"X-Api-Key": "wrong"}
+	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
+	if st := statusOf(t, p, "h"); st.State == mcphost.StateReady || st.LastError == "" {
+		t.Errorf("status %+v: want not ready with a reason", st)
+	}
+}
+
+func TestFailedPingReconnects(t *testing.T) {
+	var broken atomic.Bool
+	breaker := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if broken.Load() {
+				http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	sc, _ := mcptest.HTTPServer(t, "pinged", breaker)
+	sc.ProtocolVersion = "2025-11-25" // ping exists before 2026-07-28
+	var log toolsLog
+	opts := testOptions()
+	opts.PingInterval = 50 * time.Millisecond
+	opts.OnToolsChanged = log.hook
+	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
+	if st := statusOf(t, p, "pinged"); st.State != mcphost.StateReady {
+		t.Fatalf("not ready: %+v", st)
+	}
+	broken.Store(true)
+	st := waitState(t, p, "pinged", mcphost.StateRestarting)
+	if st.LastError == "" {
+		t.Errorf("no LastError after failed ping")
+	}
+	if len(p.Tools()) != 0 {
+		t.Errorf("tools of a down server still listed: %v", toolNames(p.Tools()))
+	}
+	broken.Store(false)
+	waitState(t, p, "pinged", mcphost.StateReady)
+	if len(p.Tools()) == 0 {
+		t.Errorf("tools did not come back")
+	}
+}
+
+// findToolOf finds a tool by server: the pool lists tools ordered by server.
+func findToolOf(t *testing.T, p *mcphost.Pool, server, name string) toolT {
+	t.Helper()
+	n := 0
+	for _, st := range p.Status() {
+		if st.Name == server {
+			break
+		}
+		n += st.Tools
+	}
+	ts := p.Tools()
+	for _, tl := range ts[n:] {
+		if tl.Info().Name == name {
+			return tl
+		}
+	}
+	t.Fatalf("server %q has no tool %q", server, name)
+	return nil
+}
