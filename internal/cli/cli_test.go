@@ -246,3 +246,30 @@ func TestUnknownCommandIsUsageError(t *testing.T) {
 		t.Errorf("exit %d, want 2", r.code)
 	}
 }
+
+func TestToolsProviderFormats(t *testing.T) {
+	dir := project(t, "", mcptest.StdioServer(t, "test"))
+	for _, tt := range []struct{ provider, want string }{
+		{"openai", `"type": "function"`},
+		{"ollama", `"type": "function"`},
+		{"anthropic", `"input_schema"`},
+		{"gemini", `"functionDeclarations"`},
+	} {
+		t.Run(tt.provider, func(t *testing.T) {
+			r := run(t, dir, nil, "tools", "--provider", tt.provider, "--server", "test")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, r.stdout)
+			}
+			if !strings.Contains(r.stdout, tt.want) || !strings.Contains(r.stdout, "test__echo") {
+				t.Errorf("output lacks %s or test__echo:\n%s", tt.want, r.stdout)
+			}
+		})
+	}
+	if r := run(t, dir, nil, "tools", "--provider", "bogus"); r.code != 2 {
+		t.Errorf("bogus provider: exit %d, want 2", r.code)
+	}
+}

@@ -40,6 +40,9 @@ as server__tool. --provider prints the tool list as that provider's API takes
 it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if provider != "" && !slices.Contains([]string{"openai", "anthropic", "gemini", "ollama"}, provider) {
+				return usageErr(fmt.Errorf("unknown provider %q", provider), "--provider takes openai, anthropic, gemini or ollama")
+			}
 			var only []string
 			if server != "" && server != "builtin" {
 				only = []string{server}
@@ -68,7 +71,7 @@ it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
 			}
 			out := cmd.OutOrStdout()
 			if provider != "" {
-				b, err := []byte(nil), error(nil) // a.ProviderTools(provider, entries)
+				b, err := a.ProviderTools(provider, entries)
 				if err != nil {
 					return usageErr(err, "providers: openai, anthropic, gemini, ollama")
 				}
