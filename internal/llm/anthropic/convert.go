@@ -59,7 +59,8 @@ type (
 	}
 )
 
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+// emptySchema is the input schema of a tool without parameters.
+const emptySchema = `{"type":"object","properties":{}}`
 
 // encode builds the JSON body of a Messages request.
 func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
@@ -96,7 +97,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 	for _, t := range req.Tools {
 		s := t.Parameters
 		if len(s) == 0 {
-			s = emptySchema
+			s = json.RawMessage(emptySchema)
 		}
 		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: s})
 	}

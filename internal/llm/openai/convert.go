@@ -58,7 +58,8 @@ type (
 	}
 )
 
-var emptyObject = json.RawMessage(`{"type":"object","properties":{}}`)
+// emptyObject is the schema of a tool without parameters.
+const emptyObject = `{"type":"object","properties":{}}`
 
 // encode builds the JSON body of a chat completions request.
 func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
@@ -89,7 +90,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 	for _, t := range req.Tools {
 		p := t.Parameters
 		if len(p) == 0 {
-			p = emptyObject
+			p = json.RawMessage(emptyObject)
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: p}})
 	}

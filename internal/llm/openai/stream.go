@@ -98,7 +98,8 @@ type stream struct {
 
 func newStream(provider string) *stream { return &stream{provider: provider} }
 
-var done = []byte("[DONE]")
+// done is the data of OpenAI's end-of-stream event.
+const done = "[DONE]"
 
 // run reads the SSE body and yields events until the end marker, an error,
 // or the consumer stops.
@@ -111,7 +112,7 @@ func (s *stream) run(body io.Reader, yield func(llm.Event, error) bool) {
 			return
 		}
 		data := bytes.TrimSpace(ev.Data)
-		if bytes.Equal(data, done) {
+		if string(data) == done {
 			sawDone = true
 			break
 		}
