@@ -90,6 +90,9 @@ func editFile(rs *roots, a editFileArgs) (string, error) {
 	lines := matchLines(content, a.OldText, 10)
 	switch {
 	case n == 0:
+		if line := looseMatch(content, a.OldText); line > 0 {
+			return "", fmt.Errorf("old_text was not found exactly in %q, but text that differs only in whitespace or indentation starts at line %d; read those lines with read_file and copy them exactly", l.arg, line)
+		}
 		return "", fmt.Errorf("old_text was not found in %q; read the file again and copy the text exactly, including whitespace, indentation and line breaks", l.arg)
 	case n > 1 && !a.ReplaceAll:
 		return "", fmt.Errorf("old_text occurs %d times in %q (at lines %s); add surrounding lines to old_text so that it matches exactly once, or set replace_all to true to replace every occurrence", n, l.arg, lines)
@@ -128,4 +131,43 @@ func matchLines(s, old string, limit int) string {
 		pos += i + len(old)
 	}
 	return strings.Join(out, ", ")
+}
+
+// looseMatch finds old in s line by line, ignoring leading and trailing
+// whitespace and line-ending differences, and returns the 1-based line where
+// the first such match starts, or 0. It only makes the error for a failed
+// exact match more helpful.
+func looseMatch(s, old string) int {
+	want := strings.Split(strings.TrimSpace(old), "\n")
+	for i := range want {
+		want[i] = strings.TrimSpace(want[i])
+	}
+	if len(want) == 1 && want[0] == "" {
+		return 0
+	}
+	lines := strings.Split(s, "\n")
+	for i := 0; i+len(want) <= len(lines); i++ {
+		ok := true
+		for j, w := range want {
+			got := strings.TrimSpace(lines[i+j])
+			// The first and last lines of old may be parts of lines.
+			switch {
+			case len(want) == 1:
+				ok = strings.Contains(got, w)
+			case j == 0:
+				ok = strings.HasSuffix(got, w)
+			case j == len(want)-1:
+				ok = strings.HasPrefix(got, w)
+			default:
+				ok = got == w
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			return i + 1
+		}
+	}
+	return 0
 }

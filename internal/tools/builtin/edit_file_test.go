@@ -59,7 +59,10 @@ func TestEditFileErrors(t *testing.T) {
 			`old_text occurs 3 times in "f.go" (at lines 1, 2, 3); add surrounding lines to old_text so that it matches exactly once, or set replace_all to true to replace every occurrence`},
 		{"absent", map[string]any{"path": "f.go", "old_text": "w := 1", "new_text": "w := 2"},
 			`old_text was not found in "f.go"; read the file again and copy the text exactly, including whitespace, indentation and line breaks`},
-		{"whitespace differs", map[string]any{"path": "f.go", "old_text": "x:=1", "new_text": "x := 2"}, "was not found"},
+		{"spacing inside a line differs", map[string]any{"path": "f.go", "old_text": "x:=1", "new_text": "x := 2"},
+			`old_text was not found in "f.go"; read the file again and copy the text exactly, including whitespace, indentation and line breaks`},
+		{"indentation differs", map[string]any{"path": "f.go", "old_text": "  y := 1\n  z := 1", "new_text": "w"},
+			`old_text was not found exactly in "f.go", but text that differs only in whitespace or indentation starts at line 2; read those lines with read_file and copy them exactly`},
 		{"no change", map[string]any{"path": "f.go", "old_text": "x", "new_text": "x"}, "the edit would change nothing"},
 		{"empty old_text", map[string]any{"path": "f.go", "old_text": "", "new_text": "x"}, "old_text is empty"},
 		{"missing file", map[string]any{"path": "nope.go", "old_text": "a", "new_text": "b"}, "no such file or directory"},
@@ -94,6 +97,26 @@ func TestMatchLines(t *testing.T) {
 	for _, tt := range tests {
 		if got := matchLines(tt.s, tt.old, 10); got != tt.want {
 			t.Errorf("matchLines(%q, %q) = %q, want %q", tt.s, tt.old, got, tt.want)
+		}
+	}
+}
+
+func TestLooseMatch(t *testing.T) {
+	const s = "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n"
+	tests := []struct {
+		old  string
+		want int
+	}{
+		{"if x {\n    return 1", 2},
+		{"return 1  ", 3},
+		{"x {\r\n  return 1\r\n}", 2},
+		{"return 2", 0},
+		{"   ", 0},
+		{"if x {\nreturn 2", 0},
+	}
+	for _, tt := range tests {
+		if got := looseMatch(s, tt.old); got != tt.want {
+			t.Errorf("looseMatch(%q) = %d, want %d", tt.old, got, tt.want)
 		}
 	}
 }
