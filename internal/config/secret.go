@@ -17,6 +17,7 @@ type Secret string
 // Value returns the secret.
 func (s Secret) Value() string { return string(s) }
 
+// String returns "REDACTED", or "" for an empty secret.
 func (s Secret) String() string {
 	if s == "" {
 		return ""
