@@ -218,7 +218,8 @@ func (t *Transport) attempt(ctx context.Context, method, url string, header http
 	req, err := http.NewRequestWithContext(rctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		w.stop()
-		return nil, fmt.Errorf("%s: building request for %q: %w", t.provider, url, err)
+		return nil, &Error{Provider: t.provider, Kind: KindInvalidRequest,
+			Message: fmt.Sprintf("building request for %q; check the base URL", url), Err: err}
 	}
 	for k, v := range header {
 		req.Header[k] = v

@@ -140,3 +140,12 @@ func TestTransportBodyClose(t *testing.T) {
 		t.Error("closing the body did not release the connection")
 	}
 }
+
+func TestTransportBadURL(t *testing.T) {
+	tr := llm.NewTransport("p", nil, nil)
+	_, err := tr.Do(t.Context(), http.MethodGet, "http://bad host/", nil, nil)
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.KindInvalidRequest || e.IsRetryable() {
+		t.Errorf("error = %#v, want a non-retryable invalid_request *Error", err)
+	}
+}

@@ -176,7 +176,8 @@ func (c *Client) Check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.model == "" || len(ids) == 0 || slices.Contains(ids, c.model) {
+	// Ollama lists "qwen2.5:latest" for a model asked for as "qwen2.5".
+	if c.model == "" || len(ids) == 0 || slices.Contains(ids, c.model) || slices.Contains(ids, c.model+":latest") {
 		return nil
 	}
 	return &llm.Error{Provider: c.name, Kind: llm.KindNotFound,

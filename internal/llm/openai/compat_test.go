@@ -284,7 +284,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	list := []byte(`{"object":"list","data":[{"id":"qwen2.5","object":"model"},{"id":"llama3.2","object":"model"}]}`)
+	list := []byte(`{"object":"list","data":[{"id":"qwen2.5","object":"model"},{"id":"llama3.2:latest","object":"model"}]}`)
 	tests := []struct {
 		name    string
 		model   string
@@ -292,6 +292,7 @@ func TestCheck(t *testing.T) {
 		wantErr llm.ErrorKind
 	}{
 		{"model served", "qwen2.5", llmtest.Reply{Chunks: [][]byte{list}}, ""},
+		{"ollama's implicit tag", "llama3.2", llmtest.Reply{Chunks: [][]byte{list}}, ""},
 		{"model missing", "gpt-9", llmtest.Reply{Chunks: [][]byte{list}}, llm.KindNotFound},
 		{"bad key", "qwen2.5", llmtest.Reply{Status: 401, Chunks: [][]byte{[]byte(`{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}`)}}, llm.KindAuth},
 	}
