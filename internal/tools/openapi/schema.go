@@ -15,9 +15,11 @@ const (
 	maxRefRepeat = 2
 	// maxSchemaDepth bounds nesting of any kind.
 	maxSchemaDepth = 40
-	// schemaBudget bounds the number of schema objects built for one tool,
-	// so that a document of many shared refs cannot explode combinatorially.
-	schemaBudget = 5000
+	// schemaBudget bounds the size of one tool's schema, counted in schema
+	// objects plus the values copied through (each object, array and scalar
+	// counts one), so that a document of many shared refs, or of large
+	// examples inlined many times, cannot explode combinatorially.
+	schemaBudget = 100_000
 )
 
 // converter turns OpenAPI schema objects into self-contained JSON Schema
@@ -74,12 +76,16 @@ func (c *converter) schema(node any, depth int) any {
 		return c.ref(ref, m, depth)
 	}
 	out := make(map[string]any, len(m))
+	cut := false
 	for k, v := range m {
 		switch {
 		case dropKeys[k], strings.HasPrefix(k, "x-"):
 		case k == "example":
-			if _, ok := m["examples"]; !ok {
-				out["examples"] = []any{v}
+			if n := rawSize(v, c.budget+1); n <= c.budget {
+				if _, ok := m["examples"]; !ok {
+					c.budget -= n
+					out["examples"] = []any{v}
+				}
 			}
 		case k == "items":
 			if list, ok := v.([]any); ok { // tuple form from older drafts
@@ -114,8 +120,18 @@ func (c *converter) schema(node any, depth int) any {
 				out[k] = v
 			}
 		default:
+			n := rawSize(v, c.budget+1)
+			if n > c.budget {
+				cut = true
+				continue
+			}
+			c.budget -= n
 			out[k] = v
 		}
+	}
+	if cut {
+		d, _ := out["description"].(string)
+		out["description"] = strings.TrimSpace(d + " (some keywords cut: the document's schemas are too large to inline)")
 	}
 	if b, ok := m["exclusiveMinimum"].(bool); ok && b {
 		delete(out, "minimum")
@@ -177,6 +193,27 @@ func (c *converter) ref(ref string, m map[string]any, depth int) any {
 		merged[k] = v
 	}
 	return merged
+}
+
+// rawSize counts the objects, arrays and scalars in v, stopping once the
+// count exceeds limit, so the cost of counting stays within the budget.
+func rawSize(v any, limit int) int {
+	n := 0
+	stack := []any{v}
+	for len(stack) > 0 && n <= limit {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n++
+		switch x := x.(type) {
+		case map[string]any:
+			for _, e := range x {
+				stack = append(stack, e)
+			}
+		case []any:
+			stack = append(stack, x...)
+		}
+	}
+	return n
 }
 
 // cutNote is the permissive schema left where expansion stopped.

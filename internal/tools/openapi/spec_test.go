@@ -93,3 +93,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaBudget checks that a document whose schemas would inline to an
+// enormous size is cut, quickly, with a note.
+func TestSchemaBudget(t *testing.T) {
+	// Each level refers to the next one 4 times: 4^12 copies of L12's large
+	// enum if nothing stopped it.
+	var b strings.Builder
+	b.WriteString(`{"openapi": "3.1.0", "paths": {"/x": {"post": {"operationId": "x", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/L0"}}}}}}}, "components": {"schemas": {`)
+	for i := range 12 {
+		fmt.Fprintf(&b, `"L%d": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/L%d"}, "b": {"$ref": "#/components/schemas/L%d"}, "c": {"$ref": "#/components/schemas/L%d"}, "d": {"$ref": "#/components/schemas/L%d"}}},`, i, i+1, i+1, i+1, i+1)
+	}
+	b.WriteString(`"L12": {"type": "string", "enum": [` + strings.Repeat(`"v",`, 200) + `"v"]}}}}`)
+	doc, err := parseDocument([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ops, _ := buildOperations(doc)
+	if len(ops) != 1 {
+		t.Fatalf("%d operations", len(ops))
+	}
+	schema := ops[0].info.InputSchema
+	if !strings.Contains(string(schema), "too large to inline") || len(schema) > 4<<20 {
+		t.Errorf("schema is %d bytes, want it cut with a note", len(schema))
+	}
+	t.Logf("cut schema: %d bytes in %v", len(schema), time.Since(start))
+}
