@@ -61,8 +61,8 @@
 //
 // # Environment
 //
-// SWITCHBOARD_DATA replaces data; without either, data is
-// $XDG_DATA_HOME/switchboard, else $HOME/.local/share/switchboard.
+// SWITCHBOARD_DATA replaces data; without either, data is ./.switchboard in
+// the working directory.
 //
 // When the file configures no models, the first of these that is set creates
 // a model named "default" (this is the precedence):

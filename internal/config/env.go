@@ -11,8 +11,8 @@ import (
 // applyEnv applies the environment after the file:
 //
 //   - SWITCHBOARD_DATA replaces data. When neither sets it, data is
-//     $XDG_DATA_HOME/switchboard, else $HOME/.local/share/switchboard, else
-//     .switchboard in the working directory.
+//     .switchboard in the working directory, so each project keeps its own
+//     database, tokens and tool outputs next to it.
 //   - When the file configures no models, the first of these creates a model
 //     named "default": OPENAI_API_KEY or OPENAI_BASE_URL (openai, gpt-4o-mini),
 //     ANTHROPIC_API_KEY (anthropic, claude-sonnet-4-5), GEMINI_API_KEY or
@@ -32,10 +32,6 @@ func (c *Config) applyEnv(getenv func(string) string, cwd, home string) {
 		}
 		c.Data = filepath.Clean(d)
 	case c.Data != "":
-	case filepath.IsAbs(getenv("XDG_DATA_HOME")):
-		c.Data = filepath.Join(getenv("XDG_DATA_HOME"), "switchboard")
-	case home != "":
-		c.Data = filepath.Join(home, ".local", "share", "switchboard")
 	default:
 		c.Data = filepath.Join(cwd, ".switchboard")
 	}

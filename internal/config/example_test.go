@@ -41,7 +41,7 @@ mcpServers:
 	// Output:
 	// /srv/switchboard.yaml auto 1m0s
 	// default anthropic REDACTED
-	// [/srv] /home/me/.local/share/switchboard
+	// [/srv] /srv/.switchboard
 }
 
 func ExampleLoad_problems() {

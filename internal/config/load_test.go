@@ -196,7 +196,7 @@ func TestLoadWithoutFile(t *testing.T) {
 	}
 	want := Default()
 	want.Builtin.Roots = []string{"/work"}
-	want.Data = "/home/u/.local/share/switchboard"
+	want.Data = "/work/.switchboard"
 	if diff := cmp.Diff(want, c, cmpConfig); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
 	}
@@ -236,10 +236,10 @@ func TestLoadPaths(t *testing.T) {
 			want: []string{"/work/var/sb", "/work", "", ""},
 		},
 		{
-			name: "XDG_DATA_HOME",
+			name: "defaults to .switchboard in cwd, not XDG_DATA_HOME or HOME",
 			file: "{}",
 			env:  envMap{"XDG_DATA_HOME": "/xdg/data", "HOME": "/home/u"},
-			want: []string{"/xdg/data/switchboard", "/work", "", ""},
+			want: []string{"/work/.switchboard", "/work", "", ""},
 		},
 		{
 			name: "nothing to go on",
