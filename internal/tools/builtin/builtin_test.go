@@ -29,7 +29,7 @@ type env struct {
 
 // newEnv builds the tools over a new temporary root (plus extra roots) with
 // opts (Roots is filled in).
-func newEnv(t *testing.T, opts *Options, extraRoots ...string) *env {
+func newEnv(t testing.TB, opts *Options, extraRoots ...string) *env {
 	t.Helper()
 	root := t.TempDir()
 	// Evaluate symlinks so that paths printed in results match (macOS /var).
@@ -99,7 +99,7 @@ func (e *env) fail(t *testing.T, name string, args any, want string) string {
 }
 
 // write creates a file under dir with content, making parents.
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

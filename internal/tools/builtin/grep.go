@@ -221,7 +221,7 @@ func (g *grepper) searchFile(r *os.Root, l loc, rel string, explicit bool) {
 		}
 		return
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(f, int(min(max(st.Size()+1, sniffLen), 64<<10)))
 	head, _ := br.Peek(sniffLen)
 	if isBinary(head, len(head) < sniffLen) {
 		if explicit {
@@ -231,7 +231,7 @@ func (g *grepper) searchFile(r *os.Root, l loc, rel string, explicit bool) {
 	}
 	g.files++
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 64<<10), grepMaxFileBytes)
+	sc.Buffer(make([]byte, 0, 4<<10), grepMaxFileBytes)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
 		if !g.re.Match(line) {

@@ -66,13 +66,14 @@ func readFile(rs *roots, a readFileArgs, maxBytes int64) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	f, _, err := openRegular(rs, r, l, l.rel)
+	f, st, err := openRegular(rs, r, l, l.rel)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 
-	br := bufio.NewReaderSize(f, 64<<10)
+	// Size the buffer to the file: most files are small.
+	br := bufio.NewReaderSize(f, int(min(max(st.Size()+1, sniffLen), 64<<10)))
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", rs.fsError("reading", l, err)
