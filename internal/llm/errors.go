@@ -141,3 +141,10 @@ func IncompleteError(provider string) *Error {
 		Err:       ErrIncomplete,
 	}
 }
+
+// RequestError returns the error an adapter reports when it cannot build a
+// request from an [Request] (no model, an image without data, a role it
+// does not know). The request was not sent.
+func RequestError(provider string, err error) *Error {
+	return &Error{Provider: provider, Kind: KindInvalidRequest, Message: "building request", Err: err}
+}

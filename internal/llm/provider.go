@@ -16,7 +16,8 @@ import (
 // last pair yielded, and after it no event follows. A stream that completes
 // ends with exactly one [EventStop], after any [EventUsage]. Cancelling ctx
 // stops the request at once; the stream then yields an error that
-// errors.Is(err, ctx.Err()). Other errors are [*Error] values.
+// errors.Is(err, ctx.Err()). Other errors are [*Error] values, including
+// a request the adapter cannot encode ([RequestError]).
 //
 // Retries of rate-limited or failed requests happen inside Stream, and only
 // before the first event has been yielded: once the consumer has seen output,

@@ -261,3 +261,27 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestRequestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		req  *llm.Request
+	}{
+		{"no model", &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}},
+		{"image without MIME type", &llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{{Type: llm.PartImage, Data: []byte{1}}}}}}},
+		{"unknown role", &llm.Request{Model: "m", Messages: []llm.Message{{Role: "robot"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			_, err := llm.Collect(anthropic.New(&anthropic.Options{BaseURL: srv.URL}).Stream(ctx(t), tt.req))
+			var e *llm.Error
+			if !errors.As(err, &e) || e.Kind != llm.KindInvalidRequest {
+				t.Errorf("error = %v, want an invalid_request *llm.Error", err)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests sent for a request that cannot be encoded", n)
+			}
+		})
+	}
+}

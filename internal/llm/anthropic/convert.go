@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -72,7 +73,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 		w.Model = c.model
 	}
 	if w.Model == "" {
-		return nil, fmt.Errorf("%s: building request: no model given; set the model in the request or the provider options", name)
+		return nil, llm.RequestError(name, errors.New("no model given; set the model in the request or the provider options"))
 	}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = c.maxTokens
@@ -81,7 +82,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 		m := &req.Messages[i]
 		role, blocks, err := encodeMessage(m)
 		if err != nil {
-			return nil, fmt.Errorf("%s: building request: message %d: %w", name, i, err)
+			return nil, llm.RequestError(name, fmt.Errorf("message %d: %w", i, err))
 		}
 		if len(blocks) == 0 {
 			continue
@@ -113,7 +114,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 	}
 	b, err := json.Marshal(w)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encoding request: %w", name, err)
+		return nil, llm.RequestError(name, fmt.Errorf("encoding JSON: %w", err))
 	}
 	return b, nil
 }

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -68,7 +69,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 		w.Model = c.model
 	}
 	if w.Model == "" {
-		return nil, fmt.Errorf("%s: building request: no model given; set the model in the request or the provider options", c.name)
+		return nil, llm.RequestError(c.name, errors.New("no model given; set the model in the request or the provider options"))
 	}
 	if stream {
 		w.StreamOptions = &streamOptions{IncludeUsage: true}
@@ -83,7 +84,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 		}
 		wm, err := encodeMessage(m)
 		if err != nil {
-			return nil, fmt.Errorf("%s: building request: message %d: %w", c.name, i, err)
+			return nil, llm.RequestError(c.name, fmt.Errorf("message %d: %w", i, err))
 		}
 		w.Messages = append(w.Messages, wm)
 	}
@@ -104,7 +105,7 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 	}
 	b, err := json.Marshal(w)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encoding request: %w", c.name, err)
+		return nil, llm.RequestError(c.name, fmt.Errorf("encoding JSON: %w", err))
 	}
 	if req.MaxTokens > 0 {
 		// Splice the field in under its configured name.
