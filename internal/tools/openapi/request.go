@@ -33,7 +33,13 @@ func buildRequest(ctx context.Context, base string, op *operation, args map[stri
 		}
 		switch p.in {
 		case "path":
-			pathVals[p.name] = pathValue(p, v)
+			pv := pathValue(p, v)
+			if pv == "." || pv == ".." || pv == "" {
+				// These would name another resource once the server
+				// cleans the path (or match no route at all).
+				return nil, fmt.Errorf("path parameter %q cannot be %q", p.key, pv)
+			}
+			pathVals[p.name] = pv
 		case "query":
 			query = append(query, queryPairs(p, v)...)
 		case "header":

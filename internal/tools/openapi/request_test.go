@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,6 +125,8 @@ func TestRequestErrors(t *testing.T) {
 		{"getPet", `{}`, `missing required path parameter "petId"`},
 		{"getPet", `[1]`, `invalid arguments: expected a JSON object`},
 		{"getPet", `{"petId":`, `invalid arguments: unexpected EOF`},
+		{"getPet", `{"petId": ".."}`, `path parameter "petId" cannot be ".."`},
+		{"getPet", `{"petId": ""}`, `path parameter "petId" cannot be ""`},
 	}
 	rec := &recorder{}
 	ts := startServer(t, rec)
@@ -138,4 +142,46 @@ func TestRequestErrors(t *testing.T) {
 	if got := rec.take(); len(got) != 0 {
 		t.Errorf("requests were sent: %v", got)
 	}
+}
+
+// FuzzBuildRequest feeds arbitrary arguments to every fixture operation:
+// building the request must never panic, and path values must never add
+// path segments.
+func FuzzBuildRequest(f *testing.F) {
+	var ops []*operation
+	for _, name := range []string{"petstore30.json", "tree31.yaml", "odd30.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "specs", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		doc, err := parseDocument(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		o, _ := buildOperations(doc)
+		ops = append(ops, o...)
+	}
+	for _, seed := range []string{
+		`{}`, `{"petId": "../../admin"}`, `{"tags": [1, [2], {"a": null}], "ids": {"x": 1}}`,
+		`{"filter": {"a": [1, 2]}, "body": {"kind": "circle"}}`, `{"X-Request-Id": "a\r\nb: c"}`,
+		`{"where": "not an object", "session": ";="}`, `null`, `{"fileId": "%2e%2e"}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		m, err := decodeArgs([]byte(args))
+		if err != nil {
+			return
+		}
+		for _, op := range ops {
+			req, err := buildRequest(t.Context(), "http://127.0.0.1:1/base", op, m)
+			if err != nil {
+				continue
+			}
+			want := strings.Count("/base"+op.path, "/")
+			if got := strings.Count(req.URL.EscapedPath(), "/"); got != want {
+				t.Fatalf("%s: path %q has %d segments, want %d", op.info.Name, req.URL.EscapedPath(), got, want)
+			}
+		}
+	})
 }
