@@ -54,7 +54,7 @@ type repairer struct {
 // consumed, and whether a repair was needed. The error is errIncomplete when
 // src ends inside the value and final is false, or a *syntaxError.
 func repairValue(src string, final bool) (out []byte, n int, repaired bool, err error) {
-	r := &repairer{src: src, final: final, out: make([]byte, 0, len(src))}
+	r := &repairer{src: src, final: final, out: make([]byte, 0, min(len(src), 512))}
 	r.skipSpace()
 	if err := r.value(); err != nil {
 		return nil, r.pos, false, err

@@ -24,6 +24,9 @@ type StreamParser struct {
 	// or ``` followed by prose): braces there are code, not calls.
 	inFence bool
 	closed  bool
+	// bareWork counts the bytes read by decided scans of bare JSON; past
+	// maxBareWork a "{" no longer starts a call (see bare).
+	bareWork int
 	// w says what the block held at the start of buf is waiting for.
 	w waiter
 }
@@ -72,7 +75,7 @@ func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 	var out []Part
 	for len(buf) > 0 {
 		n, parts, more := s.step(buf, final)
-		out = appendParts(out, parts...)
+		out = append(out, parts...)
 		buf = buf[n:]
 		if more {
 			break
@@ -81,13 +84,13 @@ func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 	if final {
 		buf = ""
 	}
-	return buf, out
+	return buf, appendParts(nil, out...)
 }
 
 // step decides a prefix of buf. It returns how many bytes it consumed, the
 // parts they produced, and whether it needs more text to go on.
 func (s *StreamParser) step(buf string, final bool) (int, []Part, bool) {
-	j := nextTrigger(buf, s.inFence)
+	j := nextTrigger(buf, s.inFence || s.bareWork > maxBareWork)
 	switch {
 	case j < 0:
 		return len(buf), textPart(buf), false
@@ -108,14 +111,14 @@ func (s *StreamParser) step(buf string, final bool) (int, []Part, bool) {
 }
 
 // nextTrigger returns the index of the first byte that may start a call,
-// or -1. Inside an opaque fence only tags and the closing fence count.
-func nextTrigger(buf string, inFence bool) int {
+// or -1. With noBrace (inside an opaque fence) only tags and fences count.
+func nextTrigger(buf string, noBrace bool) int {
 	for i := 0; i < len(buf); i++ {
 		switch buf[i] {
 		case '<':
 			return i
 		case '{':
-			if !inFence {
+			if !noBrace {
 				return i
 			}
 		case '`':
@@ -288,6 +291,13 @@ func (s *StreamParser) fenceClose(buf string, final bool) (int, []Part, bool) {
 	return 0, nil, true
 }
 
+// maxBareWork bounds the reading of bare JSON in one reply. Text with many
+// unbalanced braces ("{{{{..." or "{"a":[" repeated) would otherwise be
+// read to its end once per brace. The count only includes scans that
+// decided something, whose length depends on the text alone, so streaming
+// and one-shot parsing stop looking at the same brace.
+const maxBareWork = 1 << 20
+
 // bare handles a '{' at the start of buf: a JSON object that is exactly a
 // call to a known tool is a call; any other complete object is text, and
 // its inner braces are not looked at again.
@@ -297,6 +307,7 @@ func (s *StreamParser) bare(buf string, final bool) (int, []Part, bool) {
 		s.w = waitForObject(buf)
 		return 0, nil, true
 	}
+	s.bareWork += n
 	if err != nil {
 		return 1, textPart("{"), false
 	}
@@ -316,19 +327,29 @@ func textPart(s string) []Part {
 	return []Part{{Text: s}}
 }
 
-// appendParts appends parts to dst, joining adjacent text.
+// appendParts appends parts to dst, joining adjacent text and dropping
+// empty text. Each run of text is built once, so many small pieces cost
+// linear time.
 func appendParts(dst []Part, parts ...Part) []Part {
+	var run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			dst = append(dst, Part{Text: run.String()})
+			run.Reset()
+		}
+	}
+	if k := len(dst) - 1; k >= 0 && dst[k].Call == nil && len(parts) > 0 && parts[0].Call == nil {
+		run.WriteString(dst[k].Text)
+		dst = dst[:k]
+	}
 	for _, pt := range parts {
 		if pt.Call == nil {
-			if pt.Text == "" {
-				continue
-			}
-			if k := len(dst) - 1; k >= 0 && dst[k].Call == nil {
-				dst[k].Text += pt.Text
-				continue
-			}
+			run.WriteString(pt.Text)
+			continue
 		}
+		flush()
 		dst = append(dst, pt)
 	}
+	flush()
 	return dst
 }

@@ -3,6 +3,7 @@ package textcall
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -201,5 +202,29 @@ func BenchmarkStreamLongCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileBraces checks that text with thousands of unbalanced braces is
+// parsed in bounded time, the same way streamed and whole.
+func TestHostileBraces(t *testing.T) {
+	p := NewParser(testNames)
+	for _, unit := range []string{`{"a":[`, "{", `{'x`, "{\"k\": {\"k\": "} {
+		in := strings.Repeat(unit, 200_000/len(unit)) + `<tool_code>{"tool_name":"search","arguments":{}}</tool_code>`
+		start := time.Now()
+		got := view(p.Parse(in))
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%q repeated: Parse took %v", unit, d)
+		}
+		if len(got) != 2 || got[1].Name != "search" {
+			t.Errorf("%q repeated: parts %+v, want text then the call", unit, got[len(got)-1:])
+		}
+		var cuts []int
+		for c := 1000; c < len(in); c += 1000 {
+			cuts = append(cuts, c)
+		}
+		if diff := cmp.Diff(got, view(feedSplit(p, in, cuts...))); diff != "" {
+			t.Errorf("%q repeated: streamed mismatch (-want +got):\n%s", unit, diff)
+		}
 	}
 }
