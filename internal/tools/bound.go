@@ -67,7 +67,9 @@ func (r *Registry) bound(tool string, res *Result) *Result {
 	return out
 }
 
-func (r *Registry) pageSize() int { return max(r.limit, 1024) }
+// pageSize is the limit suggested in notes: read_tool_output accepts 1 to
+// 256 KiB per page.
+func (r *Registry) pageSize() int { return min(max(r.limit, 1024), 256<<10) }
 
 // cutText returns content with its text cut to the limit; n is the length of
 // the joined text.
