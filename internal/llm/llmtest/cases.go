@@ -3,7 +3,9 @@ package llmtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -255,5 +257,37 @@ func testRangedTwice(t *testing.T, h *Harness) {
 	}
 	if _, err := llm.Collect(seq); !errors.Is(err, llm.ErrStreamReused) {
 		t.Errorf("second range: error = %v, want ErrStreamReused", err)
+	}
+}
+
+// testConcurrent runs several streams of one provider at once; with -race
+// it checks that adapters share no unguarded state between requests.
+func testConcurrent(t *testing.T, h *Harness) {
+	const n = 4
+	turn := Turn{Text: []string{"same", " answer"}, ToolCalls: []ToolCallScript{weatherCall()}}
+	var replies []Reply
+	for range n {
+		replies = append(replies, h.reply(turn))
+	}
+	srv := NewServer(t, replies...)
+	p := h.NewProvider(t, srv.URL, suiteOptions())
+	ctx := caseContext(t)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			got, err := llm.Collect(p.Stream(ctx, testRequest(h)))
+			if err == nil && !cmp.Equal(Response(turn), got, eventOpts(h)) {
+				err = fmt.Errorf("response mismatch (-want +got):\n%s", cmp.Diff(Response(turn), got, eventOpts(h)))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -87,6 +87,7 @@ func suiteCases() []suiteCase {
 		{"IdleTimeout", testIdleTimeout},
 		{"FirstTokenTimeout", testFirstTokenTimeout},
 		{"RangedTwice", testRangedTwice},
+		{"ConcurrentStreams", testConcurrent},
 	}
 }
 
