@@ -3,9 +3,17 @@ package textcall
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+)
+
+// resultStop is the stop sequence added in text mode, and maxStops the
+// fewest stop sequences any supported API accepts (OpenAI: 4).
+const (
+	resultStop = "<tool_result"
+	maxStops   = 4
 )
 
 // Bounds for the text the manifest is ranked against.
@@ -24,6 +32,13 @@ func (w *Provider) textRequest(req *llm.Request, cat *Catalog) *llm.Request {
 	out.Messages = renderHistory(req.Messages)
 	if len(req.Tools) == 0 || req.ToolChoice.Mode == llm.ToolChoiceNone {
 		return &out
+	}
+	// Small models often go on to invent the tool's result; stopping at
+	// the result tag ends the turn where the real result must come in.
+	// Some APIs take at most four stop sequences, so never crowd out the
+	// caller's.
+	if len(req.Stop) < maxStops && !slices.Contains(req.Stop, resultStop) {
+		out.Stop = append(slices.Clip(req.Stop), resultStop)
 	}
 	latest, context := queryText(req.Messages)
 	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: context})

@@ -67,6 +67,9 @@ func TestTextModeConvertsReply(t *testing.T) {
 	if len(sent.Tools) != 0 {
 		t.Errorf("tools were sent natively: %v", sent.Tools)
 	}
+	if diff := cmp.Diff([]string{"<tool_result"}, sent.Stop); diff != "" {
+		t.Errorf("stop sequences mismatch (-want +got):\n%s", diff)
+	}
 	if !strings.HasPrefix(sent.System, "Be brief.\n\n# Tools\n") || !strings.Contains(sent.System, "- get_weather: Weather for a city\n  params: city (string, required)\n") {
 		t.Errorf("system prompt lacks the manifest:\n%s", sent.System)
 	}
