@@ -93,7 +93,9 @@ func (c *conv) geminiRef(s *object, ref, path string, depth int) *object {
 	if c.chain[ref] >= maxRecursion {
 		c.change(path, "cut the recursive $ref %q", ref)
 		out := newObject()
-		if t, ok := target.vals["type"].(string); ok && t != "null" {
+		// An object without properties is rejected, so a cut object gets
+		// no type; the note says what it is.
+		if t, ok := target.vals["type"].(string); ok && t != "null" && t != "object" {
 			out.set("type", t)
 		}
 		desc := s.str("description")

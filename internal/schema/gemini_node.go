@@ -48,6 +48,7 @@ func (c *conv) geminiNode(s *object, path string, depth int) *object {
 	var single *object // the one non-null alternative of an anyOf or oneOf
 	combined := ""     // the combinator already turned into anyOf
 	valuesDone := false
+	mapNoted := false // the description already says any keys are allowed
 	for _, k := range s.keys {
 		v := s.vals[k]
 		p := path + "/" + escapeToken(k)
@@ -205,10 +206,11 @@ func (c *conv) geminiNode(s *object, path string, depth int) *object {
 		case "additionalProperties":
 			if ao, ok := v.(*object); ok && !s.has("properties") {
 				if at := ao.str("type"); at != "" {
-					note("An object with any keys; every value is of type %s.", at)
+					note("A JSON object with any keys; every value is of type %s.", at)
 				} else {
-					note("An object with any keys.")
+					note("A JSON object with any keys.")
 				}
+				mapNoted = true
 			}
 			c.change(p, `dropped "additionalProperties"`)
 		case "nullable":
@@ -237,6 +239,9 @@ func (c *conv) geminiNode(s *object, path string, depth int) *object {
 		out.set("format", "enum")
 	}
 	c.finishArray(out, path)
+	if c.keepStructural(out, path, depth) && !mapNoted {
+		note("A JSON object with any keys.")
+	}
 	if nullable {
 		out.set("nullable", true)
 	}
@@ -244,6 +249,48 @@ func (c *conv) geminiNode(s *object, path string, depth int) *object {
 		appendNote(out, strings.Join(notes, " "))
 	}
 	return out
+}
+
+// Keywords Gemini allows only on one type; it rejects "properties" on a
+// string, for example, which hand-written schemas sometimes have.
+var (
+	objectKeywords = []string{"properties", "required", "minProperties", "maxProperties", "propertyOrdering"}
+	arrayKeywords  = []string{"items", "minItems", "maxItems"}
+)
+
+// keepStructural drops object keywords from non-objects and array keywords
+// from non-arrays. It also removes the type of a nested object without
+// properties, which Gemini rejects ("properties: should be non-empty for
+// OBJECT type"), and then reports true so the caller can say in the
+// description that an object is expected.
+func (c *conv) keepStructural(out *object, path string, depth int) bool {
+	t := out.str("type")
+	drop := func(kws []string) {
+		for _, k := range kws {
+			if out.has(k) {
+				out.del(k)
+				c.change(path, "dropped %q, which Gemini allows only on another type than %q", k, t)
+			}
+		}
+	}
+	if t != "object" {
+		drop(objectKeywords)
+	}
+	if t != "array" {
+		drop(arrayKeywords)
+	}
+	if t != "object" || depth == 0 {
+		return false
+	}
+	if props := out.obj("properties"); props != nil && len(props.keys) > 0 {
+		return false
+	}
+	out.del("type")
+	for _, k := range objectKeywords {
+		out.del(k)
+	}
+	c.change(path, "removed the type of an object without properties, which Gemini rejects")
+	return true
 }
 
 // geminiItems converts items, or a tuple (items as a list, or prefixItems),

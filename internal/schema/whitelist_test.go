@@ -81,6 +81,19 @@ func geminiProblems(s map[string]any, path string) []string {
 	if s["type"] == "array" && s["items"] == nil {
 		out = append(out, fmt.Sprintf("%s: array without items", path))
 	}
+	for _, k := range objectKeywords {
+		if _, ok := s[k]; ok && s["type"] != "object" {
+			out = append(out, fmt.Sprintf("%s/%s: only allowed for type object", path, k))
+		}
+	}
+	for _, k := range arrayKeywords {
+		if _, ok := s[k]; ok && s["type"] != "array" {
+			out = append(out, fmt.Sprintf("%s/%s: only allowed for type array", path, k))
+		}
+	}
+	if props, _ := s["properties"].(map[string]any); path != "" && s["type"] == "object" && len(props) == 0 {
+		out = append(out, fmt.Sprintf("%s: nested object without properties", path))
+	}
 	return out
 }
 
