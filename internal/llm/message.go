@@ -99,6 +99,11 @@ func ToolResult(call ToolCall, text string, isError bool) Message {
 	}
 }
 
+// MaxToolArguments bounds the arguments of one streamed tool call; an
+// adapter reports a larger one as a malformed response rather than grow
+// without limit.
+const MaxToolArguments = 16 << 20
+
 // ToolCall is one complete call the model asked for. Arguments is a JSON
 // object; adapters turn an empty or missing argument string into "{}" and
 // report malformed argument JSON as it came, leaving validation to the caller.

@@ -121,6 +121,11 @@ func (s *stream) event(ev *wireEvent, yield func(llm.Event, error) bool) (done, 
 					fmt.Errorf("delta for block %d, which was not started", ev.Index)))
 			}
 			b.input = append(b.input, ev.Delta.PartialJSON...)
+			if len(b.input) > llm.MaxToolArguments {
+				yield(llm.Event{}, llm.MalformedError(name, "input_json_delta",
+					fmt.Errorf("the input of %q exceeds %d bytes", b.name, llm.MaxToolArguments)))
+				return false, false
+			}
 		}
 		// signature_delta, citations_delta and future deltas carry nothing we use.
 	case "content_block_stop":

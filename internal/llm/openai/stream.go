@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
@@ -94,9 +95,12 @@ type stream struct {
 	finish   string
 	finished bool
 	usage    *llm.Usage
+	maxArgs  int // llm.MaxToolArguments; smaller in tests
 }
 
-func newStream(provider string) *stream { return &stream{provider: provider} }
+func newStream(provider string) *stream {
+	return &stream{provider: provider, maxArgs: llm.MaxToolArguments}
+}
 
 // done is the data of OpenAI's end-of-stream event.
 const done = "[DONE]"
@@ -163,7 +167,13 @@ func (s *stream) chunk(c *chunk, yield func(llm.Event, error) bool) bool {
 		return false
 	}
 	for _, rc := range d.ToolCalls {
-		s.slot(rc).add(rc)
+		a := s.slot(rc)
+		a.add(rc)
+		if len(a.args) > s.maxArgs {
+			yield(llm.Event{}, llm.MalformedError(s.provider, "tool call arguments",
+				fmt.Errorf("the arguments of %q exceed %d bytes", a.name, s.maxArgs)))
+			return false
+		}
 	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		s.finish, s.finished = *ch.FinishReason, true

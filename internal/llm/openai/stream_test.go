@@ -2,8 +2,10 @@ package openai
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"testing/iotest"
@@ -16,10 +18,14 @@ import (
 
 // drain runs the stream decoder over r and returns its events and error.
 func drain(body []byte, oneByte bool) ([]llm.Event, error) {
+	return drainStream(newStream("openai"), body, oneByte)
+}
+
+func drainStream(s *stream, body []byte, oneByte bool) ([]llm.Event, error) {
 	r := iotestReader(body, oneByte)
 	var evs []llm.Event
 	var last error
-	newStream("openai").run(r, func(ev llm.Event, err error) bool {
+	s.run(r, func(ev llm.Event, err error) bool {
 		if err != nil {
 			last = err
 			return false
@@ -122,4 +128,20 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/chunk")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N*n), "allocs/chunk")
 	b.ReportMetric(float64(len(body))/float64(n), "bytes/chunk")
+}
+
+func TestArgumentsBounded(t *testing.T) {
+	piece := strings.Repeat("x", 600)
+	var b bytes.Buffer
+	b.WriteString(`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a\":\""}}]}}]}` + "\n\n")
+	for range 3 {
+		b.WriteString(`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"` + piece + `"}}]}}]}` + "\n\n")
+	}
+	s := newStream("openai")
+	s.maxArgs = 1000
+	_, err := drainStream(s, b.Bytes(), false)
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.KindMalformed {
+		t.Errorf("error = %v, want a malformed *llm.Error for oversized arguments", err)
+	}
 }
