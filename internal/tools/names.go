@@ -9,34 +9,7 @@ import (
 	"strings"
 )
 
-// Catalogue names.
-//
-// Every tool in the [Registry] has a catalogue name that matches
-// ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$, which every model provider accepts. The rule
-// that maps an [Origin] to its name is a pure function of that origin, so the
-// same configuration yields the same names whatever order servers connect in:
-//
-//  1. The base name is the tool's own name for a built-in tool, and
-//     server + "__" + tool for MCP and OpenAPI tools.
-//  2. The base name is kept unchanged when it is already valid and cannot be
-//     confused with another origin's: a built-in name must not contain "__";
-//     a server name must start with a letter, use only [a-zA-Z0-9_-], contain no
-//     "__" and not end in "_" (so the first "__" always splits server from
-//     tool); the tool part must be non-empty and use only [a-zA-Z0-9_-]; and
-//     the whole must be at most 64 bytes. Kept names never collide.
-//  3. Otherwise the name is hashed: every byte outside [a-zA-Z0-9_-] becomes
-//     "_" (a multi-byte rune becomes one "_"), "t" is prefixed when the first
-//     byte is not a letter, the result is cut to 55 bytes, and "_" plus the
-//     first 8 hex digits of SHA-256(kind NUL server NUL tool) is appended.
-//  4. When two origins still end up with one name (a hashed name that happens
-//     to equal another name, or a hash collision), the origins are sorted
-//     (built-ins first, then by kind, server and tool name); the first keeps
-//     the name and each later one gets the step-3 form with a 16-digit hash
-//     salted with a counter until it is unique. This only depends on the set
-//     of tools, never on the order they were added.
-//
-// The mapping is reversible through [Registry.Lookup], which returns the
-// [Origin] of a catalogue name.
+// This file implements the naming rule documented on [Registry].
 
 const (
 	maxNameLen  = 64

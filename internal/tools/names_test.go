@@ -141,3 +141,9 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentedExample(t *testing.T) {
+	if got := primaryName(Origin{KindMCP, "git", "repo.status"}); got != "git__repo_status_06342f11" {
+		t.Errorf("primaryName = %q; update the example in the Registry doc", got)
+	}
+}

@@ -50,6 +50,46 @@ type RegistryOptions struct {
 // from their own goroutines while calls run. A call that started keeps the
 // tool it looked up even if its source is replaced meanwhile. The Registry
 // owns no goroutines.
+//
+// # Names
+//
+// Every tool has a catalogue name that matches ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$,
+// which every model provider accepts. The name of an [Origin] is a pure
+// function of that origin, so the same configuration yields the same names
+// whatever order servers connect in:
+//
+//  1. The base name is the tool's own name for a built-in tool, and
+//     server + "__" + tool for MCP and OpenAPI tools.
+//  2. The base name is kept unchanged when it is already valid and cannot be
+//     confused with another origin's: a built-in name must not contain "__";
+//     a server name must start with a letter, use only [a-zA-Z0-9_-], contain
+//     no "__" and not end in "_" (so the first "__" always splits server from
+//     tool); the tool part must be non-empty and use only [a-zA-Z0-9_-]; and
+//     the whole must be at most 64 bytes. Kept names never collide.
+//  3. Otherwise the name is hashed: every byte outside [a-zA-Z0-9_-] becomes
+//     "_" (a multi-byte rune becomes one "_"), "t" is prefixed when the first
+//     byte is not a letter, the result is cut to 55 bytes, and "_" plus the
+//     first 8 hex digits of SHA-256(kind NUL server NUL tool) is appended:
+//     "git"/"repo.status" becomes "git__repo_status_06342f11".
+//  4. When two origins still end up with one name (a hashed name that happens
+//     to equal another, a hash collision, or an MCP and an OpenAPI server
+//     with the same name), the origins are sorted (built-ins first, then by
+//     server, tool name and kind); the first keeps the name and each later
+//     one gets the step-3 form with a 16-digit hash salted with a counter
+//     until it is unique. This depends only on the set of tools, never on
+//     the order they were added.
+//
+// The mapping is reversible: [Registry.Lookup] returns the [Origin] of a
+// catalogue name.
+//
+// # Arguments and results
+//
+// [Registry.Call] validates arguments against the tool's input schema
+// before the call (see validate.go: schemas are compiled once, without
+// following external references, and a schema that does not compile is
+// logged and skipped rather than making the tool uncallable), and bounds
+// the text of the result (see bound.go: head and tail with a note, the full
+// text kept for read_tool_output).
 type Registry struct {
 	limit     int
 	outputDir string
