@@ -16,6 +16,13 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 var providers = []Provider{OpenAI, Anthropic, Gemini, Ollama}
 
+// The npm corpus (testdata/npm-*.json) is the tools/list result of the
+// reference servers @modelcontextprotocol/server-everything,
+// server-filesystem and server-memory, version 2026.8.31, captured once over
+// stdio (initialize, notifications/initialized, tools/list with every page)
+// from an npm install in a temporary directory outside the repository. To
+// refresh it, capture the same way and run go test ./internal/schema -update.
+
 // goldenCase is one input: a single schema (testdata/cases) or the
 // tools/list result of a reference server (testdata/npm-*.json).
 type goldenCase struct {
