@@ -71,15 +71,16 @@ const (
 
 // Status describes a server for `switchboard servers` and `tools`.
 type Status struct {
-	Name      string
-	URL       string
-	SpecURL   string // where the document was found; "" if never
-	State     State
-	LastError string // why the last load failed; "" when ready
-	Tools     int
-	LoadedAt  time.Time // when the current document was read; zero if never
+	Name      string `json:"name"`
+	URL       string `json:"url"`
+	SpecURL   string `json:"specURL,omitempty"` // where the document was found; "" if never
+	State     State  `json:"state"`
+	LastError string `json:"lastError,omitempty"` // why the last load failed; "" when ready
+	Tools     int    `json:"tools"`
+	// LoadedAt is when the current document was read; zero if never.
+	LoadedAt time.Time `json:"loadedAt,omitzero"`
 	// Warnings name operations that were skipped and why.
-	Warnings []string
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Server is one OpenAPI action server and the tools made from its document.
