@@ -34,7 +34,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		version = classicProtocolVersion // discovery failed before; don't respawn twice each time
 	}
 	c, err := s.dialVersion(ctx, version)
-	if err == nil || version != "" || ctx.Err() != nil || errors.Is(err, errNeedsLogin) || isSetupError(err) {
+	if err == nil || version != "" || ctx.Err() != nil || errors.Is(err, ErrNeedsLogin) || isSetupError(err) {
 		return c, s.wrapTimeout(ctx, err)
 	}
 	s.log.Info("retrying with classic initialize", "error", err)
@@ -66,7 +66,7 @@ func (s *server) dialVersion(ctx context.Context, version string) (*conn, error)
 		return s.dialRemote(ctx, tr, so)
 	case TransportAuto:
 		c, err := s.dialRemote(ctx, TransportHTTP, so)
-		if err == nil || ctx.Err() != nil || errors.Is(err, errNeedsLogin) {
+		if err == nil || ctx.Err() != nil || errors.Is(err, ErrNeedsLogin) {
 			return c, err
 		}
 		// Servers from before 2025-03-26 answer the Streamable HTTP POST
@@ -146,6 +146,9 @@ func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSes
 	if u, err := url.Parse(s.cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, setupError{fmt.Errorf("server url %q is not an http(s) url", s.cfg.URL)}
 	}
+	if s.auth != nil && s.auth.initErr != nil {
+		return nil, setupError{fmt.Errorf("configuring oauth: %w", s.auth.initErr)}
+	}
 	hc := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: s.cfg.Headers}}
 	// The SSE transport ties its event stream to the context given to
 	// Connect, which here is the connect attempt's, cancelled when dial
@@ -165,7 +168,7 @@ func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSes
 	if err != nil {
 		endLife()
 		if s.auth != nil && s.auth.needsLogin() {
-			return nil, fmt.Errorf("connecting to %s: %w", s.cfg.URL, errNeedsLogin)
+			return nil, fmt.Errorf("connecting to %s: %w", s.cfg.URL, ErrNeedsLogin)
 		}
 		return nil, fmt.Errorf("connecting to %s over %s: %w", s.cfg.URL, tr, err)
 	}

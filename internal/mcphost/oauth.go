@@ -1,19 +1,271 @@
 package mcphost
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
 )
 
-// errNeedsLogin reports that a server demands OAuth and no stored token or
-// interactive hook can satisfy it.
-var errNeedsLogin = errors.New("the server requires OAuth authorization: run `switchboard mcp login` for it")
+// ErrNeedsLogin reports that a server demands OAuth and neither a stored
+// token nor [Options.OAuthRedirect] can satisfy it. The server stays failed
+// until [Pool.Restart] after the user logged in.
+var ErrNeedsLogin = errors.New("the server requires OAuth authorization and no interactive login is available here: log in to it first")
 
-type oauthState struct{ s *server }
+const defaultRedirectURL = "http://127.0.0.1:8976/callback"
 
-func newOAuthState(s *server) *oauthState { return &oauthState{s: s} }
+// storedGrant is the JSON kept in DataDir/oauth/<server>.json: enough to
+// refresh the token without talking to the user again.
+type storedGrant struct {
+	ClientID     string        `json:"client_id"`
+	ClientSecret string        `json:"client_secret,omitempty"`
+	AuthURL      string        `json:"auth_url"`
+	TokenURL     string        `json:"token_url"`
+	AuthStyle    int           `json:"auth_style,omitempty"`
+	RedirectURL  string        `json:"redirect_url,omitempty"`
+	Scopes       []string      `json:"scopes,omitempty"`
+	Token        *oauth2.Token `json:"token"`
+}
 
-func (a *oauthState) needsLogin() bool { return false }
+// oauthState is one remote server's OAuth client: the SDK's
+// authorization-code handler (PKCE, dynamic client registration,
+// protected-resource metadata discovery) plus token persistence.
+type oauthState struct {
+	s        *server
+	path     string // "" when tokens are kept in memory only
+	handler  *auth.AuthorizationCodeHandler
+	initErr  error
+	needUser atomic.Bool // the last authorization needed the user and could not ask
 
-func (s *server) oauthHandler() auth.OAuthHandler { return nil }
+	mu sync.Mutex // serialises file writes
+}
+
+func newOAuthState(s *server) *oauthState {
+	a := &oauthState{s: s}
+	// An explicit Authorization header means the user manages credentials.
+	for k := range s.cfg.Headers {
+		if http.CanonicalHeaderKey(k) == "Authorization" && s.cfg.OAuth == nil {
+			return nil
+		}
+	}
+	if s.opts.DataDir != "" {
+		a.path = filepath.Join(s.opts.DataDir, "oauth", safeFileName(s.cfg.Name)+".json")
+	}
+	oc := s.cfg.OAuth
+	if oc == nil {
+		oc = &OAuthConfig{}
+	}
+	redirect := oc.RedirectURL
+	if redirect == "" {
+		redirect = defaultRedirectURL
+	}
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              redirect,
+		AuthorizationCodeFetcher: a.fetchCode,
+		RequestRefreshToken:      true,
+		NewTokenSource:           a.newTokenSource,
+		Client:                   s.opts.OAuthHTTPClient,
+	}
+	if oc.ClientID != "" {
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: oc.ClientID}
+		if oc.ClientSecret != "" {
+			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: oc.ClientSecret}
+		}
+	} else {
+		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{
+			Metadata: &oauthex.ClientRegistrationMetadata{
+				RedirectURIs: []string{redirect},
+				ClientName:   "Switchboard",
+				GrantTypes:   []string{"authorization_code", "refresh_token"},
+			},
+		}
+	}
+	if len(oc.Scopes) > 0 {
+		scopes := oc.Scopes
+		cfg.ScopeFilter = func([]string) []string { return scopes }
+	}
+	if g, err := a.load(); err != nil {
+		s.log.Warn("ignoring unreadable oauth token file", "path", a.path, "error", err)
+	} else if g != nil {
+		ocfg := g.config()
+		ctx := context.Background()
+		if c := s.opts.OAuthHTTPClient; c != nil {
+			ctx = context.WithValue(ctx, oauth2.HTTPClient, c)
+		}
+		cfg.InitialTokenSource = a.persisting(ocfg, ocfg.TokenSource(ctx, g.Token))
+	}
+	a.handler, a.initErr = auth.NewAuthorizationCodeHandler(cfg)
+	return a
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// safeFileName keeps a server name from escaping the oauth directory.
+func safeFileName(name string) string {
+	n := unsafeChars.ReplaceAllString(name, "_")
+	if n == "" || n == "." || n == ".." {
+		n = "_" + n
+	}
+	return n
+}
+
+func (g *storedGrant) config() *oauth2.Config {
+	return &oauth2.Config{
+		ClientID:     g.ClientID,
+		ClientSecret: g.ClientSecret,
+		Endpoint:     oauth2.Endpoint{AuthURL: g.AuthURL, TokenURL: g.TokenURL, AuthStyle: oauth2.AuthStyle(g.AuthStyle)},
+		RedirectURL:  g.RedirectURL,
+		Scopes:       g.Scopes,
+	}
+}
+
+// oauthHandler returns the handler to give the Streamable HTTP transport, or
+// nil when OAuth does not apply to this server.
+func (s *server) oauthHandler() auth.OAuthHandler {
+	if s.auth == nil || s.auth.handler == nil {
+		return nil
+	}
+	return s.auth.handler
+}
+
+func (a *oauthState) needsLogin() bool { return a != nil && a.needUser.Load() }
+
+// fetchCode is the SDK's AuthorizationCodeFetcher: it hands the
+// authorization URL to the host's interactive hook and parses the callback.
+func (a *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	hook := a.s.opts.OAuthRedirect
+	if hook == nil {
+		a.needUser.Store(true)
+		return nil, ErrNeedsLogin
+	}
+	cb, err := hook(ctx, args.URL)
+	if err != nil {
+		return nil, fmt.Errorf("completing oauth authorization in the browser: %w", err)
+	}
+	u, err := url.Parse(cb)
+	if err != nil {
+		return nil, fmt.Errorf("parsing oauth callback url: %w", err)
+	}
+	q := u.Query()
+	if e := q.Get("error"); e != "" {
+		return nil, fmt.Errorf("authorization server refused: %s %s", e, q.Get("error_description"))
+	}
+	if q.Get("code") == "" {
+		return nil, errors.New("oauth callback url has no code")
+	}
+	a.needUser.Store(false)
+	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+}
+
+// newTokenSource is called by the SDK after a code exchange: remember the
+// grant, and save every new token the source hands out.
+func (a *oauthState) newTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+	if err := a.save(cfg, tok); err != nil {
+		a.s.log.Warn("could not store oauth token", "path", a.path, "error", err)
+	}
+	return a.persisting(cfg, cfg.TokenSource(ctx, tok)), nil
+}
+
+// persisting wraps ts so refreshed tokens are written back to disk.
+func (a *oauthState) persisting(cfg *oauth2.Config, ts oauth2.TokenSource) oauth2.TokenSource {
+	return &savingSource{a: a, cfg: cfg, ts: ts}
+}
+
+type savingSource struct {
+	a   *oauthState
+	cfg *oauth2.Config
+	ts  oauth2.TokenSource
+
+	mu   sync.Mutex
+	last string // mu guards last: the access token last saved
+}
+
+func (s *savingSource) Token() (*oauth2.Token, error) {
+	tok, err := s.ts.Token()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok.AccessToken != s.last {
+		s.last = tok.AccessToken
+		if err := s.a.save(s.cfg, tok); err != nil {
+			s.a.s.log.Warn("could not store refreshed oauth token", "path", s.a.path, "error", err)
+		}
+	}
+	return tok, nil
+}
+
+// load reads the stored grant; nil, nil when there is none.
+func (a *oauthState) load() (*storedGrant, error) {
+	if a.path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(a.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var g storedGrant
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", a.path, err)
+	}
+	if g.Token == nil || g.TokenURL == "" || g.ClientID == "" {
+		return nil, fmt.Errorf("%s lacks a token, token url or client id", a.path)
+	}
+	return &g, nil
+}
+
+// save writes the grant atomically with mode 0600 (directory 0700).
+func (a *oauthState) save(cfg *oauth2.Config, tok *oauth2.Token) error {
+	if a.path == "" {
+		return nil
+	}
+	g := storedGrant{
+		ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+		AuthURL: cfg.Endpoint.AuthURL, TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle),
+		RedirectURL: cfg.RedirectURL, Scopes: cfg.Scopes, Token: tok,
+	}
+	b, err := json.MarshalIndent(&g, "", "  ")
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
+		return fmt.Errorf("creating oauth token directory: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(a.path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing oauth token: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("writing oauth token: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("writing oauth token: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing oauth token: %w", err)
+	}
+	if err := os.Rename(f.Name(), a.path); err != nil {
+		return fmt.Errorf("writing oauth token: %w", err)
+	}
+	return nil
+}

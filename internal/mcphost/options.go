@@ -3,6 +3,7 @@ package mcphost
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -114,10 +115,16 @@ type Options struct {
 	Roots []string
 
 	// OAuthRedirect performs the interactive step of OAuth: send the user
-	// to authURL and return the code and state the authorization server
-	// redirected back with. nil means OAuth servers that need a new grant
-	// fail with a hint to run `switchboard mcp login`.
-	OAuthRedirect func(ctx context.Context, authURL string) (code, state string, err error)
+	// to authURL and return the full URL the authorization server redirected
+	// the browser back to (the configured RedirectURL with code, state and
+	// iss, or error). nil means a server that needs a new grant fails with
+	// a hint to log in interactively; stored tokens are still used and refreshed.
+	OAuthRedirect func(ctx context.Context, authURL string) (callbackURL string, err error)
+	// OAuthHTTPClient makes OAuth discovery, registration and token
+	// requests. nil means the SDK's default, which refuses private and
+	// loopback addresses during discovery (SSRF protection); set a client to
+	// reach an authorization server on localhost.
+	OAuthHTTPClient *http.Client
 }
 
 // Defaults, named so docs and tests agree.

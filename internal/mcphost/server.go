@@ -68,13 +68,19 @@ func (s *server) run(ctx context.Context) {
 	var (
 		failures  []time.Time // recent failure times, within RestartWindow
 		firstDone bool
-		markFirst = func() {
-			if !firstDone {
-				firstDone = true
-				close(s.started)
-			}
-		}
 	)
+	// markFirst releases Pool.Start once the first attempt has a visible
+	// outcome: ready, or a failure state with its reason.
+	markFirst := func() {
+		if !firstDone {
+			firstDone = true
+			close(s.started)
+		}
+	}
+	settle := func(st State, err error) {
+		s.setState(st, err)
+		markFirst()
+	}
 	defer markFirst()
 	defer s.setState(StateStopped, nil)
 	for {
@@ -82,18 +88,24 @@ func (s *server) run(ctx context.Context) {
 		if err == nil {
 			err = s.serve(ctx, c, markFirst)
 		}
-		markFirst()
 		if ctx.Err() != nil {
 			return
 		}
-		if errors.Is(err, errRestartRequested) {
+		switch {
+		case errors.Is(err, errRestartRequested):
 			failures = nil
 			s.bumpRestarts()
-			s.setState(StateRestarting, nil)
+			settle(StateRestarting, nil)
 			continue
-		}
-		if isSetupError(err) {
-			s.setState(StateDisabled, err)
+		case errors.Is(err, ErrNeedsLogin):
+			// Retrying cannot help until the user has logged in.
+			settle(StateFailed, err)
+			if !s.waitRestart(ctx) {
+				return
+			}
+			continue
+		case isSetupError(err):
+			settle(StateDisabled, err)
 			if !s.waitRestart(ctx) {
 				return
 			}
@@ -105,7 +117,7 @@ func (s *server) run(ctx context.Context) {
 		}), now)
 		if len(failures) >= s.opts.MaxRestarts {
 			s.log.Error("mcp server failed too often, giving up", "failures", len(failures), "error", err)
-			s.setState(StateFailed, err)
+			settle(StateFailed, err)
 			if !s.waitRestart(ctx) {
 				return
 			}
@@ -114,7 +126,7 @@ func (s *server) run(ctx context.Context) {
 			continue
 		}
 		s.log.Warn("mcp server down, restarting", "error", err, "failures", len(failures))
-		s.setState(StateRestarting, err)
+		settle(StateRestarting, err)
 		if !s.backoff(ctx, len(failures)) {
 			return
 		}
