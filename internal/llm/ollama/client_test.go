@@ -118,6 +118,7 @@ func TestStreamEdgeCases(t *testing.T) {
 		lines   []string
 		want    []llm.Event
 		wantErr llm.ErrorKind
+		cut     bool // the last line lacks its newline
 	}{
 		{"thinking and string arguments", []string{
 			`{"message":{"role":"assistant","content":"","thinking":"let me see"},"done":false}`,
@@ -128,17 +129,24 @@ func TestStreamEdgeCases(t *testing.T) {
 			{Type: llm.EventToolCall, ToolCall: llm.ToolCall{ID: "call_abc", Name: "f", Arguments: []byte(`{"a":1}`)}},
 			{Type: llm.EventUsage, Usage: llm.Usage{InputTokens: 9, OutputTokens: 3}},
 			{Type: llm.EventStop, StopReason: llm.StopToolUse, RawStopReason: "stop"},
-		}, ""},
+		}, "", false},
 		{"error line", []string{`{"message":{"role":"assistant","content":"a"},"done":false}`, `{"error":"llama runner process has terminated: signal: killed"}`},
-			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindServer},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindServer, false},
 		{"no done line", []string{`{"message":{"role":"assistant","content":"a"},"done":false}`},
-			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindConnection},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindConnection, false},
+		{"cut mid-line", []string{`{"message":{"role":"assistant","content":"a"},"done":false}`, `{"message":{"role":"assis`},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindConnection, true},
 		{"load only", []string{`{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"load"}`},
-			[]llm.Event{{Type: llm.EventStop, StopReason: llm.StopOther, RawStopReason: "load"}}, ""},
+			[]llm.Event{{Type: llm.EventStop, StopReason: llm.StopOther, RawStopReason: "load"}}, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, ndjson(tc.lines...))
+			rep := ndjson(tc.lines...)
+			if tc.cut {
+				last := rep.Chunks[len(rep.Chunks)-1]
+				rep.Chunks[len(rep.Chunks)-1] = last[:len(last)-1]
+			}
+			srv := llmtest.NewServer(t, rep)
 			var evs []llm.Event
 			var gotErr error
 			for ev, err := range newClient(t, srv, ollama.Options{}).Stream(t.Context(), &llm.Request{Messages: []llm.Message{llm.UserText("a")}}) {

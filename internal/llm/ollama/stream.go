@@ -39,6 +39,19 @@ func newStream(provider string) *stream { return &stream{provider: provider} }
 func (s *stream) run(body io.Reader, yield func(llm.Event, error) bool) {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	// A last line without its newline is a body cut short (a proxy or a
+	// crash closing the connection cleanly), not a malformed line.
+	cut := false
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			return i + 1, data[:i], nil
+		}
+		if atEOF && len(data) > 0 {
+			cut = true
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	})
 	var c wireChunk
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -47,6 +60,10 @@ func (s *stream) run(body io.Reader, yield func(llm.Event, error) bool) {
 		}
 		c = wireChunk{}
 		if err := json.Unmarshal(line, &c); err != nil {
+			if cut {
+				yield(llm.Event{}, llm.IncompleteError(s.provider))
+				return
+			}
 			yield(llm.Event{}, llm.MalformedError(s.provider, "stream line", err))
 			return
 		}
