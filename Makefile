@@ -1,7 +1,7 @@
 GO ?= go
 GOLANGCI_LINT ?= golangci-lint
 
-.PHONY: build test test-short lint fmt tidy-check bench record ci
+.PHONY: build test test-short lint fmt tidy-check bench ci
 
 build:
 	$(GO) build -o bin/switchboard ./cmd/switchboard
@@ -25,10 +25,6 @@ tidy-check:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-
-# Cassettes are recorded fixtures of provider wire formats; CI replays them offline.
-record:
-	$(GO) test ./internal/llm/... -record
 
 ci:
 	bash .ci/run
