@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -121,7 +120,7 @@ func NewRegistry(opts *RegistryOptions) *Registry {
 		o.ResultLimit = DefaultResultLimit
 	}
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Registry{
 		limit:     o.ResultLimit,
