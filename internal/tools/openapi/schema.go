@@ -77,7 +77,10 @@ func (c *converter) schema(node any, depth int) any {
 	}
 	out := make(map[string]any, len(m))
 	cut := false
-	for k, v := range m {
+	// Keys in order, so that when the budget runs out the same parts are
+	// cut on every read of the same document.
+	for _, k := range sortedKeys(m) {
+		v := m[k]
 		switch {
 		case dropKeys[k], strings.HasPrefix(k, "x-"):
 		case k == "example":
@@ -98,14 +101,18 @@ func (c *converter) schema(node any, depth int) any {
 		case schemaMapKeys[k]:
 			if props, ok := v.(map[string]any); ok {
 				conv := make(map[string]any, len(props))
-				for name, p := range props {
-					conv[name] = c.schema(p, depth+1)
+				for _, name := range sortedKeys(props) {
+					conv[name] = c.schema(props[name], depth+1)
 				}
 				out[k] = conv
 			}
 		case schemaListKeys[k]:
 			if list, ok := v.([]any); ok {
 				out[k] = c.list(list, depth)
+			}
+		case k == "required" || k == "type" || k == "enum":
+			if clean, ok := sanitize(k, v); ok {
+				cut = !c.copyValue(out, k, clean) || cut
 			}
 		case k == "exclusiveMinimum" || k == "exclusiveMaximum":
 			if b, ok := v.(bool); ok { // 3.0: a flag on minimum/maximum
@@ -120,13 +127,7 @@ func (c *converter) schema(node any, depth int) any {
 				out[k] = v
 			}
 		default:
-			n := rawSize(v, c.budget+1)
-			if n > c.budget {
-				cut = true
-				continue
-			}
-			c.budget -= n
-			out[k] = v
+			cut = !c.copyValue(out, k, v) || cut
 		}
 	}
 	if cut {
@@ -193,6 +194,60 @@ func (c *converter) ref(ref string, m map[string]any, depth int) any {
 		merged[k] = v
 	}
 	return merged
+}
+
+// copyValue sets out[k] = v when the budget allows the copy, and reports
+// whether it did.
+func (c *converter) copyValue(out map[string]any, k string, v any) bool {
+	n := rawSize(v, c.budget+1)
+	if n > c.budget {
+		// Spend the rest: everything after this is cut too, and no later
+		// copy pays for counting a large value again.
+		c.budget = 0
+		return false
+	}
+	c.budget -= n
+	out[k] = v
+	return true
+}
+
+// jsonTypes are the type names JSON Schema knows.
+var jsonTypes = map[string]bool{
+	"string": true, "number": true, "integer": true, "boolean": true,
+	"object": true, "array": true, "null": true,
+}
+
+// sanitize drops malformed values of keywords that documents often get
+// wrong, so that the schema still compiles: required must list strings,
+// type must name JSON types, enum must be a list.
+func sanitize(k string, v any) (any, bool) {
+	switch k {
+	case "required":
+		list, _ := v.([]any)
+		var names []any
+		for _, r := range list {
+			if name, ok := r.(string); ok && !containsValue(names, name) {
+				names = append(names, name)
+			}
+		}
+		return names, len(names) > 0
+	case "type":
+		if t, ok := v.(string); ok {
+			return t, jsonTypes[t]
+		}
+		list, _ := v.([]any)
+		var types []any
+		for _, t := range list {
+			if name, ok := t.(string); ok && jsonTypes[name] && !containsValue(types, name) {
+				types = append(types, name)
+			}
+		}
+		return types, len(types) > 0
+	case "enum":
+		list, ok := v.([]any)
+		return list, ok && len(list) > 0
+	}
+	return v, true
 }
 
 // rawSize counts the objects, arrays and scalars in v, stopping once the

@@ -119,4 +119,25 @@ func TestSchemaBudget(t *testing.T) {
 		t.Errorf("schema is %d bytes, want it cut with a note", len(schema))
 	}
 	t.Logf("cut schema: %d bytes in %v", len(schema), time.Since(start))
+
+	// A value larger than the whole budget, referenced many times.
+	b.Reset()
+	b.WriteString(`{"openapi": "3.1.0", "paths": {"/x": {"get": {"operationId": "x", "parameters": [`)
+	for i := range 300 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"name": "p%d", "in": "query", "schema": {"$ref": "#/components/schemas/Big"}}`, i)
+	}
+	b.WriteString(`]}}}, "components": {"schemas": {"Big": {"type": "integer", "enum": [` + strings.Repeat("1,", schemaBudget) + `1]}}}}`)
+	doc, err = parseDocument([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	ops, _ = buildOperations(doc)
+	if len(ops) != 1 || !strings.Contains(string(ops[0].info.InputSchema), "too large to inline") {
+		t.Errorf("huge enum: want one operation with a cut note")
+	}
+	t.Logf("huge enum: %d bytes in %v", len(ops[0].info.InputSchema), time.Since(start))
 }
