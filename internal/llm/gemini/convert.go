@@ -147,7 +147,7 @@ func (c *Client) encode(req *llm.Request) ([]byte, error) {
 	if len(req.Tools) > 0 {
 		decls := make([]functionDecl, 0, len(req.Tools))
 		for _, t := range req.Tools {
-			params, err := toSchema(t.Parameters)
+			params, err := parameters(t.Parameters)
 			if err != nil {
 				return nil, fmt.Errorf("%s: building request: parameters of tool %q: %w", c.name, t.Name, err)
 			}
