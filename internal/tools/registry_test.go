@@ -133,3 +133,46 @@ func TestRegistryConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRegistryNamesIndependentOfSetOrder connects the same servers in every
+// order and expects the same catalogue each time.
+func TestRegistryNamesIndependentOfSetOrder(t *testing.T) {
+	sources := []struct {
+		src   Source
+		tools []string
+	}{
+		{Source{Kind: KindBuiltin}, []string{"read_file", "a__b"}},
+		{Source{Kind: KindMCP, Server: "a"}, []string{"b__c", "x.y"}},
+		{Source{Kind: KindMCP, Server: "a__b"}, []string{"c"}},
+		{Source{Kind: KindOpenAPI, Server: "a"}, []string{"b__c"}},
+		{Source{Kind: KindMCP, Server: "日本"}, []string{"ツール", "1st"}},
+	}
+	var want []Entry
+	var r *Registry
+	for _, perm := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3}, {3, 4, 0, 2, 1}} {
+		r = NewRegistry(nil)
+		for _, i := range perm {
+			var ts []Tool
+			for _, name := range sources[i].tools {
+				ts = append(ts, newFake(name, ""))
+			}
+			r.Set(sources[i].src, ts)
+		}
+		got := r.List()
+		if want == nil {
+			want = got
+			continue
+		}
+		if diff := cmp.Diff(names(want), names(got)); diff != "" {
+			t.Errorf("order %v: names mismatch (-want +got):\n%s", perm, diff)
+		}
+	}
+	for _, e := range want {
+		if !ValidName(e.Name) {
+			t.Errorf("invalid name %q for %v", e.Name, e.Origin)
+		}
+		if back, ok := r.Lookup(e.Name); !ok || back.Origin != e.Origin {
+			t.Errorf("Lookup(%q) = %v, want %v", e.Name, back.Origin, e.Origin)
+		}
+	}
+}
