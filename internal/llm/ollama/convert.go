@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/schema"
 )
 
 // Wire types of /api/chat, shared by requests and responses. Only what
@@ -53,8 +54,6 @@ type (
 		Parameters  json.RawMessage `json:"parameters"`
 	}
 )
-
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encode builds the JSON body of an /api/chat request. Ollama has no tool
 // choice: "none" leaves the tools out, "required" and a named tool cannot
@@ -112,9 +111,9 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 	}
 	if len(req.Tools) > 0 && req.ToolChoice.Mode != llm.ToolChoiceNone {
 		for _, t := range req.Tools {
-			params := t.Parameters
-			if len(bytes.TrimSpace(params)) == 0 {
-				params = emptySchema
+			params, err := schema.For(schema.Ollama, t.Parameters)
+			if err != nil {
+				return nil, fmt.Errorf("%s: building request: parameters of tool %q: %w", c.name, t.Name, err)
 			}
 			w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 		}

@@ -4,5 +4,5 @@
 // used only for models that lack native tools, and checks the server with
 // /api/tags. Hosts are read like OLLAMA_HOST ([ParseHost]).
 //
-// Layer: adapter. It imports llm only; only app imports it.
+// Layer: adapter. It imports llm and schema; only app imports it.
 package ollama
