@@ -1,0 +1,166 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// Options configures [Open]. A nil or zero Options means defaults.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// process before failing; zero means 5s.
+	BusyTimeout time.Duration
+	// Readers caps the read-only connections; zero means 4.
+	Readers int
+}
+
+// DB is a [store.Store] on one SQLite file. Its methods are safe for
+// concurrent use. Close it when done.
+type DB struct {
+	// w is the only connection that writes (MaxOpenConns 1): SQLite admits
+	// one writer at a time, and queuing on database/sql's pool is fairer and
+	// cheaper than busy-waiting inside SQLite.
+	w *sql.DB
+	// r is a pool of query_only connections; in WAL mode they never block
+	// the writer nor wait for it.
+	r *sql.DB
+	// instance identifies this process's audit records; see InterruptRunning.
+	instance string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Open opens (creating it when missing) the SQLite database at path and
+// migrates it to the current schema. A new file is created with mode 0600
+// and a missing directory with 0700, because the database holds
+// conversations and key hashes. Open refuses, with an error wrapping
+// [store.ErrSchemaTooNew], a database migrated by a newer Switchboard.
+func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.Readers <= 0 {
+		o.Readers = 4
+	}
+	if path == "" {
+		return nil, fmt.Errorf("opening sqlite database: %w: empty path", store.ErrInvalid)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening sqlite database %s: %w", path, err)
+	}
+	if err := createFile(abs); err != nil {
+		return nil, err
+	}
+
+	w, err := sql.Open("sqlite", dsn(abs, o, false))
+	if err != nil {
+		return nil, fmt.Errorf("opening sqlite database %s: %w", abs, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", dsn(abs, o, true))
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("opening sqlite database %s: %w", abs, err)
+	}
+	r.SetMaxOpenConns(o.Readers)
+	r.SetMaxIdleConns(o.Readers)
+
+	db := &DB{w: w, r: r, instance: store.NewID()}
+	if err := db.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("opening sqlite database %s: %w", abs, err)
+	}
+	return db, nil
+}
+
+// createFile makes path's directory (0700) and the file itself (0600) if
+// they are missing; SQLite would otherwise create them with the umask's
+// defaults. Existing files and directories keep their modes.
+func createFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("creating directory for sqlite database %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, os.ErrExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("creating sqlite database %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("creating sqlite database %s: %w", path, err)
+	}
+	return nil
+}
+
+// dsn builds a modernc.org/sqlite URI for path. The path is escaped so that
+// '?' or '#' in a file name cannot be read as URI syntax.
+func dsn(path string, o Options, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(o.BusyTimeout.Milliseconds(), 10)+")")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
+		// that reads then writes cannot fail half-way with SQLITE_BUSY
+		// because another process wrote in between.
+		q.Set("_txlock", "immediate")
+	}
+	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Close waits for running statements, then closes both connection pools.
+// It is idempotent and safe for concurrent use.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		db.closeErr = errors.Join(db.r.Close(), db.w.Close())
+		if db.closeErr != nil {
+			db.closeErr = fmt.Errorf("closing sqlite database: %w", db.closeErr)
+		}
+	})
+	return db.closeErr
+}
+
+// write runs fn in a transaction on the writer connection and commits it
+// when fn returns nil.
+func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("beginning transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing transaction: %w", err)
+	}
+	return nil
+}
