@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// flexible accepts a JSON string, number, boolean or null, because the
-// system this example stands for let callers send "" for "unset" and
-// numbers as strings.
+// flexible accepts a JSON string, number, boolean, null or list of strings,
+// because the system this example stands for let callers send "" for
+// "unset" and numbers as strings, and models sometimes send address lists
+// as arrays.
 type flexible struct {
 	set bool
 	raw string
@@ -31,6 +32,19 @@ func (f *flexible) UnmarshalJSON(b []byte) error {
 		f.raw, f.set = strconv.FormatFloat(x, 'f', -1, 64), true
 	case bool:
 		f.raw, f.set = strconv.FormatBool(x), true
+	case []any: // ["a@x", "b@y"] for an address list
+		var parts []string
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("expected a list of strings")
+			}
+			if s = strings.TrimSpace(s); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		f.raw = strings.Join(parts, ", ")
+		f.set = f.raw != ""
 	default:
 		return fmt.Errorf("expected a string, number or boolean")
 	}

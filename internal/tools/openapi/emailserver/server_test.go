@@ -96,12 +96,16 @@ func TestSendEmail(t *testing.T) {
 	if diff := cmp.Diff(want, s.Sent()); diff != "" {
 		t.Errorf("sent mismatch (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{`{}`, `{"to": ""}`, `{"to": "john"}`, `{"to": "a@b", "cc": "nope"}`} {
+	code, _ = post(t, ts.URL+"/send-email", "", `{"to": ["a@example.com", "b@example.com"], "subject": 7}`)
+	if sent := s.Sent(); code != http.StatusOK || len(sent) != 2 || sent[1].To != "a@example.com, b@example.com" || sent[1].Subject != "7" {
+		t.Errorf("list recipients: status %d, sent %+v", code, sent)
+	}
+	for _, bad := range []string{`{}`, `{"to": ""}`, `{"to": "john"}`, `{"to": "a@b", "cc": "nope"}`, `{"to": [1]}`, `{"to": {"a": 1}}`} {
 		if code, out := post(t, ts.URL+"/send-email", "", bad); code != http.StatusUnprocessableEntity {
 			t.Errorf("%s: status %d (%v), want 422", bad, code, out)
 		}
 	}
-	if len(s.Sent()) != 1 || len(s.Inbox()) != 5 {
+	if len(s.Sent()) != 2 || len(s.Inbox()) != 5 {
 		t.Errorf("mailbox changed by rejected requests: %d sent, %d inbox", len(s.Sent()), len(s.Inbox()))
 	}
 }
