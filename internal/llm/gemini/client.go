@@ -191,8 +191,10 @@ func (c *Client) Check(ctx context.Context) error {
 	if m == "" || slices.Contains(names, m) {
 		return nil
 	}
-	return &llm.Error{Provider: c.name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not offered to this API key (%d models listed)", m, len(names))}
+	return &llm.Error{
+		Provider: c.name, Kind: llm.KindNotFound,
+		Message: fmt.Sprintf("model %q is not offered to this API key (%d models listed)", m, len(names)),
+	}
 }
 
 // decodeError reads Gemini's error body, {"error":{"code","message",

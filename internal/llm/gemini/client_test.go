@@ -16,8 +16,10 @@ import (
 
 func newClient(t *testing.T, srv *llmtest.Server) *gemini.Client {
 	t.Helper()
-	return gemini.New(&gemini.Options{BaseURL: srv.URL, APIKey: "k-123", Model: "gemini-2.5-flash",
-		HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+	return gemini.New(&gemini.Options{
+		BaseURL: srv.URL, APIKey: "k-123", Model: "gemini-2.5-flash",
+		HTTPOptions: llm.HTTPOptions{MaxRetries: -1},
+	})
 }
 
 func sseReply(events ...map[string]any) llmtest.Reply {
@@ -105,23 +107,41 @@ func TestRequestEncoding(t *testing.T) {
 		req   llm.Request
 		want  string // a JSON object whose fields the body must equal
 	}{
-		{"generation config", "gemini-2.5-flash", llm.Request{Messages: []llm.Message{llm.UserText("a")}, Temperature: &temp, MaxTokens: 50, Stop: []string{"END"}},
-			`{"generationConfig":{"temperature":0.2,"maxOutputTokens":50,"stopSequences":["END"]}}`},
-		{"forced tool", "gemini-2.5-flash", llm.Request{Messages: []llm.Message{llm.UserText("a")}, Tools: []llm.ToolSpec{{Name: "f"}}, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "f"}},
-			`{"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["f"]}},"tools":[{"functionDeclarations":[{"name":"f"}]}]}`},
-		{"no tools allowed", "gemini-2.5-flash", llm.Request{Messages: []llm.Message{llm.UserText("a")}, Tools: []llm.ToolSpec{{Name: "f"}}, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceNone}},
-			`{"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}}`},
-		{"images", "gemini-2.5-flash", llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{
-			llm.TextPart("what is this?"), llm.ImagePart("image/png", []byte{1, 2, 3}), llm.ImageURLPart("data:image/jpeg;base64,BAUG"),
-		}}}},
-			`{"contents":[{"role":"user","parts":[{"text":"what is this?"},{"inlineData":{"mimeType":"image/png","data":"AQID"}},{"inlineData":{"mimeType":"image/jpeg","data":"BAUG"}}]}]}`},
-		{"system messages joined", "gemini-2.5-flash", llm.Request{System: "A.", Messages: []llm.Message{{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("B.")}}, llm.UserText("a")}},
-			`{"systemInstruction":{"parts":[{"text":"A.\n\nB."}]},"contents":[{"role":"user","parts":[{"text":"a"}]}]}`},
-		{"gemini 3 history without signatures", "gemini-3-pro-preview", llm.Request{Messages: []llm.Message{
-			llm.UserText("a"),
-			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_x", Name: "f", Arguments: []byte(`{}`)}, {ID: "call_y", Name: "f", Arguments: []byte(`not json`)}}},
-		}},
-			`{"contents":[{"role":"user","parts":[{"text":"a"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"skip_thought_signature_validator"},{"functionCall":{"name":"f","args":{}}}]}]}`},
+		{
+			"generation config", "gemini-2.5-flash",
+			llm.Request{Messages: []llm.Message{llm.UserText("a")}, Temperature: &temp, MaxTokens: 50, Stop: []string{"END"}},
+			`{"generationConfig":{"temperature":0.2,"maxOutputTokens":50,"stopSequences":["END"]}}`,
+		},
+		{
+			"forced tool", "gemini-2.5-flash",
+			llm.Request{Messages: []llm.Message{llm.UserText("a")}, Tools: []llm.ToolSpec{{Name: "f"}}, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "f"}},
+			`{"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["f"]}},"tools":[{"functionDeclarations":[{"name":"f"}]}]}`,
+		},
+		{
+			"no tools allowed", "gemini-2.5-flash",
+			llm.Request{Messages: []llm.Message{llm.UserText("a")}, Tools: []llm.ToolSpec{{Name: "f"}}, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceNone}},
+			`{"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}}`,
+		},
+		{
+			"images", "gemini-2.5-flash",
+			llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{
+				llm.TextPart("what is this?"), llm.ImagePart("image/png", []byte{1, 2, 3}), llm.ImageURLPart("data:image/jpeg;base64,BAUG"),
+			}}}},
+			`{"contents":[{"role":"user","parts":[{"text":"what is this?"},{"inlineData":{"mimeType":"image/png","data":"AQID"}},{"inlineData":{"mimeType":"image/jpeg","data":"BAUG"}}]}]}`,
+		},
+		{
+			"system messages joined", "gemini-2.5-flash",
+			llm.Request{System: "A.", Messages: []llm.Message{{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("B.")}}, llm.UserText("a")}},
+			`{"systemInstruction":{"parts":[{"text":"A.\n\nB."}]},"contents":[{"role":"user","parts":[{"text":"a"}]}]}`,
+		},
+		{
+			"gemini 3 history without signatures", "gemini-3-pro-preview",
+			llm.Request{Messages: []llm.Message{
+				llm.UserText("a"),
+				{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_x", Name: "f", Arguments: []byte(`{}`)}, {ID: "call_y", Name: "f", Arguments: []byte(`not json`)}}},
+			}},
+			`{"contents":[{"role":"user","parts":[{"text":"a"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"skip_thought_signature_validator"},{"functionCall":{"name":"f","args":{}}}]}]}`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,19 +183,29 @@ func TestStreamEdgeCases(t *testing.T) {
 		wantErr llm.ErrorKind
 	}{
 		{"thoughts are reasoning", []map[string]any{
-			{"candidates": []any{candidate([]any{map[string]any{"text": "hmm", "thought": true}, map[string]any{"text": "ok"}}, "STOP")},
-				"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 2, "thoughtsTokenCount": 5, "cachedContentTokenCount": 4}},
+			{
+				"candidates":    []any{candidate([]any{map[string]any{"text": "hmm", "thought": true}, map[string]any{"text": "ok"}}, "STOP")},
+				"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 2, "thoughtsTokenCount": 5, "cachedContentTokenCount": 4},
+			},
 		}, []llm.Event{
 			{Type: llm.EventReasoningDelta, Text: "hmm"},
 			{Type: llm.EventTextDelta, Text: "ok"},
 			{Type: llm.EventUsage, Usage: llm.Usage{InputTokens: 10, OutputTokens: 7, CacheReadTokens: 4, ReasoningTokens: 5}},
 			{Type: llm.EventStop, StopReason: llm.StopEndTurn, RawStopReason: "STOP"},
 		}, ""},
-		{"blocked prompt", []map[string]any{{"promptFeedback": map[string]any{"blockReason": "SAFETY"}}},
-			[]llm.Event{{Type: llm.EventStop, StopReason: llm.StopContentFilter, RawStopReason: "SAFETY"}}, ""},
+		{
+			"blocked prompt",
+			[]map[string]any{{"promptFeedback": map[string]any{"blockReason": "SAFETY"}}},
+			[]llm.Event{{Type: llm.EventStop, StopReason: llm.StopContentFilter, RawStopReason: "SAFETY"}},
+			"",
+		},
 		{"error event", []map[string]any{{"error": map[string]any{"code": 500, "message": "Internal error", "status": "INTERNAL"}}}, nil, llm.KindServer},
-		{"no finish reason", []map[string]any{{"candidates": []any{candidate([]any{map[string]any{"text": "cut"}}, "")}}},
-			[]llm.Event{{Type: llm.EventTextDelta, Text: "cut"}}, llm.KindConnection},
+		{
+			"no finish reason",
+			[]map[string]any{{"candidates": []any{candidate([]any{map[string]any{"text": "cut"}}, "")}}},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "cut"}},
+			llm.KindConnection,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,8 +12,10 @@ func TestParameters(t *testing.T) {
 		{"no schema", ``, ``},
 		{"empty object", `{"type":"object","properties":{}}`, ``},
 		{"object without properties", `{"type":"object","additionalProperties":true}`, ``},
-		{"converted", `{"$schema":"x","type":"object","properties":{"a":{"type":["string","null"]}},"required":["a"]}`,
-			`{"type":"object","properties":{"a":{"type":"string","nullable":true}},"required":["a"]}`},
+		{
+			"converted", `{"$schema":"x","type":"object","properties":{"a":{"type":["string","null"]}},"required":["a"]}`,
+			`{"type":"object","properties":{"a":{"type":"string","nullable":true}},"required":["a"]}`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -233,6 +233,8 @@ func (c *Client) Check(ctx context.Context) error {
 			return nil
 		}
 	}
-	return &llm.Error{Provider: c.name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not pulled on %s; run `ollama pull %s`", c.model, c.base, c.model)}
+	return &llm.Error{
+		Provider: c.name, Kind: llm.KindNotFound,
+		Message: fmt.Sprintf("model %q is not pulled on %s; run `ollama pull %s`", c.model, c.base, c.model),
+	}
 }

@@ -130,14 +130,30 @@ func TestStreamEdgeCases(t *testing.T) {
 			{Type: llm.EventUsage, Usage: llm.Usage{InputTokens: 9, OutputTokens: 3}},
 			{Type: llm.EventStop, StopReason: llm.StopToolUse, RawStopReason: "stop"},
 		}, "", false},
-		{"error line", []string{`{"message":{"role":"assistant","content":"a"},"done":false}`, `{"error":"llama runner process has terminated: signal: killed"}`},
-			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindServer, false},
-		{"no done line", []string{`{"message":{"role":"assistant","content":"a"},"done":false}`},
-			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindConnection, false},
-		{"cut mid-line", []string{`{"message":{"role":"assistant","content":"a"},"done":false}`, `{"message":{"role":"assis`},
-			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}}, llm.KindConnection, true},
-		{"load only", []string{`{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"load"}`},
-			[]llm.Event{{Type: llm.EventStop, StopReason: llm.StopOther, RawStopReason: "load"}}, "", false},
+		{
+			"error line",
+			[]string{`{"message":{"role":"assistant","content":"a"},"done":false}`, `{"error":"llama runner process has terminated: signal: killed"}`},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}},
+			llm.KindServer, false,
+		},
+		{
+			"no done line",
+			[]string{`{"message":{"role":"assistant","content":"a"},"done":false}`},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}},
+			llm.KindConnection, false,
+		},
+		{
+			"cut mid-line",
+			[]string{`{"message":{"role":"assistant","content":"a"},"done":false}`, `{"message":{"role":"assis`},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "a"}},
+			llm.KindConnection, true,
+		},
+		{
+			"load only",
+			[]string{`{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"load"}`},
+			[]llm.Event{{Type: llm.EventStop, StopReason: llm.StopOther, RawStopReason: "load"}},
+			"", false,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,8 +264,10 @@ func TestTextProtocolOverOllama(t *testing.T) {
 		),
 	)
 	w := textcall.Wrap(newClient(t, srv, ollama.Options{}), nil)
-	req := &llm.Request{Model: "gemma2:2b", Messages: []llm.Message{llm.UserText("Weather in Oslo?")},
-		Tools: []llm.ToolSpec{{Name: "get_weather", Description: "Weather for a city"}}}
+	req := &llm.Request{
+		Model: "gemma2:2b", Messages: []llm.Message{llm.UserText("Weather in Oslo?")},
+		Tools: []llm.ToolSpec{{Name: "get_weather", Description: "Weather for a city"}},
+	}
 	resp, err := llm.Collect(w.Stream(t.Context(), req))
 	if err != nil {
 		t.Fatal(err)
