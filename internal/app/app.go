@@ -27,7 +27,7 @@ type Options struct {
 	Only []string
 	// OAuthRedirect completes the browser step of OAuth for remote MCP
 	// servers; nil makes such servers fail with a hint.
-	OAuthRedirect func(ctx context.Context, authURL string) (code, state string, err error)
+	OAuthRedirect func(ctx context.Context, authURL string) (callbackURL string, err error)
 }
 
 // App is a running Switchboard: its catalogue and the servers behind it.
