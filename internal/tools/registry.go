@@ -14,7 +14,7 @@ type Source struct {
 }
 
 // Entry is one tool in the catalogue. Name is the catalogue name the models
-// see (see the naming rule in names.go); Origin says where the tool lives.
+// see (see Names under [Registry]); Origin says where the tool lives.
 // Info is the tool's own Info, read once when its source was set. Callers
 // must not modify Info's slices.
 type Entry struct {
