@@ -155,7 +155,8 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 	}
 	defer resp.Body.Close()
 	// A whole answer is one NDJSON line with done: true.
-	return llm.Collect(func(yield func(llm.Event, error) bool) { newStream(c.name).run(resp.Body, yield) })
+	r := resp.Body
+	return llm.Collect(func(yield func(llm.Event, error) bool) { newStream(c.name).run(r, yield) })
 }
 
 // SupportsTools implements [llm.ToolSupport] with POST /api/show: the
