@@ -6,6 +6,11 @@
 // whole and while streaming, and wraps an [llm.Provider] so that a model
 // speaking this protocol looks like one with native tool calls.
 //
-// Layer: adapter helper beside the llm/<provider> packages. It imports llm
-// only; the agent and app import it.
+// The usual entry point is [Wrap]; [Catalog] and [Parser] serve callers that
+// drive the protocol themselves. A block the model clearly meant as a call
+// but that names an unknown tool is still a call (with an
+// *[UnknownToolError] saying what is available), so the model can be told.
+//
+// Layer: adapter, beside the llm/<provider> packages. It imports llm only;
+// only app imports it.
 package textcall
