@@ -302,3 +302,50 @@ func BenchmarkTextStream(b *testing.B) {
 		}
 	}
 }
+
+func TestTextModeEndings(t *testing.T) {
+	boom := &llm.Error{Provider: "fake", Kind: llm.KindConnection, Err: llm.ErrIncomplete}
+	tests := []struct {
+		name    string
+		reply   llmtest.FakeReply
+		want    []llm.Event
+		wantErr error
+	}{
+		{
+			"cut mid-block at max tokens",
+			llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{`Sure <tool_code>{"tool_name": "get_we`}, Stop: llm.StopMaxTokens}},
+			[]llm.Event{
+				{Type: llm.EventTextDelta, Text: "Sure "},
+				{Type: llm.EventTextDelta, Text: `<tool_code>{"tool_name": "get_we`},
+				{Type: llm.EventStop, StopReason: llm.StopMaxTokens},
+			},
+			nil,
+		},
+		{
+			"error mid-block drops the held text",
+			llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{`Sure <tool_code>{"tool_name"`}}, Err: boom},
+			[]llm.Event{{Type: llm.EventTextDelta, Text: "Sure "}},
+			llm.ErrIncomplete,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Wrap(llmtest.NewFakeProvider(tc.reply), &Options{Mode: ModeText})
+			var evs []llm.Event
+			var gotErr error
+			for ev, err := range w.Stream(t.Context(), weatherRequest()) {
+				if err != nil {
+					gotErr = err
+					break
+				}
+				evs = append(evs, ev)
+			}
+			if diff := cmp.Diff(tc.want, evs); diff != "" {
+				t.Errorf("events mismatch (-want +got):\n%s", diff)
+			}
+			if !errors.Is(gotErr, tc.wantErr) || (tc.wantErr == nil) != (gotErr == nil) {
+				t.Errorf("error = %v, want %v", gotErr, tc.wantErr)
+			}
+		})
+	}
+}
