@@ -1,0 +1,121 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// maxShownArguments bounds the arguments quoted in an approval question, so
+// a huge argument cannot flood the client's dialog.
+const maxShownArguments = 4 << 10
+
+// approveSchema is the form of an approval question: one required boolean.
+var approveSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Allow this call","description":"true runs the tool once with exactly these arguments; false refuses it","default":false}},"required":["approve"]}`)
+
+// approve applies the approval policy to one call of e. It returns how the
+// call was approved and, when it must not run, the refusal to send back as
+// a tool error.
+func (s *Server) approve(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (Approval, string) {
+	switch s.opts.Policy(e) {
+	case ActionAllow:
+		return ApprovalNotNeeded, ""
+	case ActionAsk:
+		return s.ask(ctx, ss, e, args)
+	default:
+		return ApprovalDenied, fmt.Sprintf("tool %s is denied by Switchboard's approval policy, so it was not called. "+
+			"An administrator can allow it with an approvals rule in the Switchboard configuration, "+
+			"for example {server: %s, tool: %s, policy: ask}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+	}
+}
+
+// ask asks the caller to confirm the call through elicitation.
+func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (Approval, string) {
+	if !canElicit(ss) {
+		return ApprovalUnavailable, fmt.Sprintf("tool %s needs approval before each call, and this MCP client cannot be asked "+
+			"(it did not declare the elicitation capability), so the tool was not called. Use a client that supports "+
+			"elicitation, or allow the tool with an approvals rule in the Switchboard configuration, for example "+
+			"{server: %s, tool: %s, policy: allow}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+	}
+	actx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
+	defer cancel()
+	res, err := ss.Elicit(actx, &mcp.ElicitParams{Message: question(e, args), RequestedSchema: approveSchema})
+	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			return ApprovalUnavailable, fmt.Sprintf("tool %s was not called: nobody answered the approval question within %v.", e.Name, s.opts.ApprovalTimeout)
+		}
+		s.logger.WarnContext(ctx, "approval question failed", "tool", e.Name, "error", err)
+		return ApprovalUnavailable, fmt.Sprintf("tool %s was not called: asking for approval failed (%v).", e.Name, err)
+	}
+	if res.Action == "accept" && res.Content["approve"] == true {
+		return ApprovalGranted, ""
+	}
+	return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
+}
+
+// canElicit reports whether the client of ss declared form elicitation.
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	el := p.Capabilities.Elicitation
+	// Neither mode declared means form, for older clients.
+	return el.Form != nil || el.URL == nil
+}
+
+// question is the approval question for one call: it names the exact tool,
+// where it lives, and the exact arguments.
+func question(e tools.Entry, args json.RawMessage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Allow Switchboard to call the tool %s", e.Name)
+	switch e.Origin.Kind {
+	case tools.KindBuiltin:
+		fmt.Fprintf(&b, " (built-in tool %q)", e.Origin.Name)
+	default:
+		fmt.Fprintf(&b, " (tool %q of %s server %q)", e.Origin.Name, e.Origin.Kind, e.Origin.Server)
+	}
+	b.WriteString("?")
+	if e.Info.Annotations.Destructive() {
+		b.WriteString(" It may change or delete data.")
+	}
+	b.WriteString("\nArguments:\n")
+	b.WriteString(shownArguments(args))
+	return b.String()
+}
+
+// shownArguments renders args indented, cut at maxShownArguments bytes.
+func shownArguments(args json.RawMessage) string {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		return "{}"
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, args, "", "  "); err != nil {
+		out.Reset()
+		out.Write(args)
+	}
+	if out.Len() <= maxShownArguments {
+		return out.String()
+	}
+	// Drop a rune cut in half at the end.
+	cut := strings.ToValidUTF8(string(out.Bytes()[:maxShownArguments]), "")
+	return fmt.Sprintf("%s\n… (%d more bytes not shown)", cut, out.Len()-len(cut))
+}
+
+func ruleServer(o tools.Origin) string {
+	if o.Kind == tools.KindBuiltin {
+		return "builtin"
+	}
+	return o.Server
+}
+
+func ruleTool(o tools.Origin) string { return o.Name }

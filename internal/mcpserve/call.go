@@ -1,0 +1,141 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// finishTimeout bounds recording a call's outcome after the request ended.
+const finishTimeout = 10 * time.Second
+
+// callTool handles tools/call for every served tool: permissions, approval,
+// audit, then [tools.Registry.Call] with progress forwarded. Cancellation
+// needs no code here: the SDK cancels ctx on notifications/cancelled (and
+// when the session ends), and the registry call honours ctx.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	args := req.Params.Arguments
+	caller := callerOf(ctx)
+	e, ok := s.reg.Lookup(name)
+	if !ok {
+		return nil, unknownTool(name)
+	}
+	rec := CallRecord{Caller: caller, Tool: name, Origin: e.Origin, Arguments: args, Transport: "http"}
+	if req.Session != nil {
+		rec.Session = req.Session.ID()
+	}
+	if rec.Session == "" {
+		rec.Transport = "stdio"
+	}
+
+	start := time.Now()
+	var id string
+	if s.opts.Audit != nil {
+		var err error
+		if id, err = s.opts.Audit.Begin(ctx, rec); err != nil {
+			s.logger.ErrorContext(ctx, "call not audited", "tool", name, "error", err)
+			return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
+		}
+	}
+	out := Outcome{}
+	defer func() {
+		if s.opts.Audit == nil {
+			return
+		}
+		out.Duration = time.Since(start)
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+		defer cancel()
+		s.opts.Audit.Finish(fctx, id, out)
+	}()
+
+	if !s.permitted(ctx, caller, e) {
+		// Indistinguishable from a missing tool, so that permissions do not
+		// reveal which tools exist.
+		out.Approval, out.IsError = ApprovalForbidden, true
+		return nil, unknownTool(name)
+	}
+	approval, refusal := s.approve(ctx, req.Session, e, args)
+	out.Approval = approval
+	if refusal != "" {
+		out.IsError = true
+		return errorResult(refusal), nil
+	}
+
+	relay := s.startProgress(ctx, req)
+	res, err := s.reg.Call(ctx, name, &tools.CallRequest{Arguments: args, Progress: relay.report})
+	relay.stop()
+	out.Called = true
+	if err != nil {
+		out.Err = err
+		switch {
+		case errors.Is(err, tools.ErrNotFound):
+			return nil, unknownTool(name)
+		case errors.Is(err, tools.ErrUnavailable):
+			out.IsError = true
+			return errorResult(fmt.Sprintf("tool %s is unavailable: the server that provides it is not connected right now; try again later", name)), nil
+		case ctx.Err() != nil:
+			// The client cancelled or went away; nobody reads the answer.
+			return nil, err
+		default:
+			out.IsError = true
+			s.logger.WarnContext(ctx, "tool call failed", "tool", name, "error", err)
+			return errorResult(fmt.Sprintf("calling %s failed: %v", name, err)), nil
+		}
+	}
+	out.IsError = res.IsError
+	return mcpResult(res), nil
+}
+
+func unknownTool(name string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+// mcpResult maps a catalogue result onto MCP's.
+func mcpResult(r *tools.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(r.Content)), IsError: r.IsError}
+	for _, c := range r.Content {
+		out.Content = append(out.Content, mcpContent(c))
+	}
+	if len(r.Structured) > 0 && json.Valid(r.Structured) {
+		out.StructuredContent = r.Structured
+	}
+	return out
+}
+
+func mcpContent(c tools.Content) mcp.Content {
+	switch c.Type {
+	case tools.ContentText:
+		return &mcp.TextContent{Text: c.Text}
+	case tools.ContentImage:
+		return &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType}
+	case tools.ContentAudio:
+		return &mcp.AudioContent{Data: c.Data, MIMEType: c.MIMEType}
+	case tools.ContentResource:
+		return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Data}}
+	case tools.ContentResourceLink:
+		return &mcp.ResourceLink{URI: c.URI, Name: c.Name, MIMEType: c.MIMEType}
+	default:
+		// A kind this version does not know: keep what can be kept as text
+		// rather than dropping the block silently.
+		return &mcp.TextContent{Text: fmt.Sprintf("[content of type %q not supported by Switchboard's MCP gateway]%s", c.Type, prefixed(c.Text))}
+	}
+}
+
+func prefixed(text string) string {
+	if text == "" {
+		return ""
+	}
+	return " " + text
+}

@@ -1,0 +1,27 @@
+// Package mcpserve exposes Switchboard's whole tool catalogue (a
+// [tools.Registry]) as one MCP server: over Streamable HTTP through
+// [Server.Handler], which the HTTP server mounts at /mcp, and over stdio
+// through [Server.ServeStdio], for `switchboard mcp` launched by a desktop
+// client or an IDE.
+//
+// Every caller sees only the tools its permissions allow ([Options].Permit),
+// in tools/list and in tools/call alike. Calls follow the approval policy
+// ([Options].Policy): a tool that needs approval is confirmed through MCP
+// elicitation when the client supports it and refused with an explanation
+// otherwise. Every call that reaches a catalogue tool is audited
+// ([Options].Audit). Progress and cancellation pass through in both
+// directions, and catalogue changes reach connected clients as
+// notifications/tools/list_changed.
+//
+// Only tools are re-exposed. Resources and prompts of upstream MCP servers
+// are not: the catalogue is the unit of permission, approval and audit, and
+// resources and prompts have none of these, so exposing them would bypass
+// the rules that make the gateway safe to share.
+//
+// Built on the official go-sdk; none of its types appear in this package's
+// API.
+//
+// Layer: behaviour. It imports internal/tools and the go-sdk only; the app
+// package builds it and fills its Options (identity, permissions, policy,
+// audit). Nothing else imports it.
+package mcpserve

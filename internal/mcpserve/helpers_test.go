@@ -1,0 +1,188 @@
+package mcpserve_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fakeTool is a hand-written tools.Tool; a nil call echoes the arguments.
+type fakeTool struct {
+	info tools.Info
+	call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)
+}
+
+func (f *fakeTool) Info() tools.Info { return f.info }
+
+func (f *fakeTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	if f.call != nil {
+		return f.call(ctx, req)
+	}
+	return tools.TextResult(string(req.Arguments)), nil
+}
+
+var (
+	readOnly    = &tools.Annotations{ReadOnlyHint: true}
+	destructive = &tools.Annotations{Title: "Write"}
+)
+
+func tool(name string, ann *tools.Annotations, call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)) *fakeTool {
+	return &fakeTool{
+		info: tools.Info{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann},
+		call: call,
+	}
+}
+
+// auditLog is a hand-written Auditor that keeps what it was told.
+type auditLog struct {
+	mu      sync.Mutex
+	begun   []mcpserve.CallRecord
+	done    map[string]mcpserve.Outcome
+	failing bool
+}
+
+func (a *auditLog) Begin(_ context.Context, rec mcpserve.CallRecord) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.failing {
+		return "", errAudit
+	}
+	a.begun = append(a.begun, rec)
+	return rec.Tool + "#" + string(rune('0'+len(a.begun))), nil
+}
+
+func (a *auditLog) Finish(_ context.Context, id string, out mcpserve.Outcome) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done == nil {
+		a.done = make(map[string]mcpserve.Outcome)
+	}
+	out.Duration = 0 // not comparable
+	a.done[id] = out
+}
+
+func (a *auditLog) outcomes() map[string]mcpserve.Outcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[string]mcpserve.Outcome, len(a.done))
+	for k, v := range a.done {
+		out[k] = v
+	}
+	return out
+}
+
+type auditError struct{}
+
+func (auditError) Error() string { return "audit store down" }
+
+var errAudit = auditError{}
+
+// callerHeader is how the tests' stand-in for the HTTP layer learns the
+// caller: the real server authenticates an API key instead.
+const callerHeader = "X-Test-Caller"
+
+// serveHTTP starts srv's handler behind a minimal authenticating layer on
+// httptest and closes both at the end of the test.
+func serveHTTP(t *testing.T, srv *mcpserve.Server) *httptest.Server {
+	t.Helper()
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get(callerHeader); id != "" {
+			r = r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: id}))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	return ts
+}
+
+// headerTransport adds the caller header to every request.
+type headerTransport struct {
+	caller string
+	base   http.RoundTripper
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(callerHeader, h.caller)
+	return h.base.RoundTrip(r)
+}
+
+// connectHTTP connects a go-sdk client as caller to the server at url.
+func connectHTTP(t *testing.T, url, caller string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:   url,
+		HTTPClient: &http.Client{Transport: &headerTransport{caller: caller, base: http.DefaultTransport}},
+		MaxRetries: -1,
+	}
+	cs, err := c.Connect(t.Context(), tr, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// connectStdio serves srv over in-process pipes with ServeStdio and
+// connects a go-sdk client to it. The session ends at the end of the test.
+func connectStdio(t *testing.T, srv *mcpserve.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStdio(ctx, sr, sw) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	cs, err := c.Connect(t.Context(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		cancel()
+		t.Fatalf("connecting over stdio: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-served
+	})
+	return cs
+}
+
+// text returns the text of the result's content blocks, one per line.
+func text(res *mcp.CallToolResult) string {
+	var s string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			if s != "" {
+				s += "\n"
+			}
+			s += tc.Text
+		}
+	}
+	return s
+}
+
+func toolNames(ts []*mcp.Tool) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}

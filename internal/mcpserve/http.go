@@ -1,0 +1,150 @@
+package mcpserve
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Handler returns the Streamable HTTP handler, to be mounted at /mcp.
+//
+// The HTTP layer authenticates the request first and passes the caller
+// with [WithCaller] on the request's context; a request without one is
+// served as the anonymous Caller{}. A session belongs to the caller that
+// created it: requests from another caller naming its Mcp-Session-Id are
+// refused with 403.
+//
+// Before anything else, the handler protects against DNS rebinding: it
+// refuses (403, with a JSON-RPC error body) a Host that is not a loopback
+// name or in [Options].AllowedHosts when the request arrived on a loopback
+// address, and a browser Origin that is neither the server's own (for an
+// accepted Host) nor in [Options].AllowedOrigins. After [Server.Close] it
+// answers 503.
+func (s *Server) Handler() http.Handler { return s.http }
+
+func (s *Server) newHTTPHandler() http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:         s.logger,
+		SessionTimeout: s.opts.SessionTimeout,
+		// checkHost does what this protection does, and also honours
+		// AllowedHosts, which the SDK's cannot.
+		DisableLocalhostProtection: true,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.ctx.Err() != nil {
+			writeError(w, http.StatusServiceUnavailable, "Switchboard's MCP gateway is shutting down")
+			return
+		}
+		if msg := s.checkHost(r); msg != "" {
+			writeError(w, http.StatusForbidden, msg)
+			return
+		}
+		if msg := s.checkOrigin(r); msg != "" {
+			writeError(w, http.StatusForbidden, msg)
+			return
+		}
+		caller := callerOf(r.Context())
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			sdk.ServeHTTP(&ownerRecorder{ResponseWriter: w, owners: &s.owners, caller: caller.ID, live: s.liveSessions}, r)
+			return
+		}
+		if owner, ok := s.owners.get(id); ok && owner != caller.ID {
+			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
+			return
+		}
+		sdk.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete {
+			s.owners.remove(id)
+		}
+	})
+}
+
+// writeError answers with a JSON-RPC error body (id null), which MCP
+// clients can show, and the HTTP status.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error":   map[string]any{"code": -32600, "message": msg},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // the client is gone if this fails; nothing to do
+}
+
+// checkHost returns why the request's Host is refused, or "".
+func (s *Server) checkHost(r *http.Request) string {
+	if s.hostTrusted(r.Host) {
+		return ""
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	onLoopback := local != nil && isLoopback(local.String())
+	if !onLoopback && len(s.opts.AllowedHosts) == 0 {
+		return ""
+	}
+	return "Host " + quote(r.Host) + " is not allowed (DNS rebinding protection); add it to the server's allowed hosts if it is yours"
+}
+
+// hostTrusted reports whether host is a loopback name or address or one of
+// AllowedHosts (with or without its port).
+func (s *Server) hostTrusted(host string) bool {
+	if isLoopback(host) {
+		return true
+	}
+	name := hostname(host)
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, host) || strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOrigin returns why the request's Origin is refused, or "". Requests
+// without Origin come from programs, not browsers, and pass.
+func (s *Server) checkOrigin(r *http.Request) string {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	for _, o := range s.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return ""
+		}
+	}
+	// The server's own origin is safe only under a Host checked by name:
+	// with a rebound DNS name, Origin and Host agree on the attacker's name.
+	if u, err := url.Parse(origin); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) && s.hostTrusted(r.Host) {
+		return ""
+	}
+	return "Origin " + quote(origin) + " is not allowed; add it to the server's allowed origins if it is yours"
+}
+
+// isLoopback reports whether hostport (a host, host:port, [v6] or
+// [v6]:port) names the loopback interface.
+func isLoopback(hostport string) bool {
+	h := hostname(hostport)
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostname strips the port and IPv6 brackets from hostport.
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,166 @@
+package mcpserve_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// catalogue fills a registry with a built-in and two servers' tools.
+func catalogue() *tools.Registry {
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("calculator", readOnly, nil)})
+	f := false
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{
+		tool("read", readOnly, nil),
+		&fakeTool{info: tools.Info{
+			Name: "write", Title: "Write a file", Description: "writes",
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`),
+			Annotations:  &tools.Annotations{Title: "Write", DestructiveHint: &f, IdempotentHint: true},
+		}},
+	})
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "mail"}, []tools.Tool{tool("send", destructive, nil)})
+	return reg
+}
+
+// TestListDescribesCatalogue checks that tools/list carries catalogue
+// names, descriptions, schemas and annotations, over both transports.
+func TestListDescribesCatalogue(t *testing.T) {
+	srv := mcpserve.New(catalogue(), nil)
+	ts := serveHTTP(t, srv)
+	sessions := map[string]*mcp.ClientSession{
+		"http":  connectHTTP(t, ts.URL, "alice", nil),
+		"stdio": connectStdio(t, srv, nil),
+	}
+	f := false
+	want := []*mcp.Tool{
+		{Name: "calculator", Description: "the calculator tool", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		{Name: "files__read", Description: "the read tool", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		{
+			Name: "files__write", Title: "Write a file", Description: "writes",
+			InputSchema:  map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}},
+			OutputSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}},
+			Annotations:  &mcp.ToolAnnotations{Title: "Write", DestructiveHint: &f, IdempotentHint: true},
+		},
+		{Name: "mail__send", Description: "the send tool", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{Title: "Write"}},
+	}
+	for name, cs := range sessions {
+		t.Run(name, func(t *testing.T) {
+			res, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatalf("ListTools: %v", err)
+			}
+			if diff := cmp.Diff(want, res.Tools); diff != "" {
+				t.Errorf("tools/list mismatch (-want +got):\n%s", diff)
+			}
+			got, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "files__read", Arguments: map[string]any{"x": 1}})
+			if err != nil {
+				t.Fatalf("CallTool: %v", err)
+			}
+			if got.IsError || text(got) != `{"x":1}` {
+				t.Errorf("files__read returned %v %q, want the echoed arguments", got.IsError, text(got))
+			}
+		})
+	}
+}
+
+// TestPermissionsFilterListAndCall checks that a caller neither sees nor can
+// call the tools its permissions exclude, while another caller can.
+func TestPermissionsFilterListAndCall(t *testing.T) {
+	audit := &auditLog{}
+	srv := mcpserve.New(catalogue(), &mcpserve.Options{
+		Permit: func(_ context.Context, c mcpserve.Caller, e tools.Entry) bool {
+			return c.ID == "admin" || e.Origin.Server != "mail"
+		},
+		Policy: func(tools.Entry) mcpserve.Action { return mcpserve.ActionAllow },
+		Audit:  audit,
+	})
+	ts := serveHTTP(t, srv)
+	tests := []struct {
+		caller   string
+		want     []string
+		sendFail bool
+	}{
+		{caller: "bob", want: []string{"calculator", "files__read", "files__write"}, sendFail: true},
+		{caller: "admin", want: []string{"calculator", "files__read", "files__write", "mail__send"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.caller, func(t *testing.T) {
+			cs := connectHTTP(t, ts.URL, tt.caller, nil)
+			res, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatalf("ListTools: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, toolNames(res.Tools)); diff != "" {
+				t.Errorf("tools/list mismatch (-want +got):\n%s", diff)
+			}
+			_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mail__send"})
+			if (err != nil) != tt.sendFail {
+				t.Errorf("calling mail__send: error %v, want failure %v", err, tt.sendFail)
+			}
+		})
+	}
+	want := map[string]mcpserve.Outcome{
+		"mail__send#1": {Approval: mcpserve.ApprovalForbidden, IsError: true},
+		"mail__send#2": {Approval: mcpserve.ApprovalNotNeeded, Called: true},
+	}
+	if diff := cmp.Diff(want, audit.outcomes()); diff != "" {
+		t.Errorf("audit mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestListChanged checks that a registry change reaches connected clients
+// as notifications/tools/list_changed, and that listing again shows it.
+func TestListChanged(t *testing.T) {
+	reg := catalogue()
+	srv := mcpserve.New(reg, nil)
+	ts := serveHTTP(t, srv)
+	changed := make(chan struct{}, 10)
+	opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}}
+	sessions := map[string]*mcp.ClientSession{
+		"http":  connectHTTP(t, ts.URL, "alice", opts),
+		"stdio": connectStdio(t, srv, opts),
+	}
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "mail"}, nil)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "web"}, []tools.Tool{tool("fetch", readOnly, nil)})
+	for range sessions {
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no notifications/tools/list_changed within 10s")
+		}
+	}
+	want := []string{"calculator", "files__read", "files__write", "web__fetch"}
+	for name, cs := range sessions {
+		// The SDK debounces: the notification may come before the second
+		// change is applied, so poll until the list settles.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			res, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatalf("%s: ListTools: %v", name, err)
+			}
+			diff := cmp.Diff(want, toolNames(res.Tools))
+			if diff == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: tools/list mismatch (-want +got):\n%s", name, diff)
+			}
+			select {
+			case <-changed:
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package mcpserve
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// ErrClosed reports that the [Server] was closed.
+var ErrClosed = errors.New("mcp gateway closed")
+
+// Server serves a [tools.Registry] as one MCP server, to any number of HTTP
+// and stdio sessions at once.
+//
+// A Server owns one goroutine that keeps the served tools in step with the
+// registry, plus the goroutines of its sessions; [Server.Close] stops and
+// waits for all of them. A Server is safe for concurrent use.
+type Server struct {
+	reg    *tools.Registry
+	opts   Options
+	logger *slog.Logger
+	mcp    *mcp.Server
+	http   http.Handler
+	owners sessionOwners
+
+	ctx    context.Context // the Server's lifetime; cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the sync goroutine and running ServeStdio calls
+
+	// mu guards closed and the Add on wg for ServeStdio, so that no
+	// ServeStdio starts after Close began waiting.
+	mu     sync.Mutex
+	closed bool
+
+	// served maps each tool name served to the JSON of its MCP description;
+	// only New and then the sync goroutine touch it.
+	served map[string]string
+}
+
+// New returns a Server for the catalogue reg, already serving its current
+// tools. opts may be nil. Call [Server.Close] to stop it.
+func New(reg *tools.Registry, opts *Options) *Server {
+	if reg == nil {
+		panic("mcpserve.New: nil registry")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	opts = nil // prevent reuse
+	if o.Name == "" {
+		o.Name = "switchboard"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Policy == nil {
+		o.Policy = defaultPolicy
+	}
+	if o.ApprovalTimeout <= 0 {
+		o.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if o.Local == (Caller{}) {
+		o.Local = Caller{ID: "local"}
+	}
+	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string)}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
+		Instructions: o.Instructions,
+		Logger:       o.Logger,
+		// Advertise tools (with list_changed) even while the catalogue is
+		// empty, since servers connecting later will fill it.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.filterList)
+	s.http = s.newHTTPHandler()
+
+	s.sync()
+	s.wg.Add(1)
+	go s.follow()
+	return s
+}
+
+// Close ends every session, stops following the registry and waits for the
+// Server's goroutines. Calls in flight are cancelled. Close is idempotent
+// and safe for concurrent use; it always returns nil.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	already := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	if !already {
+		for ss := range s.mcp.Sessions() {
+			_ = ss.Close() // each session's error is its own client's concern
+		}
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// follow keeps the served tools in step with the registry until Close.
+func (s *Server) follow() {
+	defer s.wg.Done()
+	for {
+		ch := s.reg.Changed()
+		// Changed was taken before reading, so no change is missed; sync
+		// itself reads the registry again.
+		select {
+		case <-ch:
+			s.sync()
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+type callerKey struct{}
+
+// WithCaller returns a copy of ctx that carries caller. The HTTP layer
+// calls it, after authenticating the request, on the request passed to
+// [Server.Handler].
+func WithCaller(ctx context.Context, caller Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+// CallerFrom returns the caller that ctx carries, and reports whether it
+// carries one.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
+// callerOf returns the caller of a request handled in ctx: the one the HTTP
+// layer set, or the anonymous Caller{} when it set none.
+func callerOf(ctx context.Context) Caller {
+	c, _ := CallerFrom(ctx)
+	return c
+}
+
+// permitted reports whether caller may see and call e.
+func (s *Server) permitted(ctx context.Context, caller Caller, e tools.Entry) bool {
+	return s.opts.Permit == nil || s.opts.Permit(ctx, caller, e)
+}
