@@ -125,8 +125,9 @@ func (c *conv) geminiNode(s *object, path string, depth int) *object {
 			case json.Number:
 				note("Must be %s than %s.", word, ev)
 			case bool: // draft 4: the bound in minimum or maximum is exclusive
-				if ev {
-					note("Must be %s than %s, not equal.", word, literal(s.vals[map[string]string{"greater": "minimum", "less": "maximum"}[word]]))
+				bound, ok := s.vals[map[string]string{"greater": "minimum", "less": "maximum"}[word]]
+				if ev && ok {
+					note("Must be %s than %s, not equal.", word, literal(bound))
 				}
 			}
 			c.change(p, "dropped %q", k)
