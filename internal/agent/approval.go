@@ -1,0 +1,151 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// verdict is how a call's approval was resolved.
+type verdict struct {
+	ok     bool
+	label  string // Approval* value for the audit
+	reason string // for the model, when !ok
+}
+
+// approve resolves the approval of a call under the policy, the
+// conversation's grants and the run's approver.
+func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) verdict {
+	switch t.r.opts.Policy.Decide(e) {
+	case ActionAllow:
+		return verdict{ok: true, label: ApprovalAuto}
+	case ActionDeny:
+		return verdict{label: ApprovalDenied, reason: fmt.Sprintf("the approval policy does not allow %s; the call was not made. Tell the user if they need it.", e.Name)}
+	}
+	granted, err := t.r.approvals.HasGrant(ctx, t.req.ConversationID, e.Name)
+	if err != nil {
+		t.r.logger.WarnContext(ctx, "checking approval grant", logKeyTool, e.Name, logKeyErr, err)
+	}
+	if granted {
+		return verdict{ok: true, label: ApprovalGranted}
+	}
+	switch t.req.Approver {
+	case AutoApprove:
+		return verdict{ok: true, label: ApprovalApproved}
+	case AutoDeny:
+		return verdict{label: ApprovalDenied, reason: fmt.Sprintf("%s needs the user's approval, and this run cannot ask for it (non-interactive; rerun with --yes to approve); the call was not made", e.Name)}
+	}
+	d, state := t.ask(ctx, agent, Approval{
+		ConversationID: t.req.ConversationID, RunID: t.runID, CallID: c.ID,
+		Tool: e.Name, Server: serverOf(e), Arguments: c.Arguments,
+	})
+	switch state {
+	case StateApproved:
+		return verdict{ok: true, label: ApprovalApproved}
+	case StateExpired:
+		return verdict{label: ApprovalExpired, reason: fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.r.limits.ApprovalTimeout)}
+	}
+	reason := "the user declined this call"
+	if d.Reason != "" {
+		reason += ": " + d.Reason
+	}
+	return verdict{label: ApprovalDenied, reason: reason}
+}
+
+// ask stores a pending approval, yields it and waits for a decision, the
+// approval timeout, or the end of ctx (which counts as denied). It returns
+// the decision and the final state.
+func (t *turn) ask(ctx context.Context, agent string, a Approval) (Decision, ApprovalState) {
+	r := t.r
+	a.State = StatePending
+	a.CreatedAt = r.opts.Now()
+	a.ExpiresAt = a.CreatedAt.Add(r.limits.ApprovalTimeout)
+	stored, err := r.approvals.CreateApproval(ctx, a)
+	if err != nil {
+		r.logger.WarnContext(ctx, "storing approval request", logKeyTool, a.Tool, logKeyErr, err)
+		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, StateDenied
+	}
+	ch := make(chan Decision, 1)
+	r.mu.Lock()
+	r.waiting[stored.ID] = ch
+	r.mu.Unlock()
+	t.emit(Event{Kind: EventApproval, Agent: agent, Approval: &stored})
+
+	timer := time.NewTimer(r.limits.ApprovalTimeout)
+	defer timer.Stop()
+	var d Decision
+	select {
+	case d = <-ch:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	if d.Kind == 0 {
+		r.mu.Lock()
+		_, still := r.waiting[stored.ID]
+		delete(r.waiting, stored.ID)
+		r.mu.Unlock()
+		if still {
+			r.expire(ctx, stored.ID)
+			stored.State, stored.Reason = StateExpired, "nobody decided in time"
+			if ctx.Err() != nil {
+				stored.Reason = "the run ended before a decision"
+			}
+			t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
+			return Decision{Kind: Deny}, StateExpired
+		}
+		// Decide removed the waiter and is about to deliver.
+		d = <-ch
+	}
+	stored.State, stored.Reason, stored.DecidedBy = StateDenied, d.Reason, d.By
+	if d.Kind != Deny {
+		stored.State = StateApproved
+		stored.Conversation = d.Kind == ApproveConversation
+	}
+	t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
+	return d, stored.State
+}
+
+func (r *Runtime) expire(ctx context.Context, id string) {
+	ex, ok := r.approvals.(ApprovalExpirer)
+	if !ok {
+		return
+	}
+	wctx, cancel := persistCtx(ctx)
+	defer cancel()
+	if err := ex.ExpireApproval(wctx, id); err != nil && !errors.Is(err, ErrNotPending) {
+		r.logger.WarnContext(ctx, "expiring approval", logKeyErr, err)
+	}
+}
+
+// Decide answers the pending approval id. The decision is recorded in the
+// [ApprovalStore] first (so exactly one of several deciders wins) and then
+// handed to the call waiting on it, if it runs in this Runtime. It returns
+// an error wrapping [ErrNotPending] when the approval was already decided
+// or has expired, and an error for an invalid decision.
+func (r *Runtime) Decide(ctx context.Context, approvalID string, d Decision) error {
+	upd := Approval{State: StateApproved, Reason: d.Reason, DecidedBy: d.By}
+	switch d.Kind {
+	case ApproveOnce:
+	case ApproveConversation:
+		upd.Conversation = true
+	case Deny:
+		upd.State = StateDenied
+	default:
+		return fmt.Errorf("deciding approval %s: unknown decision kind %d (want ApproveOnce, ApproveConversation or Deny)", approvalID, d.Kind)
+	}
+	if _, err := r.approvals.DecideApproval(ctx, approvalID, upd); err != nil {
+		return fmt.Errorf("deciding approval %s: %w", approvalID, err)
+	}
+	r.mu.Lock()
+	ch, ok := r.waiting[approvalID]
+	delete(r.waiting, approvalID)
+	r.mu.Unlock()
+	if ok {
+		ch <- d // buffered, and only one decider gets here
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// ownTool is one of the assistant's agent-management tools.
+type ownTool struct {
+	info tools.Info
+	call func(ctx context.Context, args json.RawMessage) (*tools.Result, error)
+}
+
+func (o *ownTool) Info() tools.Info { return o.info }
+
+func (o *ownTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	return o.call(ctx, req.Arguments)
+}
+
+var _ tools.Tool = (*ownTool)(nil)
+
+const agentServerSchema = `{"type":"object","properties":{` +
+	`"agent":{"type":"string","description":"the agent's name, without @"},` +
+	`"server":{"type":"string","description":"a server name from list_servers"}},` +
+	`"required":["agent","server"],"additionalProperties":false}`
+
+// assistantTools builds the agent-management tools. They live in a private
+// registry, so they get argument validation and result bounds but are
+// never offered to other agents or through the gateway.
+func (r *Runtime) assistantTools() []tools.Entry {
+	if r.opts.Agents == nil {
+		return nil
+	}
+	readOnly := &tools.Annotations{ReadOnlyHint: true}
+	// Changing what an agent may do is a permission change: destructive,
+	// so the default policy asks.
+	destructive := &tools.Annotations{}
+	ts := []tools.Tool{
+		&ownTool{info: tools.Info{Name: "list_agents", Description: "List the named agents: their model, description and the tool servers each may use.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly}, call: r.listAgents},
+		&ownTool{info: tools.Info{Name: "list_servers", Description: "List the tool servers (MCP, OpenAPI and builtin) and how many tools each offers.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly}, call: r.listServers},
+		&ownTool{info: tools.Info{Name: "assign_server", Description: "Give an agent the tools of a server (\"give bob email access\"). Applies from the agent's next turn.",
+			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive}, call: r.assignServer},
+		&ownTool{info: tools.Info{Name: "remove_server", Description: "Take a server's tools away from an agent. Applies from the agent's next turn.",
+			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive}, call: r.removeServer},
+	}
+	r.ownReg = tools.NewRegistry(nil)
+	r.ownReg.Set(tools.Source{Kind: tools.KindBuiltin}, ts)
+	return r.ownReg.List()
+}
+
+func (r *Runtime) ownCall(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error) {
+	return r.ownReg.Call(ctx, name, req)
+}
+
+func (r *Runtime) listAgents(ctx context.Context, _ json.RawMessage) (*tools.Result, error) {
+	agents, err := r.opts.Agents.Agents(ctx)
+	if err != nil {
+		return tools.ErrorResult("listing agents failed: " + err.Error()), nil
+	}
+	if len(agents) == 0 {
+		return tools.TextResult("There are no named agents."), nil
+	}
+	var b strings.Builder
+	for _, a := range agents {
+		fmt.Fprintf(&b, "@%s", a.Name)
+		if a.Description != "" {
+			fmt.Fprintf(&b, ": %s", a.Description)
+		}
+		model := a.Model
+		if model == "" {
+			model = "default"
+		}
+		fmt.Fprintf(&b, " (model %s; servers: %s)\n", model, serverList(a.Servers))
+	}
+	return tools.TextResult(b.String()), nil
+}
+
+func serverList(s []string) string {
+	switch {
+	case s == nil:
+		return "all"
+	case len(s) == 0:
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// servers returns the server names of the catalogue with their tool counts.
+func (r *Runtime) servers() ([]string, map[string]int) {
+	counts := map[string]int{}
+	var names []string
+	for _, e := range r.opts.Tools.List() {
+		s := serverOf(e)
+		if counts[s] == 0 {
+			names = append(names, s)
+		}
+		counts[s]++
+	}
+	slices.Sort(names)
+	return names, counts
+}
+
+func (r *Runtime) listServers(context.Context, json.RawMessage) (*tools.Result, error) {
+	names, counts := r.servers()
+	if len(names) == 0 {
+		return tools.TextResult("No tool servers are connected."), nil
+	}
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s (%d tools)\n", n, counts[n])
+	}
+	return tools.TextResult(b.String()), nil
+}
+
+type agentServerArgs struct {
+	Agent  string `json:"agent"`
+	Server string `json:"server"`
+}
+
+func parseAgentServer(args json.RawMessage) (agentServerArgs, *tools.Result) {
+	var a agentServerArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return a, tools.ErrorResult("reading arguments: " + err.Error())
+	}
+	a.Agent = strings.TrimPrefix(a.Agent, "@")
+	if a.Agent == "" || a.Server == "" {
+		return a, tools.ErrorResult("both agent and server are required")
+	}
+	return a, nil
+}
+
+func (r *Runtime) assignServer(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
+	a, bad := parseAgentServer(args)
+	if bad != nil {
+		return bad, nil
+	}
+	names, _ := r.servers()
+	if !slices.Contains(names, a.Server) {
+		return tools.ErrorResult(fmt.Sprintf("there is no server %q; the servers are: %s", a.Server, strings.Join(names, ", "))), nil
+	}
+	spec, err := r.opts.Agents.AssignServer(ctx, a.Agent, a.Server)
+	if err != nil {
+		return tools.ErrorResult(fmt.Sprintf("assigning %s to @%s failed: %v", a.Server, a.Agent, err)), nil
+	}
+	return tools.TextResult(fmt.Sprintf("@%s now has the tools of %s (servers: %s), from its next turn.", spec.Name, a.Server, serverList(spec.Servers))), nil
+}
+
+func (r *Runtime) removeServer(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
+	a, bad := parseAgentServer(args)
+	if bad != nil {
+		return bad, nil
+	}
+	spec, err := r.opts.Agents.RemoveServer(ctx, a.Agent, a.Server)
+	if err != nil {
+		return tools.ErrorResult(fmt.Sprintf("removing %s from @%s failed: %v", a.Server, a.Agent, err)), nil
+	}
+	return tools.TextResult(fmt.Sprintf("@%s no longer has the tools of %s (servers: %s).", spec.Name, a.Server, serverList(spec.Servers))), nil
+}

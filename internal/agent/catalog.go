@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// catalog is the tools one agent run offers the model.
+type catalog struct {
+	specs   []llm.ToolSpec
+	entries map[string]tools.Entry
+	// own marks the assistant's agent-management tools, which are called
+	// directly rather than through the shared catalogue.
+	own map[string]bool
+}
+
+// catalogFor lists the tools spec may use: the catalogue filtered by the
+// agent's servers, plus the agent-management tools for the assistant. It is
+// built at every run, so assignments apply on the agent's next turn.
+func (r *Runtime) catalogFor(spec AgentSpec) catalog {
+	all := r.opts.Tools.List()
+	c := catalog{entries: make(map[string]tools.Entry, len(all)+len(r.own))}
+	add := func(e tools.Entry) {
+		c.entries[e.Name] = e
+		c.specs = append(c.specs, llm.ToolSpec{Name: e.Name, Description: e.Info.Description, Parameters: e.Info.InputSchema})
+	}
+	assistant := spec.Name == ""
+	if assistant && len(r.own) > 0 {
+		c.own = make(map[string]bool, len(r.own))
+		for _, e := range r.own {
+			c.own[e.Name] = true
+		}
+	}
+	for _, e := range all {
+		// The assistant's own tools keep their names; a catalogue tool
+		// with the same name is hidden from the assistant.
+		if c.own[e.Name] {
+			continue
+		}
+		if spec.Servers == nil || slices.Contains(spec.Servers, serverOf(e)) {
+			add(e)
+		}
+	}
+	if assistant {
+		for _, e := range r.own {
+			add(e)
+		}
+	}
+	return c
+}
+
+// routes reports whether the router pre-check runs for an agent with mode
+// on a model with the given tool mode.
+func routes(mode RouterMode, tm ToolMode) bool {
+	switch mode {
+	case RouterAlways:
+		return true
+	case RouterOff:
+		return false
+	default:
+		return tm == ToolModeText
+	}
+}
+
+const defaultAssistantPrompt = `You are Switchboard's assistant. Answer directly when you can, and use the tools offered when the request needs them. When a tool reports an error, read it: fix the call, or ask the user for what is missing (for example a full path).`
+
+// systemPrompt returns spec's prompt; the assistant's also lists the agents
+// it can hand work to.
+func (r *Runtime) systemPrompt(ctx context.Context, spec AgentSpec) string {
+	if spec.Name != "" {
+		if spec.Prompt != "" {
+			return spec.Prompt
+		}
+		return fmt.Sprintf("You are @%s, an agent of Switchboard. Use your tools to do what you are asked, then answer briefly.", spec.Name)
+	}
+	p := spec.Prompt
+	if p == "" {
+		p = defaultAssistantPrompt
+	}
+	if r.opts.Agents == nil {
+		return p
+	}
+	agents, err := r.opts.Agents.Agents(ctx)
+	if err != nil {
+		r.logger.WarnContext(ctx, "listing agents for the assistant prompt", logKeyErr, err)
+		return p
+	}
+	if len(agents) == 0 {
+		return p
+	}
+	var b strings.Builder
+	b.WriteString(p)
+	b.WriteString("\n\nTo hand a task to one of these agents, answer with @name followed by the task (\"@bob please send the report\"). Write @ only to hand over work, never in examples.\n")
+	for _, a := range agents {
+		fmt.Fprintf(&b, "- @%s", a.Name)
+		if a.Description != "" {
+			b.WriteString(": " + a.Description)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// contextFor returns the model messages agent sees from the stored
+// history: user messages, its own messages in full, and only the text of
+// other agents' answers (their tool traffic belongs to their tools, which
+// this agent may not have). Calls left without a result (a crash between
+// call and result) get one saying so, because providers reject a call
+// without its result.
+func contextFor(agent string, hist []Message) []llm.Message {
+	out := make([]llm.Message, 0, len(hist))
+	var open []llm.ToolCall // calls of agent's last assistant message without results yet
+	closeOpen := func() {
+		for _, c := range open {
+			out = append(out, llm.ToolResult(c, "no result was recorded for this call (it was interrupted)", true))
+		}
+		open = nil
+	}
+	for _, m := range hist {
+		switch {
+		case m.Role == llm.RoleTool && m.Agent == agent:
+			i := slices.IndexFunc(open, func(c llm.ToolCall) bool { return c.ID == m.ToolCallID })
+			if i < 0 {
+				continue // a result without its call
+			}
+			open = slices.Delete(open, i, i+1)
+			out = append(out, m.Message)
+		case m.Role == llm.RoleTool:
+		case m.Role == llm.RoleAssistant && m.Agent != agent:
+			closeOpen()
+			if txt := m.Text(); txt != "" {
+				out = appendText(out, txt)
+			}
+		case m.Role == llm.RoleAssistant:
+			closeOpen()
+			out = append(out, m.Message)
+			open = slices.Clone(m.ToolCalls)
+		default:
+			closeOpen()
+			out = append(out, m.Message)
+		}
+	}
+	closeOpen()
+	return out
+}
+
+// appendText appends an assistant text, merged into a preceding
+// text-only assistant message so that roles keep alternating.
+func appendText(out []llm.Message, txt string) []llm.Message {
+	if n := len(out); n > 0 && out[n-1].Role == llm.RoleAssistant && len(out[n-1].ToolCalls) == 0 {
+		prev := out[n-1].Text()
+		out[n-1] = llm.AssistantText(prev + "\n\n" + txt)
+		return out
+	}
+	return append(out, llm.AssistantText(txt))
+}

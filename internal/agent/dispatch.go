@@ -1,0 +1,265 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// callOutcome is what one call produced.
+type callOutcome struct {
+	msg      Message
+	outcome  Outcome
+	timedOut bool
+}
+
+// dispatch runs the calls of one model answer: approvals first (each call
+// waits for its own), then at most ParallelToolCalls at once. It returns a
+// result message for every call, in the order of the calls, and an error
+// when the turn must end (a limit, cancellation).
+func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []llm.ToolCall) ([]Message, error) {
+	lim := t.r.limits
+	budget := max(lim.ToolCallsPerTurn-t.calls, 0)
+	run := calls[:min(budget, len(calls))]
+	t.calls += len(run)
+
+	outs := make([]callOutcome, len(calls))
+	sem := make(chan struct{}, lim.ParallelToolCalls)
+	var wg sync.WaitGroup
+	for i, c := range run {
+		wg.Go(func() { outs[i] = t.call(ctx, agent, cat, c, sem) })
+	}
+	wg.Wait()
+
+	limitMsg := fmt.Sprintf("I stopped after %d tool calls, the limit for one turn. Ask me to continue and I will pick up from here.", lim.ToolCallsPerTurn)
+	for i := len(run); i < len(calls); i++ {
+		c := calls[i]
+		text := fmt.Sprintf("not run: the limit of %d tool calls per turn was reached", lim.ToolCallsPerTurn)
+		outs[i] = callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeDenied}
+		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: callInfo(c, cat), Result: &CallResult{Outcome: OutcomeDenied, Text: text, IsError: true}})
+	}
+
+	msgs := make([]Message, len(outs))
+	var timedOut []string
+	for i, o := range outs {
+		msgs[i] = o.msg
+		if o.timedOut {
+			timedOut = append(timedOut, calls[i].Name)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return msgs, ctx.Err()
+	case len(timedOut) > 0:
+		return msgs, &stopError{code: ErrCallTimeout, msg: fmt.Sprintf(
+			"I stopped: the tool %s did not answer within %s. Try again, or ask for something smaller.", strings.Join(timedOut, ", "), lim.CallTimeout)}
+	case len(run) < len(calls):
+		return msgs, &stopError{code: ErrToolCallLimit, msg: limitMsg}
+	}
+	return msgs, nil
+}
+
+// call resolves the approval of one call, runs it and records it.
+func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCall, sem chan struct{}) callOutcome {
+	info := callInfo(c, cat)
+	entry, known := cat.entries[c.Name]
+	rec := AuditRecord{
+		Time: t.r.opts.Now(), User: t.req.User, ConversationID: t.req.ConversationID, Agent: agent,
+		RunID: t.runID, CallID: c.ID, Tool: c.Name, Server: info.Server, Arguments: c.Arguments,
+	}
+	if !known {
+		text := unknownToolText(c.Name, cat)
+		t.audit(ctx, rec, AuditResult{Outcome: OutcomeError, Error: text})
+		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeError, Text: text, IsError: true}})
+		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeError}
+	}
+
+	verdict := t.approve(ctx, agent, entry, c)
+	rec.Approval = verdict.label
+	if !verdict.ok {
+		outcome, text := OutcomeDenied, verdict.reason
+		if ctx.Err() != nil {
+			outcome, text = OutcomeCancelled, cancelledText(ctx)
+		}
+		t.audit(ctx, rec, AuditResult{Outcome: outcome, Error: text})
+		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: outcome, Text: text, IsError: true, Approval: verdict.label}})
+		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: outcome}
+	}
+
+	select {
+	case sem <- struct{}{}:
+		defer func() { <-sem }()
+	case <-ctx.Done():
+		text := cancelledText(ctx)
+		t.audit(ctx, rec, AuditResult{Outcome: OutcomeCancelled, Error: text})
+		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeCancelled, Text: text, IsError: true, Approval: verdict.label}})
+		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeCancelled}
+	}
+
+	auditID := t.beginAudit(ctx, rec)
+	t.emit(Event{Kind: EventToolStart, Agent: agent, Call: info})
+	t.trackServer(info.Server, 1)
+	start := time.Now()
+	callCtx, cancel := context.WithTimeout(withCall(ctx, t), t.r.limits.CallTimeout)
+	req := &tools.CallRequest{Arguments: c.Arguments, Progress: func(p tools.Progress) {
+		t.tryEmit(Event{Kind: EventProgress, Agent: agent, Call: info, Progress: &p})
+	}}
+	var (
+		res *tools.Result
+		err error
+	)
+	if cat.own[c.Name] {
+		res, err = t.r.ownCall(callCtx, c.Name, req)
+	} else {
+		res, err = t.r.opts.Tools.Call(callCtx, c.Name, req)
+	}
+	dur := time.Since(start)
+	timedOut := err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+	t.trackServer(info.Server, -1)
+
+	o := callOutcome{timedOut: timedOut}
+	var text string
+	isError := true
+	switch {
+	case err == nil:
+		o.outcome, isError = OutcomeOK, res.IsError
+		if res.IsError {
+			o.outcome = OutcomeToolError
+		}
+		o.msg = Message{Message: resultToMessage(c, res), Agent: agent, RunID: t.runID}
+		text = o.msg.Text()
+	case timedOut:
+		o.outcome, text = OutcomeTimeout, fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.r.limits.CallTimeout)
+	case ctx.Err() != nil:
+		o.outcome, text = OutcomeCancelled, cancelledText(ctx)
+	case errors.Is(err, tools.ErrNotFound):
+		o.outcome, text = OutcomeError, unknownToolText(c.Name, cat)
+	case errors.Is(err, tools.ErrUnavailable):
+		o.outcome, text = OutcomeError, fmt.Sprintf("%s is unavailable right now: %v. Try again later or use another tool.", c.Name, err)
+	default:
+		o.outcome, text = OutcomeError, fmt.Sprintf("calling %s failed: %v", c.Name, err)
+	}
+	if err != nil {
+		o.msg = t.resultMessage(agent, c, text, true)
+	}
+	ares := AuditResult{Outcome: o.outcome, Duration: dur, ResultBytes: int64(len(text))}
+	if isError {
+		ares.Error = truncate(text, 1024)
+	}
+	t.finishAudit(ctx, auditID, ares)
+	t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{
+		Outcome: o.outcome, Text: text, IsError: isError, Duration: dur, Approval: verdict.label,
+	}})
+	return o
+}
+
+func callInfo(c llm.ToolCall, cat catalog) *CallInfo {
+	info := &CallInfo{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	if e, ok := cat.entries[c.Name]; ok {
+		info.Server = serverOf(e)
+	}
+	return info
+}
+
+func (t *turn) resultMessage(agent string, c llm.ToolCall, text string, isError bool) Message {
+	return Message{Message: llm.ToolResult(c, text, isError), Agent: agent, RunID: t.runID}
+}
+
+func cancelledText(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), errTurnTimeout) {
+		return "cancelled: the turn's time limit was reached"
+	}
+	return "cancelled: the user stopped the run"
+}
+
+func unknownToolText(name string, cat catalog) string {
+	names := make([]string, 0, len(cat.specs))
+	for _, s := range cat.specs {
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("there is no tool named %q, and no tools are available for this request", name)
+	}
+	return fmt.Sprintf("there is no tool named %q; the available tools are: %s", name, strings.Join(names, ", "))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// resultToMessage converts a tool result into the tool message the model
+// sees: text and images as they are, other blocks described in text.
+func resultToMessage(c llm.ToolCall, res *tools.Result) llm.Message {
+	m := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, IsError: res.IsError}
+	for _, b := range res.Content {
+		switch {
+		case b.Type == tools.ContentText:
+			m.Content = append(m.Content, llm.TextPart(b.Text))
+		case b.Type == tools.ContentImage && len(b.Data) > 0:
+			m.Content = append(m.Content, llm.ImagePart(b.MIMEType, b.Data))
+		case b.Type == tools.ContentResource && b.Text != "":
+			m.Content = append(m.Content, llm.TextPart(fmt.Sprintf("[resource %s]\n%s", b.URI, b.Text)))
+		case b.Type == tools.ContentResourceLink || b.Type == tools.ContentResource:
+			m.Content = append(m.Content, llm.TextPart(fmt.Sprintf("[resource %s %s]", b.URI, b.MIMEType)))
+		default:
+			m.Content = append(m.Content, llm.TextPart(fmt.Sprintf("[%s content (%s) not shown]", b.Type, b.MIMEType)))
+		}
+	}
+	if len(m.Content) == 0 && len(res.Structured) > 0 {
+		m.Content = []llm.Part{llm.TextPart(string(res.Structured))}
+	}
+	if len(m.Content) == 0 {
+		m.Content = []llm.Part{llm.TextPart("(no output)")}
+	}
+	return m
+}
+
+func (t *turn) trackServer(server string, d int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.servers[server] += d
+	if t.servers[server] <= 0 {
+		delete(t.servers, server)
+	}
+}
+
+// audit records a call that never ran.
+func (t *turn) audit(ctx context.Context, rec AuditRecord, res AuditResult) {
+	id := t.beginAudit(ctx, rec)
+	t.finishAudit(ctx, id, res)
+}
+
+func (t *turn) beginAudit(ctx context.Context, rec AuditRecord) string {
+	if t.r.opts.Audit == nil {
+		return ""
+	}
+	wctx, cancel := persistCtx(ctx)
+	defer cancel()
+	id, err := t.r.opts.Audit.Begin(wctx, rec)
+	if err != nil {
+		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, err)
+		return ""
+	}
+	return id
+}
+
+func (t *turn) finishAudit(ctx context.Context, id string, res AuditResult) {
+	if t.r.opts.Audit == nil || id == "" {
+		return
+	}
+	wctx, cancel := persistCtx(ctx)
+	defer cancel()
+	if err := t.r.opts.Audit.Finish(wctx, id, res); err != nil {
+		t.r.logger.WarnContext(ctx, "finishing tool call in audit", logKeyErr, err)
+	}
+}

@@ -1,0 +1,20 @@
+// Package agent is Switchboard's agent runtime: the tool loop that turns a
+// user's message into model calls and tool calls and back into an answer.
+//
+// [Runtime.Run] loads the conversation, asks the model with the tools the
+// agent may use, runs the tool calls the model asks for (in parallel, under
+// the approval [Policy], with per-call and per-turn limits and cancellation
+// that reaches the tool), feeds results and errors back to the model, and
+// repeats until the model answers without tool calls. Everything that
+// happens is yielded as an [Event]. An optional router pre-check asks the
+// model whether a message needs tools at all. The default assistant hands a
+// message that mentions a named agent ("@bob check my mail") to that agent,
+// and may hand its own answer on once per turn.
+//
+// Persistence is behind small interfaces declared here ([History], [Audit],
+// [ApprovalStore], [AgentStore], [UsageRecorder]); internal/app adapts the
+// store to them. Nil ones fall back to memory or to nothing, as documented
+// on [Options].
+//
+// Layer: behaviour. It imports llm and tools only; server and app import it.
+package agent

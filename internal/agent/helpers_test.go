@@ -1,0 +1,307 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+func TestMain(m *testing.M) {
+	mcptest.MaybeServe()
+	goleak.VerifyTestMain(m)
+}
+
+// fakeTool is a hand-written tool; call nil echoes the arguments.
+type fakeTool struct {
+	info tools.Info
+	call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)
+}
+
+func (f *fakeTool) Info() tools.Info { return f.info }
+
+func (f *fakeTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	if f.call == nil {
+		return tools.TextResult(string(req.Arguments)), nil
+	}
+	return f.call(ctx, req)
+}
+
+var (
+	readOnly    = &tools.Annotations{ReadOnlyHint: true}
+	destructive = &tools.Annotations{}
+)
+
+func tool(name string, ann *tools.Annotations, call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)) *fakeTool {
+	return &fakeTool{info: tools.Info{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann}, call: call}
+}
+
+// memAgents is a hand-written AgentStore.
+type memAgents struct {
+	mu     sync.Mutex
+	agents map[string]agent.AgentSpec
+}
+
+func newAgents(specs ...agent.AgentSpec) *memAgents {
+	m := &memAgents{agents: map[string]agent.AgentSpec{}}
+	for _, s := range specs {
+		m.agents[s.Name] = s
+	}
+	return m
+}
+
+func (m *memAgents) Agent(_ context.Context, name string) (agent.AgentSpec, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.agents[name]
+	return a, ok, nil
+}
+
+func (m *memAgents) Agents(context.Context) ([]agent.AgentSpec, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []agent.AgentSpec
+	for _, a := range m.agents {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b agent.AgentSpec) int { return compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func compare(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (m *memAgents) AssignServer(_ context.Context, name, server string) (agent.AgentSpec, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.agents[name]
+	if !ok {
+		return a, fmt.Errorf("no agent %q", name)
+	}
+	if a.Servers != nil && !slices.Contains(a.Servers, server) {
+		a.Servers = append(slices.Clone(a.Servers), server)
+		slices.Sort(a.Servers)
+	}
+	m.agents[name] = a
+	return a, nil
+}
+
+func (m *memAgents) RemoveServer(_ context.Context, name, server string) (agent.AgentSpec, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.agents[name]
+	if !ok {
+		return a, fmt.Errorf("no agent %q", name)
+	}
+	a.Servers = slices.DeleteFunc(slices.Clone(a.Servers), func(s string) bool { return s == server })
+	m.agents[name] = a
+	return a, nil
+}
+
+// memAudit is a hand-written Audit that keeps every record.
+type memAudit struct {
+	mu      sync.Mutex
+	records []auditEntry
+}
+
+type auditEntry struct {
+	Rec agent.AuditRecord
+	Res agent.AuditResult
+}
+
+func (a *memAudit) Begin(_ context.Context, rec agent.AuditRecord) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.records = append(a.records, auditEntry{Rec: rec})
+	return fmt.Sprint(len(a.records) - 1), nil
+}
+
+func (a *memAudit) Finish(_ context.Context, id string, res agent.AuditResult) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var i int
+	fmt.Sscan(id, &i)
+	a.records[i].Res = res
+	return nil
+}
+
+func (a *memAudit) all() []auditEntry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.records)
+}
+
+// memUsage is a hand-written UsageRecorder.
+type memUsage struct {
+	mu   sync.Mutex
+	runs []agent.Usage
+}
+
+func (u *memUsage) RecordUsage(_ context.Context, rec agent.Usage) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.runs = append(u.runs, rec)
+	return nil
+}
+
+func (u *memUsage) all() []agent.Usage {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.runs)
+}
+
+// env is one runtime under test with its parts.
+type env struct {
+	rt     *agent.Runtime
+	reg    *tools.Registry
+	models map[string]*llmtest.FakeProvider
+	modes  map[string]agent.ToolMode
+	audit  *memAudit
+	usage  *memUsage
+	agents *memAgents
+}
+
+// newEnv builds a runtime whose default model ("" and "main") is fake;
+// configure may change the options before New.
+func newEnv(t testing.TB, fake *llmtest.FakeProvider, configure func(*agent.Options)) *env {
+	t.Helper()
+	e := &env{
+		reg:    tools.NewRegistry(nil),
+		models: map[string]*llmtest.FakeProvider{"main": fake},
+		modes:  map[string]agent.ToolMode{},
+		audit:  &memAudit{},
+		usage:  &memUsage{},
+		agents: newAgents(),
+	}
+	opts := &agent.Options{
+		Models: func(name string) (agent.Model, error) {
+			if name == "" {
+				name = "main"
+			}
+			p, ok := e.models[name]
+			if !ok {
+				return agent.Model{}, fmt.Errorf("no model %q", name)
+			}
+			return agent.Model{Name: name, ID: name + "-id", Provider: p, ToolMode: e.modes[name]}, nil
+		},
+		Tools:  e.reg,
+		Agents: e.agents,
+		Audit:  e.audit,
+		Usage:  e.usage,
+	}
+	if configure != nil {
+		configure(opts)
+	}
+	e.rt = agent.New(opts)
+	return e
+}
+
+func (e *env) setTools(ts ...tools.Tool) {
+	e.reg.Set(tools.Source{Kind: tools.KindBuiltin}, ts)
+}
+
+// run collects a whole turn.
+func (e *env) run(t testing.TB, req *agent.Request) ([]agent.Event, error) {
+	t.Helper()
+	if req.ConversationID == "" {
+		req.ConversationID = "c1"
+	}
+	var evs []agent.Event
+	for ev, err := range e.rt.Run(t.Context(), req) {
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
+func (e *env) mustRun(t testing.TB, req *agent.Request) []agent.Event {
+	t.Helper()
+	evs, err := e.run(t, req)
+	if err != nil {
+		t.Fatalf("run %q: %v", req.Message, err)
+	}
+	return evs
+}
+
+// say scripts a text answer.
+func say(parts ...string) llmtest.FakeReply {
+	return llmtest.FakeReply{Turn: llmtest.Turn{Text: parts}}
+}
+
+// calls scripts an answer with tool calls given as id, name, args triples.
+func calls(triples ...string) llmtest.FakeReply {
+	var cs []llmtest.ToolCallScript
+	for i := 0; i+2 < len(triples); i += 3 {
+		cs = append(cs, llmtest.ToolCallScript{ID: triples[i], Name: triples[i+1], ArgChunks: []string{triples[i+2]}})
+	}
+	return llmtest.FakeReply{Turn: llmtest.Turn{ToolCalls: cs}}
+}
+
+// text joins the text events of evs.
+func text(evs []agent.Event) string {
+	var s string
+	for _, ev := range evs {
+		if ev.Kind == agent.EventText {
+			s += ev.Text
+		}
+	}
+	return s
+}
+
+// kinds lists the event kinds, for order checks.
+func kinds(evs []agent.Event) []agent.EventKind {
+	var out []agent.EventKind
+	for _, ev := range evs {
+		if ev.Kind != agent.EventText {
+			out = append(out, ev.Kind)
+		}
+	}
+	return out
+}
+
+func find(evs []agent.Event, k agent.EventKind) []agent.Event {
+	var out []agent.Event
+	for _, ev := range evs {
+		if ev.Kind == k {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func last(evs []agent.Event) agent.Event {
+	if len(evs) == 0 {
+		return agent.Event{}
+	}
+	return evs[len(evs)-1]
+}
+
+// toolMessages returns the tool messages the model received in request n.
+func toolMessages(reqs []llm.Request, n int) []llm.Message {
+	var out []llm.Message
+	for _, m := range reqs[n].Messages {
+		if m.Role == llm.RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+)
+
+// agentResult is how one agent's run ended without error.
+type agentResult struct {
+	text string // the final answer
+	stop StopReason
+}
+
+// runAgent runs spec's loop over the conversation: ask the model, run the
+// calls it asks for, feed the results back, until it answers without
+// calls. extra, when set, is an instruction appended for this run only.
+func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride string, extra *llm.Message) (res agentResult, err error) {
+	modelName := spec.Model
+	if modelOverride != "" {
+		modelName = modelOverride
+	}
+	m, err := t.r.model(modelName)
+	if err != nil {
+		return agentResult{}, err
+	}
+	t.setCurrent(spec.Name, modelName)
+	var (
+		usage  llm.Usage
+		router string
+	)
+	started := t.r.opts.Now()
+	defer func() { t.recordUsage(ctx, spec.Name, m, usage, router, started) }()
+
+	hist, err := t.r.history.Load(ctx, t.req.ConversationID)
+	if err != nil {
+		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
+	}
+	msgs := contextFor(spec.Name, hist)
+	if extra != nil {
+		msgs = append(msgs, *extra)
+	}
+	cat := t.r.catalogFor(spec)
+	if len(cat.specs) > 0 && routes(spec.Router, m.ToolMode) {
+		d, u := t.route(ctx, m, lastUserText(msgs))
+		usage = usageSum(usage, u)
+		t.usage = usageSum(t.usage, u)
+		router = "chat"
+		if d.NeedsTools {
+			router = "tools"
+		}
+		t.emit(Event{Kind: EventRouter, Agent: spec.Name, Router: &d})
+		if !d.NeedsTools {
+			cat = catalog{}
+		}
+	}
+	system := t.r.systemPrompt(ctx, spec)
+
+	for {
+		req := &llm.Request{
+			Model: m.ID, System: system, Messages: msgs, Tools: cat.specs,
+			MaxTokens: m.MaxTokens, Temperature: m.Temperature,
+		}
+		st, serr := t.step(ctx, m, req, spec.Name)
+		usage = usageSum(usage, st.usage)
+		t.usage = usageSum(t.usage, st.usage)
+		if msg := st.message(); msg != nil {
+			if err := t.append(ctx, Message{Message: *msg, Agent: spec.Name, RunID: t.runID}); err != nil {
+				return agentResult{}, err
+			}
+			msgs = append(msgs, *msg)
+		}
+		if serr != nil {
+			return agentResult{}, fmt.Errorf("asking model %q: %w", m.Name, serr)
+		}
+		if len(st.calls) == 0 {
+			res = agentResult{text: st.text, stop: StopEndTurn}
+			if st.stop == llm.StopMaxTokens {
+				res.stop = StopMaxTokens
+			}
+			return res, nil
+		}
+		results, derr := t.dispatch(ctx, spec.Name, cat, st.calls)
+		if err := t.append(ctx, results...); err != nil {
+			return agentResult{}, err
+		}
+		for _, r := range results {
+			msgs = append(msgs, r.Message)
+		}
+		if derr != nil {
+			return agentResult{}, derr
+		}
+	}
+}
+
+// stepResult is one model answer.
+type stepResult struct {
+	text  string
+	calls []llm.ToolCall
+	usage llm.Usage
+	stop  llm.StopReason
+}
+
+// message returns the assistant message to keep, or nil when the model
+// said nothing.
+func (s *stepResult) message() *llm.Message {
+	if s.text == "" && len(s.calls) == 0 {
+		return nil
+	}
+	m := llm.Message{Role: llm.RoleAssistant, ToolCalls: s.calls}
+	if s.text != "" {
+		m.Content = []llm.Part{llm.TextPart(s.text)}
+	}
+	return &m
+}
+
+// step streams one model answer, forwarding text as it comes. On error the
+// text so far is returned and the calls are dropped: an answer cut short
+// cannot be trusted to have complete calls.
+func (t *turn) step(ctx context.Context, m Model, req *llm.Request, agent string) (stepResult, error) {
+	var (
+		res stepResult
+		b   strings.Builder
+	)
+	for ev, err := range m.Provider.Stream(ctx, req) {
+		if err != nil {
+			res.text, res.calls = b.String(), nil
+			return res, err
+		}
+		switch ev.Type {
+		case llm.EventTextDelta:
+			b.WriteString(ev.Text)
+			t.emit(Event{Kind: EventText, Agent: agent, Text: ev.Text})
+		case llm.EventReasoningDelta:
+			t.emit(Event{Kind: EventReasoning, Agent: agent, Text: ev.Text})
+		case llm.EventToolCall:
+			c := ev.ToolCall
+			if c.ID == "" {
+				// Results are matched to calls by id; give one to a model
+				// that did not.
+				c.ID = fmt.Sprintf("call_%s_%d", t.runID, t.calls+len(res.calls))
+			}
+			res.calls = append(res.calls, c)
+		case llm.EventUsage:
+			res.usage = ev.Usage
+		case llm.EventStop:
+			res.stop = ev.StopReason
+		}
+	}
+	res.text = b.String()
+	return res, nil
+}
+
+func lastUserText(msgs []llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			return msgs[i].Text()
+		}
+	}
+	return ""
+}
+
+// recordUsage records one agent run's usage; a failure is logged, since
+// the answer was already given. The first agent of a turn records under the
+// turn's run id, later ones (handoffs) under run id "-" agent.
+func (t *turn) recordUsage(ctx context.Context, agent string, m Model, u llm.Usage, router string, started time.Time) {
+	if t.r.opts.Usage == nil {
+		return
+	}
+	runID := t.runID
+	if t.agentRuns > 0 {
+		runID += "-" + agent
+	}
+	t.agentRuns++
+	wctx, cancel := persistCtx(ctx)
+	defer cancel()
+	err := t.r.opts.Usage.RecordUsage(wctx, Usage{
+		RunID: runID, ConversationID: t.req.ConversationID, Agent: agent, Model: m.Name,
+		Usage: u, Router: router, StartedAt: started, FinishedAt: t.r.opts.Now(),
+	})
+	if err != nil {
+		t.r.logger.WarnContext(ctx, "recording usage", logKeyConversation, t.req.ConversationID, logKeyErr, err)
+	}
+}

@@ -1,0 +1,135 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// ToolMode says how a model receives tools; it mirrors the model's
+// configured tool mode, which the router's auto setting looks at.
+type ToolMode string
+
+const (
+	ToolModeAuto   ToolMode = "auto"
+	ToolModeNative ToolMode = "native"
+	// ToolModeText marks a model that gets tools through the text protocol.
+	// Such models are slow and error-prone with a long manifest, so the
+	// router's auto setting runs the pre-check for them only.
+	ToolModeText ToolMode = "text"
+)
+
+// Model is a configured model ready for use.
+type Model struct {
+	// Name is the configured name (what agents refer to).
+	Name string
+	// Provider answers requests; it already handles the text tool protocol
+	// for models without native tool calling.
+	Provider llm.Provider
+	// ID is sent as [llm.Request.Model]; "" leaves it to the provider.
+	ID            string
+	ToolMode      ToolMode
+	ContextWindow int
+	// MaxTokens and Temperature are passed on; zero and nil mean the
+	// provider's defaults.
+	MaxTokens   int
+	Temperature *float64
+}
+
+// Catalog is the part of [*tools.Registry] the runtime uses.
+type Catalog interface {
+	List() []tools.Entry
+	Call(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error)
+}
+
+var _ Catalog = (*tools.Registry)(nil)
+
+// Limits bound one user turn. Zero fields mean the defaults below.
+type Limits struct {
+	// ToolCallsPerTurn caps the tool calls of one user turn, handoffs
+	// included; default 10.
+	ToolCallsPerTurn int
+	// ParallelToolCalls caps the calls of one model step that run at once;
+	// default 4.
+	ParallelToolCalls int
+	// CallTimeout bounds one tool call once it runs; default 60s.
+	CallTimeout time.Duration
+	// TurnTimeout bounds the whole turn, approvals included; default 10m.
+	TurnTimeout time.Duration
+	// ApprovalTimeout is how long an approval stays pending before it
+	// counts as denied (expired); default 5m.
+	ApprovalTimeout time.Duration
+}
+
+// Defaults of [Limits].
+const (
+	DefaultToolCallsPerTurn  = 10
+	DefaultParallelToolCalls = 4
+	DefaultCallTimeout       = 60 * time.Second
+	DefaultTurnTimeout       = 10 * time.Minute
+	DefaultApprovalTimeout   = 5 * time.Minute
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.ToolCallsPerTurn <= 0 {
+		l.ToolCallsPerTurn = DefaultToolCallsPerTurn
+	}
+	if l.ParallelToolCalls <= 0 {
+		l.ParallelToolCalls = DefaultParallelToolCalls
+	}
+	if l.CallTimeout <= 0 {
+		l.CallTimeout = DefaultCallTimeout
+	}
+	if l.TurnTimeout <= 0 {
+		l.TurnTimeout = DefaultTurnTimeout
+	}
+	if l.ApprovalTimeout <= 0 {
+		l.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	return l
+}
+
+// Options configure a [Runtime]. Models and Tools are required; every
+// other nil or zero field means its default.
+type Options struct {
+	// Models resolves a configured model name; "" asks for the default
+	// model. It is called at the start of every agent run, so model changes
+	// apply on the next turn.
+	Models func(name string) (Model, error)
+	// Tools is the catalogue, normally the app's [*tools.Registry]. It is
+	// listed at every model step, so tools that come and go are seen at once.
+	Tools Catalog
+	// Assistant is the default agent (Request.Agent ""). Its Name is
+	// ignored; its Servers filter the catalogue as for any agent, and it
+	// also gets the agent-management tools.
+	Assistant AgentSpec
+	// Agents are the named agents; nil means there are none, so nothing
+	// is a mention.
+	Agents AgentStore
+	// History keeps conversations; nil keeps them in memory for the
+	// Runtime's lifetime.
+	History History
+	// Audit records every tool call; nil records nothing.
+	Audit Audit
+	// Approvals keeps approvals and conversation grants; nil keeps them in
+	// memory.
+	Approvals ApprovalStore
+	// Usage records each agent run's tokens and router decision; nil
+	// records nothing.
+	Usage UsageRecorder
+	// Policy decides which calls need approval; the zero Policy is the
+	// default policy (read-only allow, others ask).
+	Policy Policy
+	Limits Limits
+	// Logger receives warnings about failed writes; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock for records; nil means time.Now. Timers (limits,
+	// approval expiry) use the time package, so tests use testing/synctest.
+	Now func() time.Time
+	// NewID returns approval ids when Approvals is nil, and run ids when a
+	// request has none; nil means random ids.
+	NewID func() string
+}

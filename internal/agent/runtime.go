@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// Runtime runs agent turns. Create it with [New]. It is safe for
+// concurrent use: any number of runs, decisions and sampling requests may
+// proceed at once. It owns no goroutines between runs.
+type Runtime struct {
+	opts      Options
+	limits    Limits
+	logger    *slog.Logger
+	history   History
+	approvals ApprovalStore
+	// own are the assistant's agent-management tools, in ownReg.
+	own    []tools.Entry
+	ownReg *tools.Registry
+
+	mu sync.Mutex
+	// waiting maps a pending approval id to the call waiting on it; mu
+	// guards it.
+	waiting map[string]chan Decision
+	// active holds the running turns, for sampling and elicitation
+	// requests that need a conversation; mu guards it.
+	active map[*turn]struct{}
+}
+
+// New returns a Runtime. opts is copied; Models and Tools must be set (New
+// panics otherwise: that is a wiring mistake, not bad input).
+func New(opts *Options) *Runtime {
+	if opts == nil || opts.Models == nil || opts.Tools == nil {
+		panic("agent.New: Options.Models and Options.Tools are required")
+	}
+	r := &Runtime{
+		opts:    *opts,
+		limits:  opts.Limits.withDefaults(),
+		waiting: make(map[string]chan Decision),
+		active:  make(map[*turn]struct{}),
+	}
+	r.opts.Policy.Rules = append([]Rule(nil), opts.Policy.Rules...)
+	if r.opts.Now == nil {
+		r.opts.Now = time.Now
+	}
+	if r.opts.NewID == nil {
+		r.opts.NewID = rand.Text
+	}
+	r.logger = r.opts.Logger
+	if r.logger == nil {
+		r.logger = slog.New(slog.DiscardHandler)
+	}
+	r.history = r.opts.History
+	if r.history == nil {
+		r.history = newMemHistory()
+	}
+	r.approvals = r.opts.Approvals
+	if r.approvals == nil {
+		r.approvals = newMemApprovals(r.opts.NewID, r.opts.Now)
+	}
+	r.own = r.assistantTools()
+	return r
+}
+
+// eventBuffer is the run's event channel size. Ordinary events wait for
+// room; progress events are dropped when it is full, because a tool's
+// progress callback must not block.
+const eventBuffer = 64
+
+// Run runs one user turn and yields its events. The user's message and
+// every message produced are appended to History as they happen.
+//
+// The stream ends with an [EventDone] when the turn ended normally or at a
+// limit (then an [EventError] and a final text explain it). A failure
+// that stops the loop (the model's endpoint failed, history could not be
+// written) ends it with an error instead. Cancelling ctx, or breaking out
+// of the range, cancels the model request and the running tool calls,
+// records those calls as cancelled, and ends the stream promptly; after a
+// cancelled ctx the last pair is an error wrapping ctx's error.
+func (r *Runtime) Run(ctx context.Context, req *Request) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		if err := req.validate(); err != nil {
+			yield(Event{}, err)
+			return
+		}
+		life, cancel := context.WithCancel(ctx)
+		defer cancel()
+		t := r.newTurn(life, req)
+		r.track(t, true)
+		defer r.track(t, false)
+
+		done := make(chan error, 1)
+		go func() { done <- t.run() }()
+		for {
+			select {
+			case ev := <-t.out:
+				if !yield(ev, nil) {
+					cancel()
+					<-done
+					return
+				}
+			case err := <-done:
+				// Every send happened before run returned: drain them.
+				for {
+					select {
+					case ev := <-t.out:
+						if !yield(ev, nil) {
+							return
+						}
+						continue
+					default:
+					}
+					break
+				}
+				if err != nil {
+					yield(Event{}, err)
+				}
+				return
+			}
+		}
+	}
+}
+
+func (r *Runtime) track(t *turn, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if on {
+		r.active[t] = struct{}{}
+	} else {
+		delete(r.active, t)
+	}
+}
+
+// writeTimeout bounds a history, audit or approval write made after the
+// run's context ended, so the record survives a client that went away.
+const writeTimeout = 10 * time.Second
+
+// persistCtx returns a context for writes that must happen even when ctx
+// was cancelled.
+func persistCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+}
+
+// errTurnTimeout is the cause of a turn's context when TurnTimeout passed.
+var errTurnTimeout = errors.New("turn time limit reached")
+
+// model resolves a model name.
+func (r *Runtime) model(name string) (Model, error) {
+	m, err := r.opts.Models(name)
+	if err != nil {
+		return Model{}, fmt.Errorf("resolving model %q: %w", name, err)
+	}
+	if m.Provider == nil {
+		return Model{}, fmt.Errorf("resolving model %q: it has no provider", name)
+	}
+	return m, nil
+}
+
+// agent returns the spec of the named agent; "" is the assistant.
+func (r *Runtime) agent(ctx context.Context, name string) (AgentSpec, error) {
+	if name == "" {
+		a := r.opts.Assistant
+		a.Name = ""
+		return a, nil
+	}
+	if r.opts.Agents == nil {
+		return AgentSpec{}, fmt.Errorf("running agent %q: no such agent (no agents are configured)", name)
+	}
+	a, ok, err := r.opts.Agents.Agent(ctx, name)
+	if err != nil {
+		return AgentSpec{}, fmt.Errorf("loading agent %q: %w", name, err)
+	}
+	if !ok {
+		return AgentSpec{}, fmt.Errorf("running agent %q: no such agent; list them with list_agents or the agents API", name)
+	}
+	return a, nil
+}
+
+// knownMention returns the first mention in text that names an existing
+// agent other than self.
+func (r *Runtime) knownMention(ctx context.Context, text, self string) (string, bool) {
+	if r.opts.Agents == nil {
+		return "", false
+	}
+	for _, m := range ScanMentions(text) {
+		if m.Name == self {
+			continue
+		}
+		_, ok, err := r.opts.Agents.Agent(ctx, m.Name)
+		if err != nil {
+			r.logger.WarnContext(ctx, "looking up mentioned agent", logKeyAgent, m.Name, logKeyErr, err)
+			continue
+		}
+		if ok {
+			return m.Name, true
+		}
+	}
+	return "", false
+}
+
+// Log keys.
+const (
+	logKeyAgent        = "agent"
+	logKeyErr          = "err"
+	logKeyConversation = "conversation"
+	logKeyTool         = "tool"
+)
+
+// usageSum adds b to a.
+func usageSum(a, b llm.Usage) llm.Usage {
+	a.InputTokens += b.InputTokens
+	a.OutputTokens += b.OutputTokens
+	a.CacheReadTokens += b.CacheReadTokens
+	a.CacheWriteTokens += b.CacheWriteTokens
+	a.ReasoningTokens += b.ReasoningTokens
+	return a
+}

@@ -1,0 +1,185 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// callKey marks the context of a running tool call with its turn, so that
+// a sampling or elicitation request made during the call finds the
+// conversation to ask in.
+type callKey struct{}
+
+func withCall(ctx context.Context, t *turn) context.Context {
+	return context.WithValue(ctx, callKey{}, t)
+}
+
+// turnFor finds the running turn a request from server belongs to: the one
+// whose call carries ctx, else the conversation named, else the only turn
+// with a call running on server.
+func (r *Runtime) turnFor(ctx context.Context, conversation, server string) *turn {
+	if t, ok := ctx.Value(callKey{}).(*turn); ok {
+		return t
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var found *turn
+	n := 0
+	for t := range r.active {
+		if conversation != "" && t.req.ConversationID == conversation {
+			return t
+		}
+		if conversation == "" && server != "" && t.usesServer(server) {
+			found = t
+			n++
+		}
+	}
+	if n == 1 {
+		return found
+	}
+	return nil
+}
+
+func (t *turn) usesServer(server string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.servers[server] > 0
+}
+
+// setCurrent records the agent and model running now, for requests that
+// arrive from other goroutines.
+func (t *turn) setCurrent(agent, model string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.curAgent, t.curModel = agent, model
+}
+
+func (t *turn) current() (agent, model string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.curAgent, t.curModel
+}
+
+// SampleRequest is an MCP server asking for a completion
+// (sampling/createMessage), in neutral form; the app converts the MCP
+// host's request into it.
+type SampleRequest struct {
+	// ConversationID, when known, names the conversation to ask in; ""
+	// means the conversation whose tool call on Server is running.
+	ConversationID string
+	Server         string
+	System         string
+	Messages       []llm.Message
+	// MaxTokens zero means 1024.
+	MaxTokens   int
+	Temperature *float64
+	Stop        []string
+}
+
+// SampleResult is the model's answer.
+type SampleResult struct {
+	Text       string
+	Model      string
+	StopReason string
+}
+
+// Sample answers a sampling request with the conversation's model (the
+// default model when no conversation is running). The request goes through
+// the approval path as a call of the pseudo-tool "sampling" on Server: the
+// default policy asks, a rule may allow it. Without a running conversation
+// to ask in, only a policy that allows it lets it through.
+func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult, error) {
+	entry := tools.Entry{Name: "sampling", Origin: tools.Origin{Kind: tools.KindMCP, Server: req.Server, Name: "sampling"}}
+	t := r.turnFor(ctx, req.ConversationID, req.Server)
+	modelName := ""
+	if t == nil {
+		if r.opts.Policy.Decide(entry) != ActionAllow {
+			return nil, fmt.Errorf("sampling for %q: it needs the user's approval and no conversation is running to ask in", req.Server)
+		}
+	} else {
+		agent, model := t.current()
+		modelName = model
+		args, _ := json.Marshal(map[string]any{"system": req.System, "messages": req.Messages, "maxTokens": req.MaxTokens})
+		v := t.approve(ctx, agent, entry, llm.ToolCall{ID: "sampling", Name: "sampling", Arguments: args})
+		if !v.ok {
+			return nil, fmt.Errorf("sampling for %q: %s", req.Server, v.reason)
+		}
+	}
+	m, err := r.model(modelName)
+	if err != nil {
+		return nil, fmt.Errorf("sampling for %q: %w", req.Server, err)
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = 1024
+	}
+	resp, err := llm.Generate(ctx, m.Provider, &llm.Request{
+		Model: m.ID, System: req.System, Messages: req.Messages, MaxTokens: maxTokens,
+		Temperature: req.Temperature, Stop: req.Stop,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sampling for %q with model %q: %w", req.Server, m.Name, err)
+	}
+	id := m.ID
+	if id == "" {
+		id = m.Name
+	}
+	return &SampleResult{Text: resp.Text(), Model: id, StopReason: string(resp.StopReason)}, nil
+}
+
+// ElicitRequest is an MCP server asking the user for input
+// (elicitation/create), in neutral form.
+type ElicitRequest struct {
+	// ConversationID is as for [SampleRequest].
+	ConversationID string
+	Server         string
+	Message        string
+	// Mode is "form" (Schema says what to ask) or "url".
+	Mode   string
+	Schema json.RawMessage
+	URL    string
+}
+
+// Elicitation actions, as MCP spells them.
+const (
+	ElicitAccept  = "accept"
+	ElicitDecline = "decline"
+	ElicitCancel  = "cancel"
+)
+
+// ElicitResult is the user's answer.
+type ElicitResult struct {
+	Action  string
+	Content map[string]any
+}
+
+// Elicit puts the request to the user of the running conversation as an
+// approval of the pseudo-tool "elicitation": approving it with
+// [Decision].Content accepts with those values, denying declines, and an
+// expired approval cancels. A run that cannot ask (no conversation, or a
+// non-interactive approver) declines without asking.
+func (r *Runtime) Elicit(ctx context.Context, req *ElicitRequest) (*ElicitResult, error) {
+	t := r.turnFor(ctx, req.ConversationID, req.Server)
+	if t == nil || t.req.Approver != Interactive {
+		return &ElicitResult{Action: ElicitDecline}, nil
+	}
+	args, err := json.Marshal(map[string]any{"message": req.Message, "mode": req.Mode, "schema": req.Schema, "url": req.URL})
+	if err != nil {
+		return nil, fmt.Errorf("elicitation for %q: encoding the request: %w", req.Server, err)
+	}
+	agent, _ := t.current()
+	d, state := t.ask(ctx, agent, Approval{
+		ConversationID: t.req.ConversationID, RunID: t.runID, Tool: "elicitation", Server: req.Server, Arguments: args,
+	})
+	switch state {
+	case StateApproved:
+		return &ElicitResult{Action: ElicitAccept, Content: d.Content}, nil
+	case StateDenied:
+		return &ElicitResult{Action: ElicitDecline}, nil
+	}
+	return &ElicitResult{Action: ElicitCancel}, nil
+}
