@@ -59,11 +59,11 @@ type AgentStore interface {
 // Approval values of an [AuditRecord]: how a call came to be allowed. They
 // are spelled as internal/store spells them.
 const (
-	ApprovalAuto        = "auto"     // policy allowed it
-	ApprovalApproved    = "approved" // a person (or --yes) approved it
-	ApprovalDenied      = "denied"   // a person or the policy denied it
-	ApprovalExpired     = "expired"  // nobody decided in time
-	ApprovalGranted     = "granted"  // a conversation grant covered it
+	ApprovalAuto     = "auto"     // policy allowed it
+	ApprovalApproved = "approved" // a person (or --yes) approved it
+	ApprovalDenied   = "denied"   // a person or the policy denied it
+	ApprovalExpired  = "expired"  // nobody decided in time
+	ApprovalGranted  = "granted"  // a conversation grant covered it
 )
 
 // Outcome says how a tool call ended, spelled as internal/store spells it.
