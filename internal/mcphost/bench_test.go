@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcphost_test
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,22 +147,27 @@ func benchFloor(b *testing.B, bs benchServer) {
 }
 
 // runCalls runs call sequentially ("seq") and from 16 goroutines ("par16"),
-// and reports calls per second besides ns/op.
+// and reports calls per second and the client's CPU time per call besides
+// ns/op. On a shared machine the wall time swings with other people's load;
+// the CPU this process spent per call is the steadier measure of what the
+// client side costs (the server's CPU is not in it).
 func runCalls(b *testing.B, call func(context.Context) error) {
 	ctx := context.Background()
 	b.Run("seq", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu0 := processCPU()
 		for b.Loop() {
 			if err := call(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		reportCalls(b, cpu0)
 	})
 	b.Run(fmt.Sprintf("par%d", benchCallers), func(b *testing.B) {
 		b.ReportAllocs()
 		// RunParallel starts parallelism*GOMAXPROCS goroutines.
 		b.SetParallelism(max(1, benchCallers/runtime.GOMAXPROCS(0)))
+		cpu0 := processCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if err := call(ctx); err != nil {
@@ -168,8 +176,22 @@ func runCalls(b *testing.B, call func(context.Context) error) {
 				}
 			}
 		})
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		reportCalls(b, cpu0)
 	})
+}
+
+func reportCalls(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// processCPU returns the user plus system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkConnect measures Start until every server is ready (spawn,
