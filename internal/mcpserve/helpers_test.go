@@ -186,3 +186,11 @@ func toolNames(ts []*mcp.Tool) []string {
 	}
 	return out
 }
+
+// newServer returns a Server for reg that is closed at the end of the test.
+func newServer(t *testing.T, reg *tools.Registry, opts *mcpserve.Options) *mcpserve.Server {
+	t.Helper()
+	srv := mcpserve.New(reg, opts)
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}

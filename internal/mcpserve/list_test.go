@@ -34,7 +34,7 @@ func catalogue() *tools.Registry {
 // TestListDescribesCatalogue checks that tools/list carries catalogue
 // names, descriptions, schemas and annotations, over both transports.
 func TestListDescribesCatalogue(t *testing.T) {
-	srv := mcpserve.New(catalogue(), nil)
+	srv := newServer(t, catalogue(), nil)
 	ts := serveHTTP(t, srv)
 	sessions := map[string]*mcp.ClientSession{
 		"http":  connectHTTP(t, ts.URL, "alice", nil),
@@ -121,7 +121,7 @@ func TestPermissionsFilterListAndCall(t *testing.T) {
 // as notifications/tools/list_changed, and that listing again shows it.
 func TestListChanged(t *testing.T) {
 	reg := catalogue()
-	srv := mcpserve.New(reg, nil)
+	srv := newServer(t, reg, nil)
 	ts := serveHTTP(t, srv)
 	changed := make(chan struct{}, 10)
 	opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {

@@ -1,0 +1,152 @@
+package mcpserve_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// TestApproval checks the approval policy end to end: the question the
+// client is asked, what the tool sees, what the client gets back and what
+// the audit records.
+func TestApproval(t *testing.T) {
+	answer := func(action string, content map[string]any) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: action, Content: content}, nil
+		}
+	}
+	tests := []struct {
+		name     string
+		policy   mcpserve.Action
+		elicit   func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		wantText string // substring of the result text
+		wantErr  bool   // IsError
+		want     mcpserve.Outcome
+	}{
+		{name: "allow", policy: mcpserve.ActionAllow, wantText: `{"path":"/tmp/x"}`,
+			want: mcpserve.Outcome{Approval: mcpserve.ApprovalNotNeeded, Called: true}},
+		{name: "ask accepted", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": true}), wantText: `{"path":"/tmp/x"}`,
+			want: mcpserve.Outcome{Approval: mcpserve.ApprovalGranted, Called: true}},
+		{name: "ask accepted with approve false", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": false}),
+			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true}},
+		{name: "ask declined", policy: mcpserve.ActionAsk, elicit: answer("decline", nil),
+			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true}},
+		{name: "ask cancelled", policy: mcpserve.ActionAsk, elicit: answer("cancel", nil),
+			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true}},
+		{name: "ask without elicitation", policy: mcpserve.ActionAsk,
+			wantText: "did not declare the elicitation capability", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalUnavailable, IsError: true}},
+		{name: "deny", policy: mcpserve.ActionDeny, elicit: answer("accept", map[string]any{"approve": true}),
+			wantText: "{server: files, tool: write, policy: ask}", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true}},
+		{name: "unknown action denies", policy: "maybe",
+			wantText: "denied by Switchboard's approval policy", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			called := false
+			reg := tools.NewRegistry(nil)
+			reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{tool("write", destructive, func(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
+				called = true
+				return tools.TextResult(string(req.Arguments)), nil
+			})})
+			audit := &auditLog{}
+			srv := newServer(t, reg, &mcpserve.Options{
+				Policy: func(tools.Entry) mcpserve.Action { return tt.policy },
+				Audit:  audit,
+			})
+			var asked []string
+			var opts mcp.ClientOptions
+			if tt.elicit != nil {
+				opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = append(asked, req.Params.Message)
+					return tt.elicit(ctx, req)
+				}
+			}
+			cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", &opts)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "files__write", Arguments: map[string]any{"path": "/tmp/x"}})
+			if err != nil {
+				t.Fatalf("CallTool: %v", err)
+			}
+			if !strings.Contains(text(res), tt.wantText) || res.IsError != tt.wantErr {
+				t.Errorf("result %v %q, want IsError %v and text containing %q", res.IsError, text(res), tt.wantErr, tt.wantText)
+			}
+			if called != tt.want.Called {
+				t.Errorf("tool called: %v, want %v", called, tt.want.Called)
+			}
+			if tt.policy == mcpserve.ActionAsk && tt.elicit != nil {
+				wantQ := "Allow Switchboard to call the tool files__write (tool \"write\" of mcp server \"files\")? It may change or delete data.\nArguments:\n{\n  \"path\": \"/tmp/x\"\n}"
+				if diff := cmp.Diff([]string{wantQ}, asked); diff != "" {
+					t.Errorf("approval question mismatch (-want +got):\n%s", diff)
+				}
+			}
+			wantRec := []mcpserve.CallRecord{{
+				Caller: mcpserve.Caller{ID: "alice"}, Tool: "files__write",
+				Origin:    tools.Origin{Kind: tools.KindMCP, Server: "files", Name: "write"},
+				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Transport: "http",
+			}}
+			audit.mu.Lock()
+			gotRec := audit.begun
+			audit.mu.Unlock()
+			if diff := cmp.Diff(wantRec, gotRec, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Session" }, cmp.Ignore())); diff != "" {
+				t.Errorf("audit begin mismatch (-want +got):\n%s", diff)
+			}
+			if len(gotRec) == 1 && gotRec[0].Session == "" {
+				t.Error("audit record has no session ID for an HTTP call")
+			}
+			if diff := cmp.Diff(map[string]mcpserve.Outcome{"files__write#1": tt.want}, audit.outcomes()); diff != "" {
+				t.Errorf("audit outcome mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDefaultPolicy checks that without a policy read-only tools run and
+// others ask, here over stdio with a client that cannot be asked.
+func TestDefaultPolicy(t *testing.T) {
+	srv := newServer(t, catalogue(), nil)
+	cs := connectStdio(t, srv, nil)
+	tests := []struct {
+		tool    string
+		wantErr bool
+	}{
+		{tool: "files__read"},
+		{tool: "calculator"},
+		{tool: "files__write", wantErr: true},
+		{tool: "mail__send", wantErr: true},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: map[string]any{"path": "p"}})
+		if err != nil {
+			t.Fatalf("calling %s: %v", tt.tool, err)
+		}
+		if res.IsError != tt.wantErr {
+			t.Errorf("calling %s: IsError %v (%q), want %v", tt.tool, res.IsError, text(res), tt.wantErr)
+		}
+	}
+}
+
+// TestAuditFailureRefusesCall checks that a call that cannot be audited is
+// not made.
+func TestAuditFailureRefusesCall(t *testing.T) {
+	called := false
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("t", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+		called = true
+		return tools.TextResult("ran"), nil
+	})})
+	srv := newServer(t, reg, &mcpserve.Options{Audit: &auditLog{failing: true}})
+	cs := connectStdio(t, srv, nil)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "t"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if !res.IsError || called || !strings.Contains(text(res), "audit") {
+		t.Errorf("result %v %q, tool called %v; want a refusal naming the audit and no call", res.IsError, text(res), called)
+	}
+}
