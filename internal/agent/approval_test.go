@@ -145,7 +145,12 @@ func TestApprovalPausesOnlyItsCall(t *testing.T) {
 	fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`, "c2", "look", `{}`), say("ok"))
 	e := newEnv(t, fake, nil)
 	e.setTools(countingTool("delete", destructive, &runs), tool("look", readOnly, nil))
-	var pending string
+	// Decide only once look has finished: were look held up by the
+	// pending approval, the run would never end.
+	var (
+		pending  string
+		lookDone bool
+	)
 	for ev, err := range e.rt.Run(t.Context(), &agent.Request{ConversationID: "c1", Message: "go"}) {
 		if err != nil {
 			t.Fatal(err)
@@ -154,12 +159,15 @@ func TestApprovalPausesOnlyItsCall(t *testing.T) {
 		case ev.Kind == agent.EventApproval:
 			pending = ev.Approval.ID
 		case ev.Kind == agent.EventToolEnd && ev.Call.Name == "look":
-			if pending == "" {
-				t.Fatal("look finished before the approval was asked")
-			}
+			lookDone = true
+		default:
+			continue
+		}
+		if pending != "" && lookDone {
 			if err := e.rt.Decide(t.Context(), pending, agent.Decision{Kind: agent.ApproveOnce}); err != nil {
 				t.Fatal(err)
 			}
+			pending = ""
 		}
 	}
 	if runs.Load() != 1 {
