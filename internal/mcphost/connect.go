@@ -40,15 +40,18 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	s.log.Info("retrying with classic initialize", "error", err)
 	c, err2 := s.dialVersion(ctx, classicProtocolVersion)
 	if err2 != nil {
-		return nil, s.wrapTimeout(ctx, fmt.Errorf("%w (retry with classic initialize: %v)", err, err2))
+		return nil, s.wrapTimeout(ctx, fmt.Errorf("%w (retry with classic initialize: %w)", err, err2))
 	}
 	s.classic.Store(true)
 	return c, nil
 }
 
+// errConnectTimeout marks a connect attempt that ran out of ConnectTimeout.
+var errConnectTimeout = errors.New("no answer within the connect timeout")
+
 func (s *server) wrapTimeout(ctx context.Context, err error) error {
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within connect timeout %v: %w", s.opts.ConnectTimeout, err)
+		return fmt.Errorf("%w (%v): %w", errConnectTimeout, s.opts.ConnectTimeout, err)
 	}
 	return err
 }
@@ -74,7 +77,7 @@ func (s *server) dialVersion(ctx context.Context, version string) (*conn, error)
 		// a server that has no SSE endpoint fails fast, so just try it.
 		c, err2 := s.dialRemote(ctx, TransportSSE, so)
 		if err2 != nil {
-			return nil, fmt.Errorf("streamable http: %w; sse fallback: %v", err, err2)
+			return nil, fmt.Errorf("streamable http: %w; sse fallback: %w", err, err2)
 		}
 		s.log.Info("server speaks legacy sse", "url", s.cfg.URL)
 		return c, nil
@@ -98,7 +101,9 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 	if s.cfg.Command == "" {
 		return nil, setupError{errors.New("no command configured for stdio server")}
 	}
-	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+	// Not CommandContext: the process must outlive the connect attempt's
+	// context; CommandTransport.Close stops it.
+	cmd := exec.Command(s.cfg.Command, s.cfg.Args...) //nolint:noctx // see above
 	if cmd.Err != nil {
 		return nil, setupError{fmt.Errorf("finding command %q: %w (install it or put its directory on PATH)", s.cfg.Command, cmd.Err)}
 	}
@@ -225,21 +230,23 @@ func (s *server) newClient() *mcp.Client {
 		}
 	}
 	if len(s.opts.Roots) > 0 {
-		o.Capabilities.RootsV2 = &mcp.RootCapabilities{}
+		o.Capabilities.RootsV2 = &mcp.RootCapabilities{} //nolint:staticcheck // see below
 	}
+	// Sampling and roots are deprecated from 2026-07-28 on but still in
+	// the deprecation window, and servers of older versions use them.
 	if s.opts.Sampling != nil {
-		o.CreateMessageHandler = s.sample
+		o.CreateMessageHandler = s.sample //nolint:staticcheck // see above
 	}
 	if s.opts.Elicitation != nil {
 		o.ElicitationHandler = s.elicit
 	}
 	c := mcp.NewClient(&clientImpl, o)
 	if len(s.opts.Roots) > 0 {
-		roots := make([]*mcp.Root, 0, len(s.opts.Roots))
+		roots := make([]*mcp.Root, 0, len(s.opts.Roots)) //nolint:staticcheck // see above
 		for _, r := range s.opts.Roots {
-			roots = append(roots, &mcp.Root{URI: rootURI(r), Name: filepath.Base(r)})
+			roots = append(roots, &mcp.Root{URI: rootURI(r), Name: filepath.Base(r)}) //nolint:staticcheck // see above
 		}
-		c.AddRoots(roots...)
+		c.AddRoots(roots...) //nolint:staticcheck // see above
 	}
 	return c
 }

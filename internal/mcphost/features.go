@@ -71,6 +71,8 @@ func (p *Pool) Resources(ctx context.Context, server string) ([]Resource, error)
 	if err != nil {
 		return nil, err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	var out []Resource
 	for r, err := range c.cs.Resources(ctx, nil) {
 		if err != nil {
@@ -87,6 +89,8 @@ func (p *Pool) ResourceTemplates(ctx context.Context, server string) ([]Resource
 	if err != nil {
 		return nil, err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	var out []ResourceTemplate
 	for r, err := range c.cs.ResourceTemplates(ctx, nil) {
 		if err != nil {
@@ -103,6 +107,8 @@ func (p *Pool) ReadResource(ctx context.Context, server, uri string) ([]Resource
 	if err != nil {
 		return nil, err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.callTimeout())
 	defer cancel()
 	res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
@@ -126,6 +132,8 @@ func (p *Pool) Subscribe(ctx context.Context, server, uri string) error {
 	if err != nil {
 		return err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	if err := c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		return fmt.Errorf("subscribing to %q on mcp server %q: %w", uri, server, err)
 	}
@@ -138,6 +146,8 @@ func (p *Pool) Unsubscribe(ctx context.Context, server, uri string) error {
 	if err != nil {
 		return err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	if err := c.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		return fmt.Errorf("unsubscribing from %q on mcp server %q: %w", uri, server, err)
 	}
@@ -150,6 +160,8 @@ func (p *Pool) Prompts(ctx context.Context, server string) ([]Prompt, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	var out []Prompt
 	for pr, err := range c.cs.Prompts(ctx, nil) {
 		if err != nil {
@@ -172,6 +184,8 @@ func (p *Pool) GetPrompt(ctx context.Context, server, name string, args map[stri
 	if err != nil {
 		return nil, err
 	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.callTimeout())
 	defer cancel()
 	res, err := c.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})

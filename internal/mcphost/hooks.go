@@ -69,6 +69,7 @@ type ElicitResult struct {
 	Content map[string]any
 }
 
+//nolint:staticcheck // sampling is deprecated in 2026-07-28 but still in use; see newClient
 func (s *server) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	p := req.Params
 	if p == nil {
@@ -107,7 +108,8 @@ func (s *server) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mc
 	if role == "" {
 		role = "assistant"
 	}
-	return &mcp.CreateMessageResult{Role: role, Content: contentToMCP(res.Content), Model: res.Model, StopReason: res.StopReason}, nil
+	return &mcp.CreateMessageResult{Role: //nolint:staticcheck // see sample
+	role, Content:                        contentToMCP(res.Content), Model: res.Model, StopReason: res.StopReason}, nil
 }
 
 func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -53,7 +53,7 @@ func TestRemoteTransports(t *testing.T) {
 			if st.State != mcphost.StateReady || st.Transport != tt.want {
 				t.Fatalf("state %s over %q (%s), want ready over %s", st.State, st.Transport, st.LastError, tt.want)
 			}
-			var echo = findToolOf(t, p, tt.sc.Name, "echo")
+			echo := findToolOf(t, p, tt.sc.Name, "echo")
 			res, err := call(t, echo, map[string]any{"text": tt.sc.Name})
 			if err != nil || res.Text() != tt.sc.Name {
 				t.Errorf("echo: %v, %v", res, err)

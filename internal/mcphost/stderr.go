@@ -14,9 +14,8 @@ type lineRing struct {
 	lines   []string // mu guards lines, next, full, partial
 	next    int
 	full    bool
-	partial []byte // the unfinished last line, at most maxLen bytes
+	partial []byte // the unfinished last line, at most maxLen bytes; the rest is dropped
 	maxLen  int
-	dropped bool // partial was cut; the rest of the line is discarded
 }
 
 func newLineRing(n, maxLen int) *lineRing {
@@ -36,9 +35,6 @@ func (r *lineRing) Write(p []byte) (int, error) {
 		if room := r.maxLen - len(r.partial); room > 0 {
 			r.partial = append(r.partial, chunk[:min(room, len(chunk))]...)
 		}
-		if len(chunk) > 0 && len(r.partial) >= r.maxLen {
-			r.dropped = true
-		}
 		if i < 0 {
 			break
 		}
@@ -51,7 +47,6 @@ func (r *lineRing) Write(p []byte) (int, error) {
 func (r *lineRing) pushLocked() {
 	line := string(bytes.TrimRight(r.partial, "\r"))
 	r.partial = r.partial[:0]
-	r.dropped = false
 	r.lines[r.next] = line
 	r.next = (r.next + 1) % len(r.lines)
 	if r.next == 0 {
@@ -72,12 +67,4 @@ func (r *lineRing) Lines() []string {
 		out = append(out, string(r.partial))
 	}
 	return out
-}
-
-// Reset forgets everything; used when a new process starts.
-func (r *lineRing) Reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	clear(r.lines)
-	r.next, r.full, r.partial, r.dropped = 0, false, r.partial[:0], false
 }

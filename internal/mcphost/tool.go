@@ -53,7 +53,9 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 		params.SetProgressToken(tok)
 	}
 	timeout := t.srv.cfg.callTimeout()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	bctx, unbind := c.bind(ctx)
+	defer unbind()
+	cctx, cancel := context.WithTimeout(bctx, timeout)
 	defer cancel()
 	res, err := c.cs.CallTool(cctx, params)
 	switch {
@@ -65,6 +67,9 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 		return out, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case c.closing():
+		return nil, fmt.Errorf("calling %s on mcp server %q: the connection closed during the call: %w",
+			t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable)
 	case cctx.Err() != nil:
 		return tools.ErrorResult(fmt.Sprintf("tool %s on mcp server %s did not answer within %v; the call was cancelled",
 			t.info.Name, t.srv.cfg.Name, timeout)), nil

@@ -66,8 +66,6 @@ func text(s string) *mcp.CallToolResult {
 func (ts *testServer) build() *mcp.Server {
 	opts := &mcp.ServerOptions{
 		Instructions: "Switchboard test server: use echo to check the connection.",
-		HasResources: true,
-		HasPrompts:   true,
 	}
 	if ts.has(ModePaginate) {
 		opts.PageSize = 10
@@ -152,29 +150,7 @@ func (ts *testServer) build() *mcp.Server {
 				})
 			return text("registered"), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client's model (sampling) and returns its answer."},
-		func(_ context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			switch r := req.Params.InputResponses["s"].(type) {
-			case *mcp.CreateMessageResult:
-				if tc, ok := r.Content.(*mcp.TextContent); ok {
-					return text("model " + r.Model + " said: " + tc.Text), nil, nil
-				}
-				return text("model answered without text"), nil, nil
-			case *mcp.CreateMessageWithToolsResult:
-				for _, c := range r.Content {
-					if tc, ok := c.(*mcp.TextContent); ok {
-						return text("model " + r.Model + " said: " + tc.Text), nil, nil
-					}
-				}
-				return text("model answered without text"), nil, nil
-			}
-			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"s": &mcp.CreateMessageParams{
-				Messages:         []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}},
-				SystemPrompt:     "be brief",
-				MaxTokens:        100,
-				ModelPreferences: &mcp.ModelPreferences{Hints: []*mcp.ModelHint{{Name: "small"}}, SpeedPriority: 1},
-			}}}, nil, nil
-		})
+	ts.addSampleTool(s)
 	mcp.AddTool(s, &mcp.Tool{Name: "elicit", Description: "Asks the user for a name (elicitation)."},
 		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			if r, ok := req.Params.InputResponses["e"].(*mcp.ElicitResult); ok {
@@ -238,4 +214,33 @@ func (ts *testServer) build() *mcp.Server {
 		})
 	}
 	return s
+}
+
+// addSampleTool adds the tool that asks the client's model via sampling.
+//
+//nolint:staticcheck // sampling is deprecated in 2026-07-28 but Switchboard still serves it
+func (ts *testServer) addSampleTool(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client's model (sampling) and returns its answer."},
+		func(_ context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			switch r := req.Params.InputResponses["s"].(type) {
+			case *mcp.CreateMessageResult:
+				if tc, ok := r.Content.(*mcp.TextContent); ok {
+					return text("model " + r.Model + " said: " + tc.Text), nil, nil
+				}
+				return text("model answered without text"), nil, nil
+			case *mcp.CreateMessageWithToolsResult:
+				for _, c := range r.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						return text("model " + r.Model + " said: " + tc.Text), nil, nil
+					}
+				}
+				return text("model answered without text"), nil, nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"s": &mcp.CreateMessageParams{
+				Messages:         []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}},
+				SystemPrompt:     "be brief",
+				MaxTokens:        100,
+				ModelPreferences: &mcp.ModelPreferences{Hints: []*mcp.ModelHint{{Name: "small"}}, SpeedPriority: 1},
+			}}}, nil, nil
+		})
 }

@@ -54,7 +54,7 @@ func serveStdio(modes []Mode) int {
 	}
 	if ts.has(ModeGrandchild) {
 		exe, _ := os.Executable()
-		cmd := exec.Command(exe)
+		cmd := exec.Command(exe) //nolint:noctx // deliberately outlives everything, like a stray node under npx
 		cmd.Env = append(os.Environ(), EnvMode+"="+modeSleeper)
 		if err := cmd.Start(); err == nil {
 			ts.events.add("grandchild", strconv.Itoa(cmd.Process.Pid))

@@ -1,0 +1,209 @@
+package mcphost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Step is one check of [Diagnose].
+type Step struct {
+	Name     string
+	OK       bool
+	Skipped  bool   // not run, because an earlier step failed or it does not apply
+	Err      string // what went wrong, when !OK && !Skipped
+	Hint     string // what to do about it
+	Detail   string // what was found, when OK
+	Duration time.Duration
+}
+
+// Report is the outcome of [Diagnose]: each check in order, then what the
+// server said about itself when it got that far.
+type Report struct {
+	Server          string
+	Transport       Transport
+	Steps           []Step
+	OK              bool // every step that ran passed
+	ProtocolVersion string
+	ServerName      string
+	ServerVersion   string
+	Instructions    string
+	Tools           []string
+	Stderr          []string
+}
+
+// Diagnose checks one server the way `switchboard doctor` shows it: for
+// stdio, that the command is on PATH, that the process starts, answers
+// initialize and writes only JSON-RPC to stdout; then, for every transport,
+// that the SDK connects, lists tools and (where the protocol has it)
+// answers ping. Each step has its duration, its error and a hint. It never
+// takes longer than about twice opts.ConnectTimeout, and leaves no process
+// behind.
+func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
+	o := opts.withDefaults()
+	o.OnToolsChanged, o.OnStatus = nil, nil
+	r := &Report{Server: sc.Name, Transport: sc.transport(), OK: true}
+	s := newServer(sc, &o)
+	failed := false
+	step := func(name string, f func() (detail string, hint string, err error)) {
+		st := Step{Name: name}
+		if failed {
+			st.Skipped = true
+			r.Steps = append(r.Steps, st)
+			return
+		}
+		start := time.Now()
+		detail, hint, err := f()
+		st.Duration = time.Since(start)
+		switch {
+		case errors.Is(err, errSkip):
+			st.Skipped, st.Detail = true, detail
+		case err != nil:
+			st.Err, st.Hint = err.Error(), hint
+			failed, r.OK = true, false
+		default:
+			st.OK, st.Detail = true, detail
+		}
+		r.Steps = append(r.Steps, st)
+	}
+
+	step("configuration", func() (string, string, error) { return checkConfig(&sc) })
+	if sc.transport() == TransportStdio {
+		step("command on PATH", func() (string, string, error) { return checkCommand(sc.Command) })
+		step("process answers initialize with clean stdout", func() (string, string, error) {
+			return probeStdio(ctx, &sc, o.ConnectTimeout, s.stderr)
+		})
+	} else {
+		step("server reachable", func() (string, string, error) { return checkReachable(ctx, sc.URL, o.ConnectTimeout) })
+	}
+	var c *conn
+	step("connects", func() (string, string, error) {
+		var err error
+		c, err = s.dial(ctx)
+		if err != nil {
+			return "", connectHint(&sc, err), err
+		}
+		if ir := c.cs.InitializeResult(); ir != nil {
+			r.ProtocolVersion, r.Instructions = ir.ProtocolVersion, ir.Instructions
+			if ir.ServerInfo != nil {
+				r.ServerName, r.ServerVersion = ir.ServerInfo.Name, ir.ServerInfo.Version
+			}
+		}
+		return fmt.Sprintf("protocol %s over %s, server %s %s", r.ProtocolVersion, c.transport, r.ServerName, r.ServerVersion), "", nil
+	})
+	if c != nil {
+		defer c.close()
+	}
+	step("lists tools", func() (string, string, error) {
+		lctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+		defer cancel()
+		ts, err := s.listTools(lctx, c)
+		if err != nil {
+			return "", "the server connected but tools/list failed; check its stderr", err
+		}
+		for _, t := range ts {
+			r.Tools = append(r.Tools, t.Info().Name)
+		}
+		if len(ts) == 0 {
+			return "no tools (check the server's arguments, and Allow/Deny)", "", nil
+		}
+		return fmt.Sprintf("%d tools", len(ts)), "", nil
+	})
+	step("answers ping", func() (string, string, error) {
+		if !c.hasPing() {
+			return "protocol " + c.protocolVersion() + " has no ping", "", errSkip
+		}
+		pctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+		defer cancel()
+		if err := c.cs.Ping(pctx, nil); err != nil {
+			return "", "the server does not answer ping; Switchboard would restart it after each failed health check (set a negative ping interval to disable)", err
+		}
+		return "", "", nil
+	})
+	r.Stderr = s.stderr.Lines()
+	return r
+}
+
+var errSkip = errors.New("skipped")
+
+func checkConfig(sc *ServerConfig) (string, string, error) {
+	switch tr := sc.transport(); tr {
+	case TransportStdio:
+		if sc.Command == "" {
+			return "", "set command (and args) for a stdio server", errors.New("no command")
+		}
+		return "stdio: " + strings.Join(append([]string{sc.Command}, sc.Args...), " "), "", nil
+	case TransportHTTP, TransportSSE, TransportAuto:
+		if sc.URL == "" {
+			return "", "set url for a remote server, or command for a local one", errors.New("no url and no command")
+		}
+		u, err := url.Parse(sc.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", "the url must look like https://host/path", fmt.Errorf("url %q is not an http(s) url", sc.URL)
+		}
+		name := string(tr)
+		if tr == TransportAuto {
+			name = "streamable http, falling back to sse"
+		}
+		return name + ": " + sc.URL, "", nil
+	default:
+		return "", `transport must be "stdio", "http", "sse" or empty`, fmt.Errorf("unknown transport %q", tr)
+	}
+}
+
+func checkCommand(command string) (string, string, error) {
+	p, err := exec.LookPath(command)
+	if err != nil {
+		hint := "install it, or give its full path"
+		switch filepath.Base(command) {
+		case "npx", "node", "npm":
+			hint = "install Node.js (it provides npx), or give the full path to npx"
+		case "uvx", "uv":
+			hint = "install uv (https://docs.astral.sh/uv/), which provides uvx"
+		case "docker":
+			hint = "install Docker and make sure the daemon is running"
+		case "python", "python3":
+			hint = "install Python 3, or point command at the interpreter of your virtualenv"
+		}
+		return "", hint, fmt.Errorf("command %q not found: %w", command, err)
+	}
+	return p, "", nil
+}
+
+func checkReachable(ctx context.Context, u string, timeout time.Duration) (string, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", "", err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", "check the host and port, and that the server is running", err
+	}
+	resp.Body.Close()
+	return "HTTP " + resp.Status, "", nil
+}
+
+// connectHint suggests a fix for a failed connect.
+func connectHint(sc *ServerConfig, err error) string {
+	switch {
+	case errors.Is(err, ErrNeedsLogin):
+		return "log in to the server (OAuth) first"
+	case errors.Is(err, errConnectTimeout):
+		return "the server did not finish the handshake in time; first runs of npx/uvx download packages, so try again or raise the connect timeout"
+	case sc.transport() == TransportStdio:
+		return "run the command by hand and read its stderr (below)"
+	case sc.Transport == TransportHTTP:
+		return "check the url path (often /mcp); for a legacy server try transport sse (often /sse)"
+	default:
+		return "check the url, the headers and any credentials the server needs"
+	}
+}

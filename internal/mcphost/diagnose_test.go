@@ -1,0 +1,75 @@
+package mcphost_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+)
+
+func TestDiagnose(t *testing.T) {
+	httpSC, _ := mcptest.HTTPServer(t, "remote", nil)
+	missing := mcphost.ServerConfig{Name: "missing", Command: "switchboard-no-such-command"}
+	tests := []struct {
+		name     string
+		sc       mcphost.ServerConfig
+		failStep string // "" = all OK
+		errHas   string
+		hintHas  string
+		stderr   string
+	}{
+		{name: "healthy stdio", sc: mcptest.StdioServer(t, "ok")},
+		{name: "healthy http", sc: httpSC},
+		{name: "no command or url", sc: mcphost.ServerConfig{Name: "empty"}, failStep: "configuration", errHas: "no url and no command", hintHas: "set url"},
+		{name: "command not on PATH", sc: missing, failStep: "command on PATH", errHas: "not found", hintHas: "install"},
+		{
+			name: "banner on stdout", sc: mcptest.StdioServer(t, "g", mcptest.ModeNormal, mcptest.ModeGarbageStart),
+			failStep: "process answers initialize with clean stdout", errHas: "Starting test server", hintHas: "stderr",
+		},
+		{
+			name: "exits at start", sc: mcptest.StdioServer(t, "x", mcptest.ModeExit),
+			failStep: "process answers initialize with clean stdout", errHas: "stdout closed", stderr: "fatal: MCPTEST_API_KEY is not set",
+		},
+		{name: "unreachable url", sc: mcphost.ServerConfig{Name: "down", URL: "http://127.0.0.1:1/mcp"}, failStep: "server reachable", hintHas: "port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := testOptions()
+			opts.ConnectTimeout = 5 * time.Second
+			r := mcphost.Diagnose(t.Context(), tt.sc, opts)
+			failed := slices.IndexFunc(r.Steps, func(s mcphost.Step) bool { return !s.OK && !s.Skipped })
+			if tt.failStep == "" {
+				if failed >= 0 || !r.OK {
+					t.Fatalf("step %+v failed; report %+v", r.Steps[failed], r)
+				}
+				if !slices.Contains(r.Tools, "echo") || r.ServerName != "mcptest" || r.ProtocolVersion == "" {
+					t.Errorf("report lacks server details: %+v", r)
+				}
+				return
+			}
+			if failed < 0 || r.OK {
+				t.Fatalf("no step failed; want %q to fail. steps %+v", tt.failStep, r.Steps)
+			}
+			st := r.Steps[failed]
+			if st.Name != tt.failStep || !strings.Contains(st.Err, tt.errHas) || !strings.Contains(st.Hint, tt.hintHas) {
+				t.Errorf("failed step %+v; want %q with error containing %q and hint containing %q", st, tt.failStep, tt.errHas, tt.hintHas)
+			}
+			for _, later := range r.Steps[failed+1:] {
+				if !later.Skipped {
+					t.Errorf("step %q after the failure ran: %+v", later.Name, later)
+				}
+			}
+			if tt.stderr != "" && !slices.Contains(r.Stderr, tt.stderr) {
+				t.Errorf("stderr %q lacks %q", r.Stderr, tt.stderr)
+			}
+			for _, pid := range mcptest.PIDs(tt.sc) {
+				if !mcptest.Poll(5*time.Second, func() bool { return !alive(pid) }) {
+					t.Errorf("Diagnose left process %d running", pid)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package mcphost
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// probeInitialize is a classic initialize request, answered by every
+// server version, sent by hand so the probe sees stdout byte for byte.
+const probeInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"switchboard-doctor","version":"0"}}}` + "\n"
+
+// probeStdio starts the command with plain pipes, sends initialize and reads
+// stdout until the answer, recording anything that is not JSON-RPC. It is a
+// diagnostic, not a transport: the real connection uses the SDK's
+// CommandTransport.
+func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, stderr io.Writer) (string, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sc.Command, sc.Args...)
+	cmd.Dir = sc.Dir
+	if len(sc.Env) > 0 {
+		env := cmd.Environ()
+		for k, v := range sc.Env {
+			env = append(env, k+"="+v)
+		}
+		cmd.Env = env
+	}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	pg := newProcGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", "", err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", "check the command and its working directory", fmt.Errorf("starting the process: %w", err)
+	}
+	defer func() {
+		_ = stdin.Close()
+		pg.kill()
+		_ = cmd.Wait()
+	}()
+	if _, err := io.WriteString(stdin, probeInitialize); err != nil {
+		return "", "the process closed stdin at once; read its stderr", fmt.Errorf("writing initialize: %w", err)
+	}
+
+	type outcome struct {
+		junk   []string
+		answer bool
+		err    error
+	}
+	done := make(chan outcome, 1) // the reader never blocks on sending its one result
+	go func() {
+		var o outcome
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" {
+				continue
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal([]byte(line), &msg) != nil || msg.JSONRPC != "2.0" {
+				if len(o.junk) < 5 {
+					o.junk = append(o.junk, truncate(line, 200))
+				}
+				continue
+			}
+			if string(msg.ID) == "1" {
+				o.answer = true
+				break
+			}
+		}
+		o.err = sc.Err()
+		done <- o
+	}()
+
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		// Kill the process so the reader ends, then take its findings.
+		pg.kill()
+		o = <-done
+		if len(o.junk) == 0 {
+			return "", "the server started but never answered; it may wait for input it does not get, or need an argument", fmt.Errorf("no answer to initialize within %v", timeout)
+		}
+	}
+	if len(o.junk) > 0 {
+		return "", "MCP stdio servers must write only JSON-RPC to stdout; make the server log to stderr (or pass its quiet flag)",
+			fmt.Errorf("non-protocol output on stdout: %q", o.junk)
+	}
+	if !o.answer {
+		err := errors.New("stdout closed before the initialize answer")
+		if o.err != nil {
+			err = fmt.Errorf("reading stdout: %w", o.err)
+		}
+		return "", "the process exited early; read its stderr below", err
+	}
+	return fmt.Sprintf("pid %d answered initialize", pg.pid()), "", nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
