@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -59,7 +58,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	}
 	logger := o.Logger
 	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &App{cfg: cfg, logger: logger}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{

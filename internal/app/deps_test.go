@@ -69,7 +69,8 @@ var adapters = map[string]bool{
 
 // sideways lists the allowed edges inside one layer.
 var sideways = map[[2]string]bool{
-	{"internal/store", "internal/llm"}: true,
+	{"internal/store", "internal/llm"}:    true,
+	{"internal/server", "internal/agent"}: true, // the HTTP API runs agents
 }
 
 const goSDK = "github.com/modelcontextprotocol/go-sdk"

@@ -233,12 +233,18 @@ mcpServers:
   d: {command: d, timeout: "45", tools: ~, args: null}
 `, nil)
 	want := map[string]MCPServer{
-		"a": {Command: "a", Timeout: 90 * time.Second, ShutdownTimeout: 500 * time.Millisecond,
-			Env: map[string]string{"DEBUG": "true", "PORT": "8080", "RATIO": "1.5"}},
-		"b": {Command: "b", Timeout: 90 * time.Second, ShutdownTimeout: 500 * time.Millisecond,
-			Env: map[string]string{"DEBUG": "true", "PORT": "8080", "RATIO": "1.5"}, ProtocolVersion: "2025-06-18"},
-		"c": {Command: "c", Timeout: DefaultCallTimeout, ShutdownTimeout: DefaultShutdownTimeout,
-			Tools: Filter{Deny: []string{"rm", "write_file", `odd\*name`}}},
+		"a": {
+			Command: "a", Timeout: 90 * time.Second, ShutdownTimeout: 500 * time.Millisecond,
+			Env: map[string]string{"DEBUG": "true", "PORT": "8080", "RATIO": "1.5"},
+		},
+		"b": {
+			Command: "b", Timeout: 90 * time.Second, ShutdownTimeout: 500 * time.Millisecond,
+			Env: map[string]string{"DEBUG": "true", "PORT": "8080", "RATIO": "1.5"}, ProtocolVersion: "2025-06-18",
+		},
+		"c": {
+			Command: "c", Timeout: DefaultCallTimeout, ShutdownTimeout: DefaultShutdownTimeout,
+			Tools: Filter{Deny: []string{"rm", "write_file", `odd\*name`}},
+		},
 		"d": {Command: "d", Timeout: 45 * time.Second, ShutdownTimeout: DefaultShutdownTimeout},
 	}
 	for name := range want {

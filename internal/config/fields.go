@@ -220,7 +220,7 @@ func joinKey(path, key string) string {
 	plain := key != ""
 	for i := 0; i < len(key); i++ {
 		c := key[i]
-		if !(c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+		if c != '_' && c != '-' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
 			plain = false
 			break
 		}

@@ -53,7 +53,7 @@ func problemsOf(err error) []string {
 		return nil
 	}
 	var fe *FieldError
-	if errors.As(err, &fe) && fe == err {
+	if errors.As(err, &fe) && fe == err { //nolint:errorlint // identity: err is itself one FieldError
 		return []string{fe.Error()}
 	}
 	if m, ok := err.(interface{ Unwrap() []error }); ok {

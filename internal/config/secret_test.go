@@ -30,7 +30,7 @@ func TestSecretNeverPrints(t *testing.T) {
 	outputs := map[string]string{
 		"String": s.String(),
 		"%v":     fmt.Sprintf("%v", s),
-		"%s":     fmt.Sprintf("%s", s),
+		"%s":     fmt.Sprintf("%s", s), //nolint:staticcheck // the %s verb is what is tested
 		"%+v":    fmt.Sprintf("%+v", holder{s}),
 		"%#v":    fmt.Sprintf("%#v", holder{s}),
 		"slog":   logged.String(),

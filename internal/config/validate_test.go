@@ -43,14 +43,6 @@ func editMCP(name string, f func(*MCPServer)) func(*Config) {
 	}
 }
 
-func editModel(name string, f func(*Model)) func(*Config) {
-	return func(c *Config) {
-		m := c.Models[name]
-		f(&m)
-		c.Models[name] = m
-	}
-}
-
 func TestValidate(t *testing.T) {
 	neg := -1.0
 	hot := 2.5
@@ -224,7 +216,7 @@ func TestValidate(t *testing.T) {
 				c.Approvals.Rules = []Rule{
 					{Server: "files", Tool: "write_*", Policy: PolicyAllow},
 					{Server: "[", Policy: "maybe"},
-					{Server: "fiels", Tool: "*", Policy: PolicyDeny},
+					{Server: "fieldz", Tool: "*", Policy: PolicyDeny},
 					{Server: "f*", Policy: PolicyDeny},
 					{Server: "builtin", Tool: "terminal", Policy: PolicyDeny},
 					{Tool: "delete_*", Policy: PolicyDeny},
@@ -235,7 +227,7 @@ func TestValidate(t *testing.T) {
 				`approvals.destructive: unknown value "allow-all"; use one of allow, ask, deny`,
 				`approvals.rules[1].server: bad glob "[": syntax error in pattern; globs use * ? and [a-z], with \ to escape`,
 				`approvals.rules[1].policy: unknown value "maybe"; use one of allow, ask, deny`,
-				`approvals.rules[2].server: no server named "fiels"; name an mcpServers or openapiServers entry or "builtin", or use a glob`,
+				`approvals.rules[2].server: no server named "fieldz"; name an mcpServers or openapiServers entry or "builtin", or use a glob`,
 			},
 		},
 		{

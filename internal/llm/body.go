@@ -15,8 +15,8 @@ import (
 // called by one goroutine (the stream's); the timer's func only cancels.
 type watchedBody struct {
 	provider string
-	ctx      context.Context // the caller's
-	rctx     context.Context // the request's, cancelled by the timer or by Close
+	ctx      context.Context //nolint:containedctx // the caller's: Read reports its cause when it ends
+	rctx     context.Context //nolint:containedctx // the request's, cancelled by the timer or by Close
 	cancel   context.CancelCauseFunc
 	timer    *time.Timer // nil when no timeout applies
 	idle     time.Duration
@@ -32,7 +32,7 @@ func (w *watchedBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		w.rearm()
 	}
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		err = w.readError(err, "reading response")
 	}
 	return n, err
@@ -80,11 +80,15 @@ func (w *watchedBody) readError(err error, doing string) error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		if op.Timeout() {
-			return &Error{Provider: w.provider, Kind: KindTimeout, Code: TimeoutConnect, Retryable: true,
-				Message: "connecting took too long; check the base URL or raise ConnectTimeout", Err: err}
+			return &Error{
+				Provider: w.provider, Kind: KindTimeout, Code: TimeoutConnect, Retryable: true,
+				Message: "connecting took too long; check the base URL or raise ConnectTimeout", Err: err,
+			}
 		}
-		return &Error{Provider: w.provider, Kind: KindConnection, Retryable: true,
-			Message: "cannot connect; check the base URL and that the server is running", Err: err}
+		return &Error{
+			Provider: w.provider, Kind: KindConnection, Retryable: true,
+			Message: "cannot connect; check the base URL and that the server is running", Err: err,
+		}
 	}
 	msg := doing + " failed"
 	if errors.Is(err, io.ErrUnexpectedEOF) {

@@ -218,8 +218,10 @@ func (t *Transport) attempt(ctx context.Context, method, url string, header http
 	req, err := http.NewRequestWithContext(rctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		w.stop()
-		return nil, &Error{Provider: t.provider, Kind: KindInvalidRequest,
-			Message: fmt.Sprintf("building request for %q; check the base URL", url), Err: err}
+		return nil, &Error{
+			Provider: t.provider, Kind: KindInvalidRequest,
+			Message: fmt.Sprintf("building request for %q; check the base URL", url), Err: err,
+		}
 	}
 	for k, v := range header {
 		req.Header[k] = v

@@ -81,7 +81,7 @@ func Events(r io.Reader, opts *DecoderOptions) iter.Seq2[Event, error] {
 		d := NewDecoder(r, opts)
 		for {
 			ev, err := d.Next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return
 			}
 			if !yield(ev, err) || err != nil {

@@ -19,8 +19,10 @@ import (
 // so stride requests cover every boundary, each flushed separately.
 func testEveryByte(t *testing.T, h *Harness) {
 	const stride = 61
-	turn := Turn{Text: []string{"Ché", "cking"}, ToolCalls: []ToolCallScript{weatherCall(), timeCall()},
-		Usage: llm.Usage{InputTokens: 3, OutputTokens: 4}}
+	turn := Turn{
+		Text: []string{"Ché", "cking"}, ToolCalls: []ToolCallScript{weatherCall(), timeCall()},
+		Usage: llm.Usage{InputTokens: 3, OutputTokens: 4},
+	}
 	body := Join(h.Stream(turn))
 	var replies []Reply
 	for k := range stride {
@@ -126,21 +128,21 @@ func (h *Harness) stalled() Reply {
 
 // firstText ranges until the first text delta, then calls then(); it returns
 // the stream's final error and how long the stream took after then().
-func firstText(t *testing.T, p llm.Provider, ctx context.Context, req *llm.Request, then func() bool) (error, time.Duration) {
+func firstText(ctx context.Context, t *testing.T, p llm.Provider, req *llm.Request, then func() bool) (time.Duration, error) {
 	var start time.Time
 	for ev, err := range p.Stream(ctx, req) {
 		if err != nil {
-			return err, time.Since(start)
+			return time.Since(start), err
 		}
 		if ev.Type == llm.EventTextDelta && start.IsZero() {
 			start = time.Now()
 			if !then() {
-				return nil, 0
+				return 0, nil
 			}
 		}
 	}
 	t.Fatal("the stream ended without an error")
-	return nil, 0
+	return 0, nil
 }
 
 func testCancel(t *testing.T, h *Harness) {
@@ -148,7 +150,7 @@ func testCancel(t *testing.T, h *Harness) {
 	p := h.NewProvider(t, srv.URL, suiteOptions())
 	ctx, cancel := context.WithCancel(caseContext(t))
 	defer cancel()
-	err, took := firstText(t, p, ctx, testRequest(h), func() bool { cancel(); return true })
+	took, err := firstText(ctx, t, p, testRequest(h), func() bool { cancel(); return true })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want one wrapping context.Canceled", err)
 	}
@@ -161,7 +163,7 @@ func testCancel(t *testing.T, h *Harness) {
 func testBreak(t *testing.T, h *Harness) {
 	srv := NewServer(t, h.stalled())
 	p := h.NewProvider(t, srv.URL, suiteOptions())
-	firstText(t, p, caseContext(t), testRequest(h), func() bool { return false })
+	_, _ = firstText(caseContext(t), t, p, testRequest(h), func() bool { return false })
 	waitGone(t, srv)
 }
 

@@ -52,8 +52,10 @@ func suiteCases() []suiteCase {
 		}},
 		{"OneToolCall", func(t *testing.T, h *Harness) { checkTurn(t, h, Turn{ToolCalls: []ToolCallScript{weatherCall()}}) }},
 		{"SeveralToolCalls", func(t *testing.T, h *Harness) {
-			checkTurn(t, h, Turn{Text: []string{"Let me look."}, ToolCalls: []ToolCallScript{weatherCall(), timeCall()},
-				Usage: llm.Usage{InputTokens: 5, OutputTokens: 7}})
+			checkTurn(t, h, Turn{
+				Text: []string{"Let me look."}, ToolCalls: []ToolCallScript{weatherCall(), timeCall()},
+				Usage: llm.Usage{InputTokens: 5, OutputTokens: 7},
+			})
 		}},
 		{"ToolCallWithoutArguments", func(t *testing.T, h *Harness) {
 			checkTurn(t, h, Turn{ToolCalls: []ToolCallScript{{ID: "call_9", Name: "now"}}})

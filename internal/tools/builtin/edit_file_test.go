@@ -17,15 +17,24 @@ func TestEditFile(t *testing.T) {
 		want    string // result text
 		content string // file afterwards
 	}{
-		{"unique", map[string]any{"old_text": "func a() {\n\treturn 1", "new_text": "func a() {\n\treturn 2"},
+		{
+			"unique",
+			map[string]any{"old_text": "func a() {\n\treturn 1", "new_text": "func a() {\n\treturn 2"},
 			`edited "f.go": replaced 1 occurrence (at line 1 of the old file)`,
-			strings.Replace(src, "return 1", "return 2", 1)},
-		{"replace all", map[string]any{"old_text": "return 1", "new_text": "return 3", "replace_all": true},
+			strings.Replace(src, "return 1", "return 2", 1),
+		},
+		{
+			"replace all",
+			map[string]any{"old_text": "return 1", "new_text": "return 3", "replace_all": true},
 			`edited "f.go": replaced 2 occurrences (at lines 2, 6 of the old file)`,
-			strings.ReplaceAll(src, "return 1", "return 3")},
-		{"delete", map[string]any{"old_text": "\nfunc b() {\n\treturn 1\n}\n", "new_text": ""},
+			strings.ReplaceAll(src, "return 1", "return 3"),
+		},
+		{
+			"delete",
+			map[string]any{"old_text": "\nfunc b() {\n\treturn 1\n}\n", "new_text": ""},
 			`edited "f.go": replaced 1 occurrence (at line 4 of the old file)`,
-			"func a() {\n\treturn 1\n}\n"},
+			"func a() {\n\treturn 1\n}\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,14 +64,26 @@ func TestEditFileErrors(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"ambiguous", map[string]any{"path": "f.go", "old_text": " := 1", "new_text": " := 2"},
-			`old_text occurs 3 times in "f.go" (at lines 1, 2, 3); add surrounding lines to old_text so that it matches exactly once, or set replace_all to true to replace every occurrence`},
-		{"absent", map[string]any{"path": "f.go", "old_text": "w := 1", "new_text": "w := 2"},
-			`old_text was not found in "f.go"; read the file again and copy the text exactly, including whitespace, indentation and line breaks`},
-		{"spacing inside a line differs", map[string]any{"path": "f.go", "old_text": "x:=1", "new_text": "x := 2"},
-			`old_text was not found in "f.go"; read the file again and copy the text exactly, including whitespace, indentation and line breaks`},
-		{"indentation differs", map[string]any{"path": "f.go", "old_text": "  y := 1\n  z := 1", "new_text": "w"},
-			`old_text was not found exactly in "f.go", but text that differs only in whitespace or indentation starts at line 2; read those lines with read_file and copy them exactly`},
+		{
+			"ambiguous",
+			map[string]any{"path": "f.go", "old_text": " := 1", "new_text": " := 2"},
+			`old_text occurs 3 times in "f.go" (at lines 1, 2, 3); add surrounding lines to old_text so that it matches exactly once, or set replace_all to true to replace every occurrence`,
+		},
+		{
+			"absent",
+			map[string]any{"path": "f.go", "old_text": "w := 1", "new_text": "w := 2"},
+			`old_text was not found in "f.go"; read the file again and copy the text exactly, including whitespace, indentation and line breaks`,
+		},
+		{
+			"spacing inside a line differs",
+			map[string]any{"path": "f.go", "old_text": "x:=1", "new_text": "x := 2"},
+			`old_text was not found in "f.go"; read the file again and copy the text exactly, including whitespace, indentation and line breaks`,
+		},
+		{
+			"indentation differs",
+			map[string]any{"path": "f.go", "old_text": "  y := 1\n  z := 1", "new_text": "w"},
+			`old_text was not found exactly in "f.go", but text that differs only in whitespace or indentation starts at line 2; read those lines with read_file and copy them exactly`,
+		},
 		{"no change", map[string]any{"path": "f.go", "old_text": "x", "new_text": "x"}, "the edit would change nothing"},
 		{"empty old_text", map[string]any{"path": "f.go", "old_text": "", "new_text": "x"}, "old_text is empty"},
 		{"missing file", map[string]any{"path": "nope.go", "old_text": "a", "new_text": "b"}, "no such file or directory"},

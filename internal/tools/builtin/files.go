@@ -106,7 +106,9 @@ func resolveLeaf(rs *roots, r *os.Root, l loc, rel string) (string, error) {
 	for range 40 {
 		st, err := r.Lstat(rel)
 		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			return rel, nil
+			// A missing or unreadable leaf is not a link to follow: the
+			// operation itself reports the error through os.Root.
+			return rel, nil //nolint:nilerr // see above
 		}
 		t, err := r.Readlink(rel)
 		if err != nil {

@@ -31,8 +31,11 @@ func TestGrep(t *testing.T) {
 		{"subdirectory", map[string]any{"pattern": "TODO|todo", "path": "sub"}, "sub/a_test.go:2:// todo: more\nsub/notes.md:1:TODO later"},
 		{"single file", map[string]any{"pattern": `func \w+\(`, "path": "main.go"}, "main.go:3:func main() {"},
 		{"explicit binary file", map[string]any{"pattern": "TODO", "path": "bin.dat"}, "[skipped bin.dat: binary file]\nno matches for \"TODO\" in 0 files searched"},
-		{"max matches", map[string]any{"pattern": ".", "path": "main.go", "max_matches": 2},
-			"main.go:1:package main\nmain.go:3:func main() {\n[stopped after 2 matches; narrow the pattern, path or glob, or raise max_matches (at most 1000)]"},
+		{
+			"max matches",
+			map[string]any{"pattern": ".", "path": "main.go", "max_matches": 2},
+			"main.go:1:package main\nmain.go:3:func main() {\n[stopped after 2 matches; narrow the pattern, path or glob, or raise max_matches (at most 1000)]",
+		},
 		{"no match", map[string]any{"pattern": "nothing here"}, "no matches for \"nothing here\" in 5 files searched"},
 	}
 	for _, tt := range tests {

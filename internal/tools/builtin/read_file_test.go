@@ -33,25 +33,49 @@ func TestReadFile(t *testing.T) {
 		{"whole file", map[string]any{"path": "five.txt"}, "one\ntwo\nthree\nfour\nfive\n"},
 		{"no final newline", map[string]any{"path": "nonl.txt"}, "a\nb"},
 		{"empty", map[string]any{"path": "empty.txt"}, `["empty.txt" is empty]`},
-		{"offset and limit", map[string]any{"path": "five.txt", "offset": 2, "limit": 2},
-			"[lines 2-3 of 5 in \"five.txt\"]\ntwo\nthree\n[2 more lines; call read_file with offset=4]"},
-		{"offset to the end", map[string]any{"path": "five.txt", "offset": 4},
-			"[lines 4-5 of 5 in \"five.txt\"]\nfour\nfive\n"},
-		{"limit past the end", map[string]any{"path": "nonl.txt", "limit": 10},
-			"[lines 1-2 of 2 in \"nonl.txt\"]\na\nb"},
-		{"last line without newline", map[string]any{"path": "nonl.txt", "offset": 2},
-			"[lines 2-2 of 2 in \"nonl.txt\"]\nb"},
-		{"size cap stops at a whole line", map[string]any{"path": "big.txt"},
+		{
+			"offset and limit",
+			map[string]any{"path": "five.txt", "offset": 2, "limit": 2},
+			"[lines 2-3 of 5 in \"five.txt\"]\ntwo\nthree\n[2 more lines; call read_file with offset=4]",
+		},
+		{
+			"offset to the end",
+			map[string]any{"path": "five.txt", "offset": 4},
+			"[lines 4-5 of 5 in \"five.txt\"]\nfour\nfive\n",
+		},
+		{
+			"limit past the end",
+			map[string]any{"path": "nonl.txt", "limit": 10},
+			"[lines 1-2 of 2 in \"nonl.txt\"]\na\nb",
+		},
+		{
+			"last line without newline",
+			map[string]any{"path": "nonl.txt", "offset": 2},
+			"[lines 2-2 of 2 in \"nonl.txt\"]\nb",
+		},
+		{
+			"size cap stops at a whole line",
+			map[string]any{"path": "big.txt"},
 			"[lines 1-3 of 10 in \"big.txt\"]\n" + strings.Repeat("0123456789abcdef\n", 3) +
-				"[7 more lines; output stopped at the 64 B cap; call read_file with offset=4]"},
-		{"size cap from an offset", map[string]any{"path": "big.txt", "offset": 9},
-			"[lines 9-10 of 10 in \"big.txt\"]\n" + strings.Repeat("0123456789abcdef\n", 2)},
-		{"a line longer than the cap", map[string]any{"path": "long.txt"},
+				"[7 more lines; output stopped at the 64 B cap; call read_file with offset=4]",
+		},
+		{
+			"size cap from an offset",
+			map[string]any{"path": "big.txt", "offset": 9},
+			"[lines 9-10 of 10 in \"big.txt\"]\n" + strings.Repeat("0123456789abcdef\n", 2),
+		},
+		{
+			"a line longer than the cap",
+			map[string]any{"path": "long.txt"},
 			"[lines 1-1 of 2 in \"long.txt\"]\n" + strings.Repeat("é", 32) +
-				"\n[line 1 is longer than 64 B and was cut; the rest of it cannot be shown; call read_file with offset=2 for the lines after it]"},
-		{"rune at the sniff edge", map[string]any{"path": "edge.txt", "offset": 1, "limit": 1},
+				"\n[line 1 is longer than 64 B and was cut; the rest of it cannot be shown; call read_file with offset=2 for the lines after it]",
+		},
+		{
+			"rune at the sniff edge",
+			map[string]any{"path": "edge.txt", "offset": 1, "limit": 1},
 			"[lines 1-1 of 1 in \"edge.txt\"]\n" + strings.Repeat("a", 64) +
-				"\n[line 1 is longer than 64 B and was cut; the rest of it cannot be shown; call read_file with offset=2 for the lines after it]"},
+				"\n[line 1 is longer than 64 B and was cut; the rest of it cannot be shown; call read_file with offset=2 for the lines after it]",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

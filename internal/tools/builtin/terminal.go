@@ -90,7 +90,9 @@ func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, erro
 		return nil, fmt.Errorf("creating the output pipe: %w", err)
 	}
 	defer pr.Close()
-	cmd := exec.Command("/bin/sh", "-c", a.Command)
+	// Not CommandContext: on cancel the whole process group is killed
+	// (killGroup below), which CommandContext's single kill would not do.
+	cmd := exec.Command("/bin/sh", "-c", a.Command) //nolint:noctx // see above
 	cmd.Dir = dir
 	cmd.Env = scrubEnv(t.environ())
 	cmd.Stdout = pw
@@ -123,7 +125,7 @@ func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, erro
 		waitErr, timedOut = <-done, true
 	case <-ctx.Done():
 		killGroup(cmd)
-		<-done
+		_ = <-done // the error is the kill we caused
 	}
 	killGroup(cmd) // background children must not outlive the call
 	grace := time.NewTimer(pipeGrace)
