@@ -98,4 +98,3 @@ func (db *DB) DeleteUser(ctx context.Context, id string) error {
 	}
 	return mustAffect(res, "deleting user %q: no such user: %w", id)
 }
-

@@ -1,0 +1,131 @@
+package storetest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+func keyHash(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:])
+}
+
+func testUsers(t *testing.T, s store.Store) {
+	ann, err := s.CreateUser(ctx(t), store.User{Name: "ann", KeyHash: keyHash("k1"), Permissions: []string{"files__*", "calculator"}})
+	must(t, "CreateUser", err)
+	if ann.ID == "" || ann.CreatedAt.IsZero() {
+		t.Errorf("CreateUser assigned no ID or time: %+v", ann)
+	}
+	bob, err := s.CreateUser(ctx(t), store.User{Name: "bob", KeyHash: keyHash("k2"), Disabled: true})
+	must(t, "CreateUser", err)
+	if bob.Permissions == nil {
+		t.Error("nil permissions should come back as an empty list")
+	}
+	_, err = s.CreateUser(ctx(t), store.User{Name: "ann", KeyHash: keyHash("k3")})
+	wantErr(t, "CreateUser with a taken name", err, store.ErrConflict)
+	_, err = s.CreateUser(ctx(t), store.User{Name: "cy", KeyHash: keyHash("k1")})
+	wantErr(t, "CreateUser with a taken key", err, store.ErrConflict)
+	_, err = s.CreateUser(ctx(t), store.User{Name: "dee", KeyHash: "sk-plaintext-key"})
+	wantErr(t, "CreateUser with a key instead of its hash", err, store.ErrInvalid)
+
+	got, err := s.GetUserByName(ctx(t), "ann")
+	must(t, "GetUserByName", err)
+	diff(t, "GetUserByName", ann, got)
+	got, err = s.GetUserByKeyHash(ctx(t), keyHash("k2"))
+	must(t, "GetUserByKeyHash", err)
+	diff(t, "GetUserByKeyHash", bob, got)
+	_, err = s.GetUserByKeyHash(ctx(t), keyHash("unknown"))
+	wantErr(t, "GetUserByKeyHash of an unknown key", err, store.ErrNotFound)
+	if err != nil && strings.Contains(err.Error(), keyHash("unknown")) {
+		t.Errorf("error %q repeats the key hash", err)
+	}
+	list, err := s.ListUsers(ctx(t))
+	must(t, "ListUsers", err)
+	diff(t, "ListUsers", []store.User{ann, bob}, list)
+
+	must(t, "DeleteUser", s.DeleteUser(ctx(t), ann.ID))
+	_, err = s.GetUserByName(ctx(t), "ann")
+	wantErr(t, "GetUserByName after delete", err, store.ErrNotFound)
+	wantErr(t, "DeleteUser twice", s.DeleteUser(ctx(t), ann.ID), store.ErrNotFound)
+}
+
+// testTimes checks that times come back in UTC with at least millisecond
+// (in fact microsecond) precision, whatever zone they went in with.
+func testTimes(t *testing.T, s store.Store) {
+	zone := time.FixedZone("UTC+5:30", 5*3600+1800)
+	at := time.Date(2026, 7, 28, 23, 59, 58, 123456789, zone)
+	want := at.UTC().Truncate(time.Microsecond)
+	c, err := s.CreateConversation(ctx(t), store.Conversation{CreatedAt: at})
+	must(t, "CreateConversation", err)
+	got, err := s.GetConversation(ctx(t), c.ID)
+	must(t, "GetConversation", err)
+	msgs, err := s.AppendMessages(ctx(t), c.ID, store.Message{Message: userText("x"), CreatedAt: at})
+	must(t, "AppendMessages", err)
+	listed, err := s.ListMessages(ctx(t), c.ID, store.MessageFilter{})
+	must(t, "ListMessages", err)
+	id, err := s.BeginAudit(ctx(t), store.AuditRecord{Tool: "t", Time: at})
+	must(t, "BeginAudit", err)
+	recs, err := s.ListAudit(ctx(t), store.AuditFilter{})
+	must(t, "ListAudit", err)
+	a, err := s.CreateApproval(ctx(t), store.Approval{Tool: "t", ExpiresAt: at.Add(time.Hour)})
+	must(t, "CreateApproval", err)
+	ga, err := s.GetApproval(ctx(t), a.ID)
+	must(t, "GetApproval", err)
+	if len(msgs) != 1 || len(listed) != 1 || len(recs) != 1 || recs[0].ID != id {
+		t.Fatalf("unexpected records: %d appended, %d listed, %d audit", len(msgs), len(listed), len(recs))
+	}
+	for _, tc := range []struct {
+		name      string
+		want, got time.Time
+	}{
+		{"conversation CreatedAt", want, got.CreatedAt},
+		{"returned conversation CreatedAt", want, c.CreatedAt},
+		{"message CreatedAt", want, listed[0].CreatedAt},
+		{"returned message CreatedAt", want, msgs[0].CreatedAt},
+		{"audit Time", want, recs[0].Time},
+		{"approval ExpiresAt", want.Add(time.Hour), ga.ExpiresAt},
+	} {
+		if !tc.got.Equal(tc.want) || tc.got.Location() != time.UTC {
+			t.Errorf("%s = %v, want %v in UTC", tc.name, tc.got, tc.want)
+		}
+	}
+	if !ga.DecidedAt.IsZero() {
+		t.Errorf("pending approval DecidedAt = %v, want zero", ga.DecidedAt)
+	}
+}
+
+// testLargeArguments stores 1 MB of tool arguments in a message, an approval
+// and an audit record.
+func testLargeArguments(t *testing.T, s store.Store) {
+	big := json.RawMessage(`{"text":"` + strings.Repeat("abcdefgh", 1<<17) + `"}`)
+	c := newConversation(t, s, "")
+	_, err := s.AppendMessages(ctx(t), c.ID, store.Message{Message: llm.Message{Role: llm.RoleAssistant,
+		ToolCalls: []llm.ToolCall{{ID: "1", Name: "files__write", Arguments: big}}}})
+	must(t, "AppendMessages", err)
+	msgs, err := s.ListMessages(ctx(t), c.ID, store.MessageFilter{})
+	must(t, "ListMessages", err)
+	if len(msgs) != 1 || len(msgs[0].ToolCalls) != 1 || string(msgs[0].ToolCalls[0].Arguments) != string(big) {
+		t.Error("1 MB tool call arguments did not round-trip")
+	}
+	a, err := s.CreateApproval(ctx(t), store.Approval{Tool: "files__write", Arguments: big})
+	must(t, "CreateApproval", err)
+	got, err := s.GetApproval(ctx(t), a.ID)
+	must(t, "GetApproval", err)
+	if string(got.Arguments) != string(big) {
+		t.Error("1 MB approval arguments did not round-trip")
+	}
+	_, err = s.BeginAudit(ctx(t), store.AuditRecord{Tool: "files__write", Arguments: big})
+	must(t, "BeginAudit", err)
+	recs, err := s.ListAudit(ctx(t), store.AuditFilter{})
+	must(t, "ListAudit", err)
+	if len(recs) != 1 || string(recs[0].Arguments) != string(big) {
+		t.Error("1 MB audit arguments did not round-trip")
+	}
+}
