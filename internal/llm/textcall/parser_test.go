@@ -180,6 +180,20 @@ var parseCases = []struct {
 		[]got{fixed("search", `{"q":"x"}`)},
 	},
 
+	// Terminators inside JSON strings do not end the block.
+	{
+		"close tag inside a string", `<tool_code>{"tool_name":"files__write_file","arguments":{"text":"a </tool_code> b \"q\""}}</tool_code> done`,
+		[]got{call("files__write_file", `{"text":"a </tool_code> b \"q\""}`), txt(" done")},
+	},
+	{
+		"fence inside a string", "```json\n{\"name\":\"files__write_file\",\"arguments\":{\"text\":\"```go\\nx\\n```\"}}\n```\nok",
+		[]got{call("files__write_file", "{\"text\":\"```go\\nx\\n```\"}"), txt("\nok")},
+	},
+	{
+		"unbalanced quote in a broken block", `<tool_code>{"tool_name": "search, "arguments": {}}</tool_code> after`,
+		[]got{bad("", `{}`, `the tool call could not be read: expected ',' or '}', found 'a' at offset 24; write exactly <tool_code>{"tool_name": "NAME", "arguments": {...}}</tool_code>`), txt(" after")},
+	},
+
 	// Calls the agent reports back to the model.
 	{
 		"unknown tool in tag", `<tool_code>{"tool_name":"delete_all","arguments":{}}</tool_code>`,

@@ -146,7 +146,12 @@ func (s *StreamParser) tag(buf string, final bool) (int, []Part, bool) {
 		return 1, textPart("<"), false
 	}
 	body := buf[n:]
-	ci, cl := findTag(body, closeTags[:])
+	ci, cl := findClose(body, findCloseTag, startsJSON(body))
+	if ci < 0 && final {
+		// No closing tag outside a string: take one inside a string
+		// rather than none (an unbalanced quote in a broken block).
+		ci, cl = findTag(body, closeTags[:])
+	}
 	if ci < 0 {
 		if !final {
 			s.w = waitForTag(n, len(buf))
@@ -195,6 +200,54 @@ func findTag(s string, tags []string) (int, int) {
 		i++
 	}
 	return -1, 0
+}
+
+// findClose returns the index and length of the first terminator that find
+// locates in body, skipping, when body is JSON, those inside double-quoted
+// strings: a call writing a file may well contain "</tool_code>" or "```"
+// in its arguments. It returns -1 when there is none yet.
+func findClose(body string, find func(string) (int, int), json bool) (int, int) {
+	inStr, esc := false, false
+	scanned := 0
+	for off := 0; off < len(body); {
+		i, l := find(body[off:])
+		if i < 0 {
+			return -1, 0
+		}
+		pos := off + i
+		if !json {
+			return pos, l
+		}
+		for ; scanned < pos; scanned++ {
+			switch c := body[scanned]; {
+			case esc:
+				esc = false
+			case inStr && c == '\\':
+				esc = true
+			case c == '"':
+				inStr = !inStr
+			}
+		}
+		if !inStr {
+			return pos, l
+		}
+		off = pos + 1
+	}
+	return -1, 0
+}
+
+func findCloseTag(s string) (int, int) { return findTag(s, closeTags[:]) }
+
+func findFence(s string) (int, int) { return strings.Index(s, "```"), 3 }
+
+// startsJSON reports whether a block's content starts like JSON, possibly
+// after a fence line ("```json").
+func startsJSON(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if rest, ok := strings.CutPrefix(s, "```"); ok {
+		s = strings.TrimLeft(rest, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789 \t\r\n")
+	}
+	return s != "" && (s[0] == '{' || s[0] == '[')
 }
 
 // trimPartialTag drops a closing tag cut off by the end of the reply.
@@ -260,7 +313,10 @@ func (s *StreamParser) fence(buf string, final bool) (int, []Part, bool) {
 // jsonFence handles a fence whose body starts like JSON: it is a call when
 // the whole body is calls to known tools, and text otherwise.
 func (s *StreamParser) jsonFence(buf string, bodyStart int, final bool) (int, []Part, bool) {
-	ce := strings.Index(buf[bodyStart:], "```")
+	ce, _ := findClose(buf[bodyStart:], findFence, true)
+	if ce < 0 && final {
+		ce = strings.Index(buf[bodyStart:], "```")
+	}
 	if ce < 0 {
 		if !final {
 			s.w = waitForFence(bodyStart, len(buf))

@@ -349,3 +349,30 @@ func TestTextModeEndings(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderedCallsParse checks that the calls written into the history are
+// exactly what the parser reads back, so the model is shown the format it
+// is asked to write.
+func TestRenderedCallsParse(t *testing.T) {
+	calls := []llm.ToolCall{
+		{ID: "a", Name: "get_weather", Arguments: []byte(`{"city":"Paris","days":[1,2],"note":"a \"quoted\" </tool_code> word"}`)},
+		{ID: "b", Name: "get_time", Arguments: []byte(`{}`)},
+		{ID: "c", Name: "get_time", Arguments: nil},
+	}
+	msgs := renderHistory([]llm.Message{{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("Looking.")}, ToolCalls: calls}})
+	parts := NewParser([]string{"get_weather", "get_time"}).Parse(msgs[0].Text())
+	var got []llm.ToolCall
+	for _, p := range parts {
+		if p.Call != nil {
+			got = append(got, llm.ToolCall{ID: "", Name: p.Call.Name, Arguments: p.Call.Arguments})
+		}
+	}
+	want := []llm.ToolCall{
+		{Name: "get_weather", Arguments: []byte(`{"city":"Paris","days":[1,2],"note":"a \"quoted\" </tool_code> word"}`)},
+		{Name: "get_time", Arguments: []byte(`{}`)},
+		{Name: "get_time", Arguments: []byte(`{}`)},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+}
