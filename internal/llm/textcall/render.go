@@ -41,6 +41,10 @@ func (w *Provider) textRequest(req *llm.Request, cat *Catalog) *llm.Request {
 		out.Stop = append(slices.Clip(req.Stop), resultStop)
 	}
 	latest, context := queryText(req.Messages)
+	if req.ToolChoice.Mode == llm.ToolChoiceTool {
+		// Naming the forced tool ranks it first, so it is described.
+		latest = req.ToolChoice.Name + "\n" + latest
+	}
 	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: context})
 	section := m.Text
 	switch req.ToolChoice.Mode {

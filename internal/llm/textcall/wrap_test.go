@@ -123,7 +123,7 @@ func TestToolChoiceInText(t *testing.T) {
 	req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceNone}
 	collect(t, w, req)
 	reqs := fake.Requests()
-	if !strings.Contains(reqs[0].System, "you must call the tool get_time") {
+	if !strings.Contains(reqs[0].System, "you must call the tool get_time") || !strings.Contains(reqs[0].System, "- get_time") {
 		t.Errorf("forced tool not stated:\n%s", reqs[0].System)
 	}
 	if strings.Contains(reqs[1].System, "# Tools") {
