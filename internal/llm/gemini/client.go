@@ -56,7 +56,9 @@ func New(opts *Options) *Client {
 	if opts != nil {
 		o = *opts
 	}
-	c := &Client{base: strings.TrimRight(o.BaseURL, "/"), model: o.Model, name: o.Name}
+	// A base URL copied with its version ("…/v1beta") is taken as meant.
+	base := strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1beta")
+	c := &Client{base: base, model: o.Model, name: o.Name}
 	if c.base == "" {
 		c.base = DefaultBaseURL
 	}

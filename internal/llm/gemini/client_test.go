@@ -30,6 +30,17 @@ func sseReply(events ...map[string]any) llmtest.Reply {
 	return llmtest.Reply{Chunks: chunks}
 }
 
+func TestBaseURLWithVersion(t *testing.T) {
+	srv := llmtest.NewServer(t, sseReply(map[string]any{"candidates": []any{candidate([]any{map[string]any{"text": "hi"}}, "STOP")}}))
+	c := gemini.New(&gemini.Options{BaseURL: srv.URL + "/v1beta/", Model: "models/gemini-2.5-flash"})
+	if _, err := llm.Collect(c.Stream(t.Context(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})); err != nil {
+		t.Fatal(err)
+	}
+	if p := srv.Requests()[0].Path; p != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" {
+		t.Errorf("path = %s", p)
+	}
+}
+
 func TestStreamRequestLine(t *testing.T) {
 	srv := llmtest.NewServer(t, sseReply(map[string]any{"candidates": []any{candidate([]any{map[string]any{"text": "hi"}}, "STOP")}}))
 	c := newClient(t, srv)
