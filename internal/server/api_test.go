@@ -1,0 +1,166 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// fakeServers is a hand-written [Servers].
+type fakeServers struct {
+	restarted []string
+}
+
+func (f *fakeServers) Status() []ServerStatus {
+	return []ServerStatus{{Name: "files", Kind: "mcp", State: "ready", Tools: 2}}
+}
+
+func (f *fakeServers) Restart(_ context.Context, name string) error {
+	if name != "files" {
+		return store.ErrNotFound
+	}
+	f.restarted = append(f.restarted, name)
+	return nil
+}
+
+func (f *fakeServers) Stderr(name string) ([]string, bool) {
+	if name != "files" {
+		return nil, false
+	}
+	return []string{"listening"}, true
+}
+
+func TestRoutesHappyPath(t *testing.T) {
+	servers := &fakeServers{}
+	e := newEnv(t, func(o *Options) { o.Servers = servers })
+	conv := e.createConversation(t)
+
+	tests := []struct {
+		name         string
+		method, path string
+		body         any
+		wantStatus   int
+		// wantIn is a substring the body must contain.
+		wantIn string
+	}{
+		{"healthz", "GET", "/healthz", nil, 200, `"ok"`},
+		{"readyz", "GET", "/readyz", nil, 200, `"ready"`},
+		{"openapi", "GET", "/api/openapi.json", nil, 200, `"openapi"`},
+		{"list conversations", "GET", "/api/v1/conversations", nil, 200, conv},
+		{"get conversation", "GET", "/api/v1/conversations/" + conv, nil, 200, conv},
+		{"create agent", "POST", "/api/v1/agents", map[string]any{"name": "bob", "prompt": "mail", "servers": []string{"email"}}, 201, `"bob"`},
+		{"list agents", "GET", "/api/v1/agents", nil, 200, `"bob"`},
+		{"get agent", "GET", "/api/v1/agents/bob", nil, 200, `"mail"`},
+		{"update agent", "PUT", "/api/v1/agents/bob", map[string]any{"prompt": "post", "servers": []string{"email"}, "version": 1}, 200, `"post"`},
+		{"assign server", "PUT", "/api/v1/agents/bob/servers/files", nil, 200, `"files"`},
+		{"remove server", "DELETE", "/api/v1/agents/bob/servers/email", nil, 200, `"servers":["files"]`},
+		{"models", "GET", "/v1/models", nil, 200, `"bob"`},
+		{"delete agent", "DELETE", "/api/v1/agents/bob", nil, 204, ""},
+		{"servers", "GET", "/api/v1/servers", nil, 200, `"ready"`},
+		{"stderr", "GET", "/api/v1/servers/files/stderr", nil, 200, `"listening"`},
+		{"restart", "POST", "/api/v1/servers/files/restart", nil, 202, `"restarting"`},
+		{"tools", "GET", "/api/v1/tools", nil, 200, `"files__echo"`},
+		{"call tool", "POST", "/api/v1/tools/files__echo/call", map[string]any{"arguments": map[string]string{"text": "hi"}}, 200, `echo {\"text\":\"hi\"}`},
+		{"audit", "GET", "/api/v1/audit?tool=files__*&limit=5", nil, 200, `"user":"alice"`},
+		{"approvals", "GET", "/api/v1/approvals", nil, 200, `"items":[]`},
+		{"delete conversation", "DELETE", "/api/v1/conversations/" + conv, nil, 204, ""},
+		{"web", "GET", "/", nil, 200, "Switchboard"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b := e.do(t, tc.method, tc.path, e.key, tc.body)
+			if code != tc.wantStatus || !strings.Contains(string(b), tc.wantIn) {
+				t.Fatalf("%s %s = %d %s; want %d containing %s", tc.method, tc.path, code, b, tc.wantStatus, tc.wantIn)
+			}
+		})
+	}
+	if diff := cmp.Diff([]string{"files"}, servers.restarted); diff != "" {
+		t.Errorf("restarts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestErrorShapes(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.MaxBodyBytes = 64 })
+	if code, b := e.do(t, "POST", "/api/v1/agents", e.key, map[string]any{"name": "dup"}); code != 201 {
+		t.Fatalf("creating agent: %d %s", code, b)
+	}
+	tests := []struct {
+		name         string
+		method, path string
+		key          string
+		body         any
+		wantStatus   int
+		wantCode     string
+	}{
+		{"no key", "GET", "/api/v1/conversations", "-", nil, 401, "unauthorized"},
+		{"unknown conversation", "GET", "/api/v1/conversations/nope", "", nil, 404, "not_found"},
+		{"unknown agent", "GET", "/api/v1/agents/nope", "", nil, 404, "not_found"},
+		{"duplicate agent", "POST", "/api/v1/agents", "", map[string]any{"name": "dup"}, 409, "conflict"},
+		{"bad agent name", "POST", "/api/v1/agents", "", map[string]any{"name": "a b"}, 400, "invalid_request"},
+		{"stale version", "PUT", "/api/v1/agents/dup", "", map[string]any{"version": 7}, 409, "conflict"},
+		{"malformed json", "POST", "/api/v1/conversations", "", `{"title":`, 400, "invalid_json"},
+		{"unknown field", "POST", "/api/v1/conversations", "", `{"titel":"x"}`, 400, "invalid_json"},
+		{"too large", "POST", "/api/v1/conversations", "", `{"title":"` + strings.Repeat("x", 100) + `"}`, 413, "too_large"},
+		{"not sse", "POST", "/api/v1/conversations/x/messages", "", map[string]string{"message": "hi"}, 406, "not_acceptable"},
+		{"bad decision", "POST", "/api/v1/approvals/x", "", map[string]string{"decision": "maybe"}, 400, "invalid_request"},
+		{"unknown approval", "POST", "/api/v1/approvals/x", "", map[string]string{"decision": "deny"}, 404, "not_found"},
+		{"unknown tool", "POST", "/api/v1/tools/nope/call", "", map[string]any{}, 404, "not_found"},
+		{"forbidden tool", "POST", "/api/v1/tools/files__secret/call", "", map[string]any{}, 404, "not_found"},
+		{"unknown server", "GET", "/api/v1/servers/nope/stderr", "", nil, 404, "not_found"},
+		{"bad audit time", "GET", "/api/v1/audit?since=yesterday", "", nil, 400, "invalid_request"},
+		{"other's audit", "GET", "/api/v1/audit?user=bob", "", nil, 403, "forbidden"},
+		{"unknown api path", "GET", "/api/v1/nope", "", nil, 404, "not_found"},
+		{"unknown model", "POST", "/v1/chat/completions", "", map[string]any{"model": "nope", "messages": []map[string]string{{"role": "user", "content": "hi"}}}, 404, "model_not_found"},
+		{"no mcp", "POST", "/mcp", "", "{}", 404, "not_found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key := e.key
+			switch tc.key {
+			case "-":
+				key = ""
+			case "":
+			default:
+				key = tc.key
+			}
+			code, b := e.do(t, tc.method, tc.path, key, tc.body)
+			got := decode[errorBody](t, b)
+			if code != tc.wantStatus || got.Error.Code != tc.wantCode || got.Error.Message == "" {
+				t.Fatalf("%s %s = %d %s; want %d with code %s", tc.method, tc.path, code, b, tc.wantStatus, tc.wantCode)
+			}
+		})
+	}
+}
+
+func TestInternalErrorsDoNotLeak(t *testing.T) {
+	e := newEnv(t, func(o *Options) {
+		o.Servers = &fakeServers{}
+		o.Ping = func(context.Context) error { return errors.New("secret dsn postgres://u:pw@db") }
+	})
+	code, b := e.do(t, "GET", "/readyz", "", nil)
+	if code != http.StatusServiceUnavailable || strings.Contains(string(b), "pw@db") {
+		t.Fatalf("readyz = %d %s; want 503 without the cause", code, b)
+	}
+	if err := e.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, b = e.do(t, "GET", "/api/v1/agents", e.key, nil)
+	if code != http.StatusInternalServerError || strings.Contains(string(b), "sql") {
+		t.Fatalf("after close = %d %s; want 500 without internal text", code, b)
+	}
+}
+
+func TestReadyzHintWithoutModels(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.Models = nil })
+	code, b := e.do(t, "GET", "/readyz", "", nil)
+	got := decode[readiness](t, b)
+	if code != 200 || !strings.Contains(got.Hint, "OPENAI_API_KEY") {
+		t.Fatalf("readyz = %d %s; want 200 with a hint naming OPENAI_API_KEY", code, b)
+	}
+}

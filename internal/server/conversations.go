@@ -1,0 +1,169 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// owner is the store's User of conversations the user owns. The anonymous
+// local user owns the single-user conversations (User ""), which the
+// terminal chat creates too.
+func owner(u User) string {
+	if u.Anonymous {
+		return ""
+	}
+	return u.Name
+}
+
+func mustUser(r *http.Request) User {
+	u, _ := UserFrom(r.Context()) // wrap put it there for every auth route
+	return u
+}
+
+// conversation returns the conversation id when the user owns it; another
+// user's conversation is "not found", so ids cannot be probed.
+func (s *Server) conversation(ctx context.Context, u User, id string) (store.Conversation, error) {
+	c, err := s.opts.Store.GetConversation(ctx, id)
+	if err != nil {
+		return store.Conversation{}, err
+	}
+	if c.User != owner(u) {
+		return store.Conversation{}, errorf(http.StatusNotFound, "not_found", "no conversation %q", id)
+	}
+	return c, nil
+}
+
+func (s *Server) listConversations() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
+		limit := 0
+		if v := q.Get("limit"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return badRequest("limit %q is not a non-negative integer", v)
+			}
+			limit = n
+		}
+		page, next, err := s.opts.Store.ListConversations(r.Context(), store.ConversationFilter{
+			User: owner(mustUser(r)), Limit: limit, Cursor: q.Get("cursor"),
+		})
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, list[conversationJSON]{Items: mapSlice(page, toConversation), Next: next})
+		return nil
+	}
+}
+
+type createConversationBody struct {
+	Title string `json:"title"`
+	Agent string `json:"agent"`
+}
+
+func (s *Server) createConversation() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var body createConversationBody
+		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
+			return err
+		}
+		if body.Agent != "" {
+			if _, err := s.opts.Store.GetAgent(r.Context(), body.Agent); err != nil {
+				return notFoundAs(err, "no agent %q; list them at /api/v1/agents", body.Agent)
+			}
+		}
+		c, err := s.opts.Store.CreateConversation(r.Context(), store.Conversation{
+			Title: body.Title, Agent: body.Agent, User: owner(mustUser(r)),
+		})
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, toConversation(c))
+		return nil
+	}
+}
+
+func (s *Server) getConversation() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c, err := s.conversation(r.Context(), mustUser(r), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		msgs, err := s.opts.Store.ListMessages(r.Context(), c.ID, store.MessageFilter{})
+		if err != nil {
+			return err
+		}
+		out := toConversation(c)
+		out.Messages = mapSlice(msgs, toMessage)
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+func (s *Server) deleteConversation() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c, err := s.conversation(r.Context(), mustUser(r), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if err := s.opts.Store.DeleteConversation(r.Context(), c.ID); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+type postMessageBody struct {
+	Message string `json:"message"`
+	// Agent overrides the conversation's agent for this turn.
+	Agent string `json:"agent"`
+	Model string `json:"model"`
+}
+
+// postMessage runs the agent on the user's message and streams the run.
+func (s *Server) postMessage() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			return errorf(http.StatusNotAcceptable, "not_acceptable", "this route streams the run: send Accept: text/event-stream")
+		}
+		u := mustUser(r)
+		c, err := s.conversation(r.Context(), u, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		var body postMessageBody
+		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
+			return err
+		}
+		if strings.TrimSpace(body.Message) == "" {
+			return badRequest("message is empty; send {\"message\": \"...\"}")
+		}
+		name := c.Agent
+		if body.Agent != "" {
+			name = body.Agent
+		}
+		req := &RunRequest{
+			Request: agent.Request{
+				ConversationID: c.ID, User: u.Name, Agent: name, Message: body.Message,
+				Model: body.Model, RunID: store.NewID(),
+			},
+			Permit: u.Permits,
+		}
+		return s.stream(w, r, req)
+	}
+}
+
+// notFoundAs turns a not-found error into a 404 with msg, keeping others.
+func notFoundAs(err error, format string, args ...any) error {
+	if e := classify(err); e.Status == http.StatusNotFound {
+		ne := errorf(http.StatusNotFound, "not_found", format, args...)
+		ne.Err = err
+		return ne
+	}
+	return err
+}

@@ -1,0 +1,50 @@
+// Package server is Switchboard's HTTP service: the REST + SSE API that the
+// web UI and programs use, the OpenAI-compatible API (/v1/chat/completions,
+// /v1/models), the MCP gateway mount (/mcp), health and readiness probes,
+// Prometheus metrics and the OpenAPI document of the API itself.
+//
+// # Routes
+//
+// Every route is listed once, in routes.go. The mux is built from that
+// table, and /api/openapi.json (hand-written, embedded) is tested to name
+// exactly the routes of the table.
+//
+// # Who may call
+//
+// Every /api/v1, /v1 and /mcp route needs "Authorization: Bearer sb_..."
+// (see [NewAPIKey]); the key's SHA-256 is looked up through the store. When
+// [Options].AllowAnonymous is set, a request without the header acts as the
+// user "local" with every permission. The app sets it only when the
+// listener is a loopback address and no users exist; then the Host header
+// must be a loopback name too, so a web page elsewhere cannot reach the API
+// by DNS rebinding. Browser requests that change state (any method but GET,
+// HEAD, OPTIONS) from another origin are refused; there is no CORS.
+//
+// # Runs
+//
+// POST /api/v1/conversations/{id}/messages runs the agent and streams the
+// run as SSE events (text, tool_start, tool_end, approval, ...; see
+// events.go). The run belongs to the request: when the client leaves, the
+// run is cancelled (the agent records cancelled tool calls and keeps the
+// messages produced so far). A run is not re-attachable. While a stream is
+// open, its approvals are answered through POST /api/v1/approvals/{id}.
+//
+// # Web UI seam
+//
+// internal/web supplies the pages as an http.Handler ([Options].Web), which
+// the server mounts at "/" for GET requests. Pages are shells: the browser
+// script calls the JSON and SSE API above with the user's key (or
+// anonymously on loopback). The UI therefore needs nothing from this
+// package but the API and its OpenAPI document.
+//
+// # Shutdown
+//
+// [Server.Shutdown] stops accepting connections, ends every open SSE
+// stream with a final "shutdown" event (cancelling its run), and waits for
+// in-flight handlers so that their audit records complete, under the
+// caller's deadline.
+//
+// Layer: behaviour. It imports agent, tools, store (the contract only),
+// sse, llm (types) and the standard library, plus prometheus and x/time/rate.
+// Only internal/app imports it; adapters reach it through [Options].
+package server

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+type loggerKey struct{}
+
+// log returns the request's logger (with its request id).
+func (s *Server) log(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return s.logger
+}
+
+// wrap adds, outside in: request id, logging and metrics by route
+// pattern; Host and Origin checks; authentication and the per-user
+// request limit (for routes that need a user); the error mapping.
+func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
+	label := rt.method + " " + rt.pattern
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.opts.Now()
+		id := newRequestID()
+		w.Header().Set("X-Request-Id", id)
+		logger := s.logger.With(logKeyRequestID, id)
+		ctx := context.WithValue(r.Context(), loggerKey{}, logger)
+		r = r.WithContext(ctx)
+		rec := &statusRecorder{ResponseWriter: w}
+		err := s.guard(rt, r)
+		if err == nil && rt.auth {
+			var u User
+			u, err = s.authenticate(r)
+			if err == nil {
+				err = s.reqLimits.allow(u.Name, "requests")
+			}
+			if err == nil {
+				logger = logger.With(logKeyUser, u.Name)
+				ctx = context.WithValue(withUser(ctx, u), loggerKey{}, logger)
+				r = r.WithContext(ctx)
+			}
+		}
+		if err == nil {
+			err = h(rec, r)
+		}
+		if err != nil {
+			if rec.status != 0 {
+				// The response began (a stream); the status is sent.
+				logger.WarnContext(ctx, "request failed after the response began", logKeyErr, err)
+			} else {
+				writeError(rec, r, logger, err)
+			}
+		}
+		d := s.opts.Now().Sub(start)
+		s.metrics.observeHTTP(rt.pattern, r.Method, rec.code(), d)
+		logger.DebugContext(ctx, "request", logKeyMethod, r.Method, logKeyRoute, label, logKeyStatus, rec.code(), logKeyDuration, d)
+	})
+}
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// guard refuses requests whose Host or Origin the server does not accept:
+// a foreign Host when anonymous access is on (DNS rebinding) or not in
+// AllowedHosts, and state-changing browser requests from another origin.
+func (s *Server) guard(rt route, r *http.Request) error {
+	host := r.Host
+	if !s.hostAllowed(host) {
+		return errorf(http.StatusForbidden, "forbidden_host", "host %q is not accepted; add it to the server's allowed hosts", host)
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return errorf(http.StatusForbidden, "forbidden_origin", "cross-site requests are not accepted")
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || slices.Contains(s.opts.AllowedOrigins, origin) {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || !strings.EqualFold(u.Host, host) {
+		return errorf(http.StatusForbidden, "forbidden_origin", "origin %q may not call this server; only its own pages may", origin)
+	}
+	return nil
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	if slices.Contains(s.opts.AllowedHosts, host) {
+		return true
+	}
+	if len(s.opts.AllowedHosts) == 0 && !s.opts.AllowAnonymous {
+		return true
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	if slices.Contains(s.opts.AllowedHosts, name) {
+		return true
+	}
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(name, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// statusRecorder remembers the status written, for logs and metrics.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) code() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// Unwrap lets http.ResponseController reach Flush and SetWriteDeadline.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Flush implements http.Flusher for code that asserts it directly.
+func (r *statusRecorder) Flush() {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	_ = http.NewResponseController(r.ResponseWriter).Flush()
+}

@@ -1,0 +1,189 @@
+package server
+
+import (
+	"context"
+	"iter"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// Store is the part of [store.Store] the server uses. internal/app passes
+// its store; tests pass a fake or a real SQLite store.
+type Store interface {
+	CreateConversation(ctx context.Context, c store.Conversation) (store.Conversation, error)
+	GetConversation(ctx context.Context, id string) (store.Conversation, error)
+	ListConversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, string, error)
+	DeleteConversation(ctx context.Context, id string) error
+	ListMessages(ctx context.Context, conversationID string, f store.MessageFilter) ([]store.Message, error)
+
+	CreateAgent(ctx context.Context, a store.Agent) (store.Agent, error)
+	GetAgent(ctx context.Context, name string) (store.Agent, error)
+	ListAgents(ctx context.Context) ([]store.Agent, error)
+	UpdateAgent(ctx context.Context, a store.Agent) (store.Agent, error)
+	DeleteAgent(ctx context.Context, name string) error
+	AssignServer(ctx context.Context, agent, server string) (store.Agent, error)
+	RemoveServer(ctx context.Context, agent, server string) (store.Agent, error)
+
+	GetApproval(ctx context.Context, id string) (store.Approval, error)
+	ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error)
+
+	BeginAudit(ctx context.Context, rec store.AuditRecord) (string, error)
+	FinishAudit(ctx context.Context, id string, res store.AuditResult) error
+	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
+
+	GetUserByKeyHash(ctx context.Context, keyHash string) (store.User, error)
+}
+
+var _ Store = (store.Store)(nil)
+
+// RunRequest is one agent run as the server asks for it: the agent's
+// [agent.Request] plus what the server decides per caller.
+type RunRequest struct {
+	agent.Request
+	// Permit reports whether the caller may use the catalogue tool name;
+	// the runner must offer and call only permitted tools. Nil permits all.
+	Permit func(tool string) bool
+	// Messages, when not nil, is the whole conversation so far, sent by a
+	// stateless client (/v1/chat/completions); the runner uses it instead of
+	// stored history and stores nothing. Request.Message is then the last
+	// user text, or "" when the conversation ends with tool results.
+	Messages []llm.Message
+	// ClientTools are tools the client runs itself. They are offered to the
+	// model next to the catalogue's; when the model calls one, the runner
+	// yields an [agent.EventToolStart] whose Call.Server is [ClientServer]
+	// for each such call and ends the run with [agent.EventDone] without
+	// running them.
+	ClientTools []llm.ToolSpec
+}
+
+// ClientServer is the Call.Server of a call to one of
+// [RunRequest].ClientTools.
+const ClientServer = "client"
+
+// Runner runs agent turns and answers approvals; [RuntimeRunner] adapts an
+// [*agent.Runtime]. Implementations are safe for concurrent use.
+type Runner interface {
+	// Run runs one turn and yields its events as [agent.Runtime.Run] does.
+	// Cancelling ctx or breaking out of the range ends the run.
+	Run(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error]
+	// Decide answers a pending approval; an error wrapping
+	// [agent.ErrNotPending] means it was already decided or expired.
+	Decide(ctx context.Context, approvalID string, d agent.Decision) error
+}
+
+// Catalog is the part of [*tools.Registry] the server uses.
+type Catalog interface {
+	List() []tools.Entry
+	Call(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error)
+}
+
+var _ Catalog = (*tools.Registry)(nil)
+
+// ServerStatus is one configured tool server as the status route shows it.
+type ServerStatus struct {
+	Name string `json:"name"`
+	// Kind is "mcp", "openapi" or "builtin".
+	Kind string `json:"kind"`
+	// State is the supervisor's word: "starting", "ready", "failed", ...
+	State     string    `json:"state"`
+	Tools     int       `json:"tools"`
+	Error     string    `json:"error,omitempty"`
+	Restarts  int       `json:"restarts"`
+	Since     time.Time `json:"since,omitzero"`
+	Transport string    `json:"transport,omitempty"`
+}
+
+// Servers is the tool-server pool as the server routes need it; app fills
+// it from mcphost and the OpenAPI servers. Implementations are safe for
+// concurrent use.
+type Servers interface {
+	// Status lists every configured server, ordered by name.
+	Status() []ServerStatus
+	// Restart restarts the named server; an error wrapping
+	// [store.ErrNotFound] means there is no such server.
+	Restart(ctx context.Context, name string) error
+	// Stderr returns the last lines the server wrote to stderr (nil for
+	// servers without a process), and whether the server exists.
+	Stderr(name string) ([]string, bool)
+}
+
+// Limits are per-user rate limits (token buckets). Zero fields mean the
+// defaults in parentheses; a negative rate means no limit.
+type Limits struct {
+	// Requests per second on authenticated routes (20), burst (40).
+	Requests     float64
+	RequestBurst int
+	// ToolCalls per second through the tools API (5), burst (10).
+	ToolCalls     float64
+	ToolCallBurst int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Requests == 0 {
+		l.Requests = 20
+	}
+	if l.RequestBurst <= 0 {
+		l.RequestBurst = 40
+	}
+	if l.ToolCalls == 0 {
+		l.ToolCalls = 5
+	}
+	if l.ToolCallBurst <= 0 {
+		l.ToolCallBurst = 10
+	}
+	return l
+}
+
+// Options configure a [Server]. Store, Runner and Tools are required; every
+// other nil or zero field means its default.
+type Options struct {
+	Store  Store
+	Runner Runner
+	Tools  Catalog
+	// Servers answers the /api/v1/servers routes; nil lists none.
+	Servers Servers
+	// Models lists the configured model names (for /v1/models and the
+	// readiness hint); nil means none.
+	Models func() []string
+	// MCP is the gateway handler mounted at /mcp behind authentication. The
+	// authenticated user is on the request's context: read it with
+	// [UserFrom] and hand it to the gateway. Nil answers 404.
+	MCP http.Handler
+	// Web serves the UI's pages and static files for GET requests not
+	// matched by an API route; nil serves a short text page.
+	Web http.Handler
+	// Ping reports whether the store is reachable (for /readyz); nil lists
+	// agents as a probe.
+	Ping func(ctx context.Context) error
+
+	// AllowAnonymous lets requests without a key act as the user "local"
+	// with every permission. Set it only for a loopback listener with no
+	// users; see the package doc.
+	AllowAnonymous bool
+	// AllowedHosts are accepted Host header values (host or host:port)
+	// besides loopback names; empty accepts any Host unless AllowAnonymous.
+	AllowedHosts []string
+	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
+	// make state-changing requests besides the server's own.
+	AllowedOrigins []string
+	Limits         Limits
+	// MaxBodyBytes bounds JSON request bodies; default 4 MiB.
+	MaxBodyBytes int64
+	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.
+	SSEWriteTimeout time.Duration
+	// KeepAlive is the interval of SSE comments on quiet streams; default 15s.
+	KeepAlive time.Duration
+
+	// Metrics receives observations; nil creates one (see [Server.Metrics]).
+	Metrics *Metrics
+	// Logger receives request logs; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}

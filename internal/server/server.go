@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Server is Switchboard's HTTP service. Create it with [New], serve with
+// [Server.Serve] (or mount [Server.Handler] yourself), stop with
+// [Server.Shutdown]. It is safe for concurrent use.
+type Server struct {
+	opts       Options
+	logger     *slog.Logger
+	metrics    *Metrics
+	handler    http.Handler
+	reqLimits  *limiters
+	toolLimits *limiters
+	http       *http.Server
+
+	// closing is closed when shutdown begins; SSE streams watch it.
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+// Defaults of [Options].
+const (
+	DefaultMaxBodyBytes    = 4 << 20
+	DefaultSSEWriteTimeout = 10 * time.Second
+	DefaultKeepAlive       = 15 * time.Second
+)
+
+// New returns a Server. opts is copied; Store, Runner and Tools are
+// required (New panics otherwise: that is a wiring mistake).
+func New(opts *Options) *Server {
+	if opts == nil || opts.Store == nil || opts.Runner == nil || opts.Tools == nil {
+		panic("server.New: Options.Store, Options.Runner and Options.Tools are required")
+	}
+	s := &Server{opts: *opts, closing: make(chan struct{})}
+	o := &s.opts
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.SSEWriteTimeout <= 0 {
+		o.SSEWriteTimeout = DefaultSSEWriteTimeout
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.Models == nil {
+		o.Models = func() []string { return nil }
+	}
+	s.logger = o.Logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.metrics = o.Metrics
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	l := o.Limits.withDefaults()
+	s.reqLimits = newLimiters(l.Requests, l.RequestBurst, o.Now)
+	s.toolLimits = newLimiters(l.ToolCalls, l.ToolCallBurst, o.Now)
+	s.handler = s.buildMux()
+	s.http = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	s.http.RegisterOnShutdown(s.endStreams)
+	return s
+}
+
+// Handler returns the server's root handler (every route, with its
+// middleware), for tests and for mounting under another server. Streams
+// served through it end at Shutdown only if Shutdown is called on s.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Metrics returns the server's metrics, for the app's hooks.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Serve accepts connections on ln until Shutdown; it returns nil after a
+// shutdown and the accept error otherwise. It closes ln.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return fmt.Errorf("serving http on %s: %w", ln.Addr(), err)
+}
+
+// Shutdown stops accepting connections, ends open SSE streams with a final
+// "shutdown" event (which cancels their runs), and waits for in-flight
+// handlers to return, until ctx ends; then it closes the remaining
+// connections and returns ctx's error. It is safe to call more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.endStreams() // also for streams served through Handler alone
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		_ = s.http.Close() // the deadline passed: cut what is left
+		return fmt.Errorf("shutting down http server: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) endStreams() { s.closeOnce.Do(func() { close(s.closing) }) }
+
+// handlerFunc is a route's handler: it writes a response or returns an
+// error for [writeError].
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+func (s *Server) listServers() handlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) error {
+		var st []ServerStatus
+		if s.opts.Servers != nil {
+			st = s.opts.Servers.Status()
+		}
+		if st == nil {
+			st = []ServerStatus{}
+		}
+		writeJSON(w, http.StatusOK, list[ServerStatus]{Items: st})
+		return nil
+	}
+}
+
+type stderrJSON struct {
+	Server string   `json:"server"`
+	Lines  []string `json:"lines"`
+}
+
+func (s *Server) serverStderr() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		name := r.PathValue("name")
+		var lines []string
+		ok := false
+		if s.opts.Servers != nil {
+			lines, ok = s.opts.Servers.Stderr(name)
+		}
+		if !ok {
+			return errorf(http.StatusNotFound, "not_found", "no server %q; list them at /api/v1/servers", name)
+		}
+		if lines == nil {
+			lines = []string{}
+		}
+		writeJSON(w, http.StatusOK, stderrJSON{Server: name, Lines: lines})
+		return nil
+	}
+}
+
+// restartTimeout bounds a restart requested over HTTP.
+const restartTimeout = 30 * time.Second
+
+func (s *Server) restartServer() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		name := r.PathValue("name")
+		if s.opts.Servers == nil {
+			return errorf(http.StatusNotFound, "not_found", "no server %q; list them at /api/v1/servers", name)
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), restartTimeout)
+		defer cancel()
+		if err := s.opts.Servers.Restart(ctx, name); err != nil {
+			return notFoundAs(err, "no server %q; list them at /api/v1/servers", name)
+		}
+		s.metrics.ObserveRestart(name)
+		writeJSON(w, http.StatusAccepted, map[string]string{"server": name, "status": "restarting"})
+		return nil
+	}
+}
