@@ -189,3 +189,22 @@ func selected(only []string, name string) bool {
 
 // BuiltinNames lists every built-in tool name, enabled or not.
 func BuiltinNames() []string { return builtin.Names() }
+
+// ServerReport is the doctor's report on one MCP server.
+type ServerReport = mcphost.Report
+
+// Diagnose runs the doctor's checks on every enabled MCP server (those in
+// only, when non-nil), concurrently, in name order. It starts its own
+// processes and leaves none behind; it does not need Start.
+func (a *App) Diagnose(ctx context.Context, only []string) []*ServerReport {
+	servers := mcpServers(a.cfg, only)
+	out := make([]*ServerReport, len(servers))
+	var wg sync.WaitGroup
+	for i, sc := range servers {
+		wg.Go(func() {
+			out[i] = mcphost.Diagnose(ctx, sc, &mcphost.Options{Logger: a.logger, DataDir: a.cfg.Data})
+		})
+	}
+	wg.Wait()
+	return out
+}

@@ -81,7 +81,7 @@ func Run(ctx context.Context, env *Env) int {
 	}
 	// Cobra's own errors (unknown flag, wrong arguments) are usage errors.
 	fmt.Fprintf(env.Stderr, "switchboard: %v\n", err)
-	fmt.Fprintf(env.Stderr, "hint: run 'switchboard %s --help'\n", commandPath(root, env.Args))
+	fmt.Fprintf(env.Stderr, "hint: run '%s --help'\n", commandPath(root, env.Args))
 	return exitUsage
 }
 
@@ -112,7 +112,7 @@ Desktop format, so an existing file can be pasted.`,
 		newModelsCmd(g),
 		newResourcesCmd(g),
 		newPromptsCmd(g),
-		// newDoctorCmd(g),
+		newDoctorCmd(g),
 		newVersionCmd(),
 	)
 	return root
@@ -133,8 +133,8 @@ func newVersionCmd() *cobra.Command {
 // commandPath names the subcommand the user tried, for the help hint.
 func commandPath(root *cobra.Command, args []string) string {
 	cmd, _, err := root.Find(args)
-	if err != nil || cmd == root {
-		return ""
+	if err != nil {
+		return root.CommandPath()
 	}
-	return strings.TrimPrefix(cmd.CommandPath(), "switchboard ")
+	return cmd.CommandPath()
 }

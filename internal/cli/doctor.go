@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+)
+
+func newDoctorCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	var server string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the configuration and every MCP server step by step, with a fix for each problem",
+		Long: `Checks that the configuration is valid and the data directory usable, then,
+for each MCP server (concurrently): that its command is on PATH, that it starts,
+answers initialize, writes nothing but protocol messages to stdout, lists its
+tools and answers ping. Prints how long each step took and how to fix what
+failed. Exits 1 when a check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			problems := 0
+			src := cfg.Source
+			if src == "" {
+				src = "none found; defaults and environment only"
+			}
+			if !asJSON {
+				fmt.Fprintf(out, "config: %s  ok\n", src)
+			}
+			if err := checkDataDir(cfg.Data); err != nil {
+				problems++
+				if !asJSON {
+					fmt.Fprintf(out, "data: %s  FAILED: %v\n  fix: choose a writable directory with --data or SWITCHBOARD_DATA\n", cfg.Data, err)
+				}
+			} else if !asJSON {
+				fmt.Fprintf(out, "data: %s  ok\n", cfg.Data)
+			}
+			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
+			if err != nil {
+				return usageErr(err, "")
+			}
+			defer a.Close()
+			reports := a.Diagnose(cmd.Context(), onlyServer(server))
+			for _, r := range reports {
+				if !r.OK {
+					problems++
+				}
+			}
+			if asJSON {
+				if err := writeJSON(out, reports); err != nil {
+					return err
+				}
+			} else {
+				if len(reports) == 0 {
+					fmt.Fprintln(out, "\nno MCP servers configured: add them under mcpServers (the Claude Desktop format)")
+				}
+				for _, r := range reports {
+					writeReport(out, r)
+				}
+			}
+			if problems > 0 {
+				return &exitError{code: exitToolError, err: fmt.Errorf("%d problem(s) found", problems)}
+			}
+			if !asJSON {
+				fmt.Fprintln(out, "\nall checks passed")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON")
+	cmd.Flags().StringVar(&server, "server", "", "check only this `server`")
+	return cmd
+}
+
+func writeReport(w io.Writer, r *app.ServerReport) {
+	status := "ok"
+	if !r.OK {
+		status = "FAILED"
+	}
+	fmt.Fprintf(w, "\n%s (%s)  %s\n", r.Server, r.Transport, status)
+	for _, s := range r.Steps {
+		mark := "ok  "
+		switch {
+		case s.Skipped:
+			mark = "skip"
+		case !s.OK:
+			mark = "FAIL"
+		}
+		line := fmt.Sprintf("  [%s] %-28s %8s", mark, s.Name, s.Duration.Round(time.Millisecond))
+		if s.Detail != "" {
+			line += "  " + oneLine(s.Detail, 80)
+		}
+		fmt.Fprintln(w, line)
+		if s.Err != "" {
+			fmt.Fprintf(w, "         error: %s\n", s.Err)
+		}
+		if s.Hint != "" {
+			fmt.Fprintf(w, "         fix: %s\n", s.Hint)
+		}
+	}
+	if r.ServerName != "" {
+		fmt.Fprintf(w, "  server: %s %s, protocol %s, %d tools\n", r.ServerName, r.ServerVersion, r.ProtocolVersion, len(r.Tools))
+	}
+	if !r.OK && len(r.Stderr) > 0 {
+		tail := r.Stderr
+		if len(tail) > 10 {
+			tail = tail[len(tail)-10:]
+		}
+		fmt.Fprintf(w, "  stderr (last %d lines):\n    %s\n", len(tail), strings.Join(tail, "\n    "))
+	}
+}
+
+// checkDataDir reports whether dir exists and is writable, or can be made.
+func checkDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(filepath.Clean(name))
+}
