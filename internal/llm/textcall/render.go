@@ -2,6 +2,7 @@ package textcall
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -25,7 +26,7 @@ const (
 // textRequest returns req rewritten for the text protocol: no tools, the
 // manifest appended to the system prompt, earlier calls and results as
 // text. req itself is not modified.
-func (w *Provider) textRequest(req *llm.Request, cat *Catalog) *llm.Request {
+func (w *Provider) textRequest(ctx context.Context, req *llm.Request, cat *Catalog) *llm.Request {
 	out := *req
 	out.Tools = nil
 	out.ToolChoice = llm.ToolChoice{}
@@ -46,6 +47,8 @@ func (w *Provider) textRequest(req *llm.Request, cat *Catalog) *llm.Request {
 		latest = req.ToolChoice.Name + "\n" + latest
 	}
 	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: context})
+	w.logger.DebugContext(ctx, "text tool manifest", "model", req.Model, "shown", len(m.Shown),
+		"listed", len(m.Listed), "omitted", m.Omitted, "tokens", EstimateTokens(m.Text))
 	section := m.Text
 	switch req.ToolChoice.Mode {
 	case llm.ToolChoiceRequired:

@@ -198,7 +198,7 @@ func hasToolTraffic(req *llm.Request) bool {
 // streamText sends req in text mode and converts the reply.
 func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(llm.Event, error) bool) {
 	cat := w.catalog(req.Tools)
-	treq := w.textRequest(req, cat)
+	treq := w.textRequest(ctx, req, cat)
 	sp := cat.Parser().NewStream()
 	calls := 0
 	emit := func(parts []Part) bool {
