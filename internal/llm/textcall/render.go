@@ -41,12 +41,12 @@ func (w *Provider) textRequest(ctx context.Context, req *llm.Request, cat *Catal
 	if len(req.Stop) < maxStops && !slices.Contains(req.Stop, resultStop) {
 		out.Stop = append(slices.Clip(req.Stop), resultStop)
 	}
-	latest, context := queryText(req.Messages)
+	latest, recent := queryText(req.Messages)
 	if req.ToolChoice.Mode == llm.ToolChoiceTool {
 		// Naming the forced tool ranks it first, so it is described.
 		latest = req.ToolChoice.Name + "\n" + latest
 	}
-	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: context})
+	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: recent})
 	w.logger.DebugContext(ctx, "text tool manifest", "model", req.Model, "shown", len(m.Shown),
 		"listed", len(m.Listed), "omitted", m.Omitted, "tokens", EstimateTokens(m.Text))
 	section := m.Text
@@ -141,7 +141,7 @@ func writeResult(b *strings.Builder, m llm.Message) {
 
 // queryText returns the latest user message and the text of the few
 // messages before it, for ranking tools.
-func queryText(msgs []llm.Message) (latest, context string) {
+func queryText(msgs []llm.Message) (latest, recent string) {
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == llm.RoleUser {
