@@ -122,3 +122,23 @@ func TestFollowAuthorization(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseContext: whatever the suite (or anyone) puts in
+// MCP_CONFORMANCE_CONTEXT, parsing returns a context or an error, never panics.
+func FuzzParseContext(f *testing.F) {
+	for _, seed := range []string{
+		``, `{}`, `{"name":"auth/pre-registration","client_id":"a","client_secret":"b"}`,
+		`{"client_id":1}`, `[]`, `null`, `{"toolCalls":[{"name":"x","arguments":{}}]}`, "{\"client_id\":\"\xff\"}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := parseContext(s)
+		if err == nil && c == nil {
+			t.Fatalf("parseContext(%q) returned neither a context nor an error", s)
+		}
+		if err != nil && !strings.Contains(err.Error(), envContext) {
+			t.Fatalf("parseContext(%q) error %q does not name %s", s, err, envContext)
+		}
+	})
+}
