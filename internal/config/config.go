@@ -2,6 +2,7 @@ package config
 
 import (
 	"path"
+	"path/filepath"
 	"time"
 )
 
@@ -31,6 +32,8 @@ type Config struct {
 	Log          Log              `json:"log"`
 	// Data is the data directory (SQLite database, tool output spills).
 	Data string `json:"data"`
+	// Database is where conversations, approvals and the audit live.
+	Database Database `json:"database,omitempty"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.
@@ -269,3 +272,13 @@ type Log struct {
 	Level  string `json:"level"`
 	Format string `json:"format"`
 }
+
+// Database chooses the store. An empty URL means SQLite in the data
+// directory (the embedded default); a postgres:// or postgresql:// URL means
+// PostgreSQL, which several replicas can share.
+type Database struct {
+	URL string `json:"url,omitempty"`
+}
+
+// SQLitePath is the embedded database file inside the data directory.
+func (c *Config) SQLitePath() string { return filepath.Join(c.Data, "switchboard.db") }

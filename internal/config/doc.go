@@ -205,4 +205,9 @@
 //	log: {level: info, format: text}   # debug|info|warn|error, text|json
 //
 //	data: ./data                  # SWITCHBOARD_DATA overrides
+//
+//	# Empty (the default): SQLite in the data directory. A postgres:// URL lets
+//	# several replicas share one database. SWITCHBOARD_DATABASE_URL overrides.
+//	database:
+//	  url: ${SWITCHBOARD_PG:-}
 package config

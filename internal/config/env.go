@@ -36,6 +36,10 @@ func (c *Config) applyEnv(getenv func(string) string, cwd, home string) {
 		c.Data = filepath.Join(cwd, ".switchboard")
 	}
 
+	if u := getenv("SWITCHBOARD_DATABASE_URL"); u != "" {
+		c.Database.URL = u
+	}
+
 	if len(c.Models) == 0 {
 		if m, ok := envModel(getenv); ok {
 			c.Models = map[string]Model{"default": m}

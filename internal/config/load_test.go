@@ -276,3 +276,25 @@ func BenchmarkLoadExample(b *testing.B) {
 		}
 	}
 }
+
+func TestDatabase(t *testing.T) {
+	c := mustLoad(t, "switchboard.yaml", "database: {url: 'postgres://u:pw@db/sb'}\n", envMap{})
+	if c.Database.URL != "postgres://u:pw@db/sb" {
+		t.Errorf("database = %+v", c.Database)
+	}
+	if got, want := c.SQLitePath(), c.Data+"/switchboard.db"; got != want {
+		t.Errorf("SQLitePath() = %q, want %q", got, want)
+	}
+	var out strings.Builder
+	if err := c.WriteEffective(&out, FormatYAML); err != nil || strings.Contains(out.String(), "pw") {
+		t.Errorf("effective config shows the database password (err %v):\n%s", err, out.String())
+	}
+	c = mustLoad(t, "switchboard.yaml", "{}", envMap{"SWITCHBOARD_DATABASE_URL": "postgresql://h/x"})
+	if c.Database.URL != "postgresql://h/x" {
+		t.Errorf("SWITCHBOARD_DATABASE_URL not applied: %+v", c.Database)
+	}
+	c.Database.URL = "mysql://h/x"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "database.url") {
+		t.Errorf("Validate accepted a mysql URL: %v", err)
+	}
+}

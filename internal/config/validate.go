@@ -143,6 +143,9 @@ func (c *Config) validateAgents(p *problems) {
 }
 
 func (c *Config) validateRest(p *problems) {
+	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		p.add("database.url", "%q is not a postgres:// URL; leave it empty for the embedded SQLite database in the data directory", redactURL(u))
+	}
 	a := c.Approvals
 	checkEnum(p, "approvals.mode", a.Mode, ModeDefault, ModeAllowAll, ModeAskAll)
 	checkEnum(p, "approvals.readOnly", a.ReadOnly, PolicyAllow, PolicyAsk, PolicyDeny)
