@@ -1,8 +1,14 @@
 package sqlite_test
 
 import (
+	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
@@ -30,4 +36,118 @@ func TestRestart(t *testing.T) {
 	before := open(t, path)
 	after := open(t, path)
 	storetest.Restart(t, before, after)
+}
+
+func TestReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "switchboard.db")
+	db := open(t, path)
+	c, err := db.CreateConversation(t.Context(), store.Conversation{Title: "kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := db.GetConversation(t.Context(), c.ID); err == nil {
+		t.Error("GetConversation after Close succeeded")
+	}
+
+	// Opening again runs no migration twice and keeps the data.
+	for range 2 {
+		db = open(t, path)
+		got, err := db.GetConversation(t.Context(), c.ID)
+		if err != nil {
+			t.Fatalf("after reopen: %v", err)
+		}
+		if diff := cmp.Diff(c, got); diff != "" {
+			t.Errorf("conversation after reopen mismatch (-want +got):\n%s", diff)
+		}
+		v, err := db.SchemaVersion(t.Context())
+		if err != nil || v != 1 {
+			t.Errorf("SchemaVersion = %d, %v; want 1", v, err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	db := open(t, path)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, '0099_future.sql', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqlite.Open(t.Context(), path, nil)
+	if !errors.Is(err, store.ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer database: %v, want ErrSchemaTooNew", err)
+	}
+	if !strings.Contains(err.Error(), "99") || !strings.Contains(err.Error(), "upgrade Switchboard") {
+		t.Errorf("error %q should name the version and say what to do", err)
+	}
+}
+
+func TestFileModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "dir")
+	path := filepath.Join(dir, "odd ?#% name.db")
+	db := open(t, path)
+	if _, err := db.CreateConversation(t.Context(), store.Conversation{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want os.FileMode
+	}{{dir, 0o700 | os.ModeDir}, {path, 0o600}} {
+		fi, err := os.Stat(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != tc.want {
+			t.Errorf("%s: mode %v, want %v", tc.path, fi.Mode(), tc.want)
+		}
+	}
+	// The file name was taken literally, not as URI syntax.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "odd ?#% name.db") {
+			t.Errorf("unexpected file %q in the database directory", e.Name())
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	notDB := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notDB, []byte("this is not a database, it is a long enough text file to have a header"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path string }{
+		{"empty path", ""},
+		{"not a database", notDB},
+		{"directory", dir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := sqlite.Open(t.Context(), tc.path, nil)
+			if err == nil {
+				_ = db.Close()
+				t.Fatalf("Open(%q) succeeded", tc.path)
+			}
+		})
+	}
 }

@@ -1,0 +1,164 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+const approvalCols = `id, conversation_id, run_id, call_id, tool, server, arguments, state, scope, reason, decided_by, created_at, expires_at, decided_at`
+
+func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
+	var (
+		a     store.Approval
+		conv  sql.NullString
+		args  string
+		state string
+		scope string
+	)
+	err := row.Scan(&a.ID, &conv, &a.RunID, &a.CallID, &a.Tool, &a.Server, &args, &state, &scope, &a.Reason, &a.DecidedBy,
+		tsCol{&a.CreatedAt}, tsCol{&a.ExpiresAt}, tsCol{&a.DecidedAt})
+	a.ConversationID = conv.String
+	a.Arguments = raw(args)
+	a.State = store.ApprovalState(state)
+	a.Scope = store.ApprovalScope(scope)
+	return a, err
+}
+
+// CreateApproval implements [store.Store].
+func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Approval, error) {
+	if err := a.Validate(); err != nil {
+		return store.Approval{}, fmt.Errorf("creating approval: %w", err)
+	}
+	if a.ID == "" {
+		a.ID = store.NewID()
+	}
+	a.Arguments = append([]byte(nil), a.Arguments...)
+	if len(a.Arguments) == 0 {
+		a.Arguments = nil
+	}
+	a.State, a.Scope, a.DecidedBy, a.DecidedAt = store.ApprovalPending, "", "", time.Time{}
+	a.CreatedAt = orNow(a.CreatedAt)
+	a.ExpiresAt = norm(a.ExpiresAt)
+	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, string(a.Arguments), string(a.State), string(a.Scope),
+		a.Reason, a.DecidedBy, ts(a.CreatedAt), ts(a.ExpiresAt), ts(a.DecidedAt))
+	if err != nil {
+		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, classify(err))
+	}
+	return a, nil
+}
+
+// DecideApproval implements [store.Store].
+//
+// The UPDATE only matches a pending, unexpired row, so of two deciders the
+// database lets exactly one change it; the loser sees no row changed.
+func (db *DB) DecideApproval(ctx context.Context, id string, d store.Decision) (store.Approval, error) {
+	if err := d.Validate(); err != nil {
+		return store.Approval{}, fmt.Errorf("deciding approval %q: %w", id, err)
+	}
+	if d.Scope == "" {
+		d.Scope = store.ScopeOnce
+	}
+	var out store.Approval
+	err := db.write(ctx, func(tx pg) error {
+		at := now()
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, scope = ?, reason = ?, decided_by = ?, decided_at = ?
+			WHERE id = ? AND state = 'pending' AND (expires_at IS NULL OR expires_at > ?)`,
+			string(d.State), string(d.Scope), d.Reason, d.DecidedBy, ts(at), id, ts(at))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		a, err := scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+		if err != nil {
+			return notFound(err, "no such approval")
+		}
+		if n == 0 {
+			if a.State == store.ApprovalPending {
+				return fmt.Errorf("approval expired at %s: %w", a.ExpiresAt.Format(time.RFC3339), store.ErrConflict)
+			}
+			return fmt.Errorf("approval is already %s: %w", a.State, store.ErrConflict)
+		}
+		if a.State == store.ApprovalApproved && a.Scope == store.ScopeConversation && a.ConversationID != "" {
+			if err := addGrant(ctx, tx, store.Grant{ConversationID: a.ConversationID, Tool: a.Tool, ApprovalID: a.ID, GrantedBy: a.DecidedBy, CreatedAt: at}); err != nil {
+				return err
+			}
+		}
+		out = a
+		return nil
+	})
+	if err != nil {
+		return store.Approval{}, fmt.Errorf("deciding approval %q: %w", id, err)
+	}
+	return out, nil
+}
+
+// GetApproval implements [store.Store].
+func (db *DB) GetApproval(ctx context.Context, id string) (store.Approval, error) {
+	a, err := scanApproval(db.r.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+	if err != nil {
+		return store.Approval{}, fmt.Errorf("getting approval %q: %w", id, notFound(err, "no such approval"))
+	}
+	return a, nil
+}
+
+// ListPendingApprovals implements [store.Store].
+func (db *DB) ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
+	q := `SELECT ` + prefixed("a.", approvalCols) + ` FROM approvals a`
+	var args []any
+	if f.User != "" {
+		q += ` JOIN conversations c ON c.id = a.conversation_id AND c.user_name = ?`
+		args = append(args, f.User)
+	}
+	q += ` WHERE a.state = 'pending'`
+	if f.ConversationID != "" {
+		q += ` AND a.conversation_id = ?`
+		args = append(args, f.ConversationID)
+	}
+	q += ` ORDER BY a.created_at, a.id`
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing pending approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing pending approvals: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing pending approvals: %w", err)
+	}
+	return out, nil
+}
+
+// ExpirePending implements [store.Store].
+func (db *DB) ExpirePending(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.w.ExecContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = ?,
+		reason = 'Switchboard restarted before anyone decided'
+		WHERE state = 'pending' AND created_at < ?`, ts(now()), ts(norm(before)))
+	if err != nil {
+		return 0, fmt.Errorf("expiring pending approvals: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("expiring pending approvals: %w", err)
+	}
+	return n, nil
+}
+
+// prefixed qualifies each column of a ", "-separated list with p.
+func prefixed(p, cols string) string {
+	return p + strings.ReplaceAll(cols, ", ", ", "+p)
+}

@@ -1,0 +1,138 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+const auditCols = `id, time, user_name, conversation_id, agent, run_id, call_id, tool, server, arguments, approval, outcome, error, duration_ms, result_bytes, finished_at`
+
+// BeginAudit implements [store.Store].
+func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, error) {
+	if err := r.Validate(); err != nil {
+		return "", fmt.Errorf("beginning audit record: %w", err)
+	}
+	id := store.NewID()
+	_, err := db.w.ExecContext(ctx, `INSERT INTO audit (`+auditCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?)`,
+		id, ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server, string(r.Arguments), r.Approval, db.instance)
+	if err != nil {
+		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, classify(err))
+	}
+	return id, nil
+}
+
+// FinishAudit implements [store.Store].
+func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult) error {
+	if err := res.Validate(); err != nil {
+		return fmt.Errorf("finishing audit record %q: %w", id, err)
+	}
+	r, err := db.w.ExecContext(ctx, `UPDATE audit SET outcome = ?, error = ?, duration_ms = ?, result_bytes = ?, finished_at = ?,
+		approval = CASE WHEN ? = '' THEN approval ELSE ? END
+		WHERE id = ? AND outcome = 'running'`,
+		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, ts(now()), res.Approval, res.Approval, id)
+	if err != nil {
+		return fmt.Errorf("finishing audit record %q: %w", id, err)
+	}
+	n, err := r.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("finishing audit record %q: %w", id, err)
+	}
+	if n == 1 {
+		return nil
+	}
+	var outcome string
+	if err := db.w.QueryRowContext(ctx, `SELECT outcome FROM audit WHERE id = ?`, id).Scan(&outcome); err != nil {
+		return fmt.Errorf("finishing audit record %q: %w", id, notFound(err, "no such record"))
+	}
+	return fmt.Errorf("finishing audit record %q: already %s: %w", id, outcome, store.ErrConflict)
+}
+
+
+// ListAudit implements [store.Store].
+func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("listing audit records: %w", err)
+	}
+	var (
+		where []string
+		args  []any
+	)
+	add := func(cond string, v any) {
+		where = append(where, cond)
+		args = append(args, v)
+	}
+	if f.Tool != "" {
+		add(`tool LIKE ? ESCAPE '\'`, likePattern(f.Tool))
+	}
+	if f.Server != "" {
+		add(`server = ?`, f.Server)
+	}
+	if f.User != "" {
+		add(`user_name = ?`, f.User)
+	}
+	if f.ConversationID != "" {
+		add(`conversation_id = ?`, f.ConversationID)
+	}
+	if !f.Since.IsZero() {
+		add(`time >= ?`, ts(norm(f.Since)))
+	}
+	if !f.Until.IsZero() {
+		add(`time < ?`, ts(norm(f.Until)))
+	}
+	if f.Outcome != "" {
+		add(`outcome = ?`, string(f.Outcome))
+	}
+	q := `SELECT ` + auditCols + ` FROM audit`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	q += ` ORDER BY time DESC, id DESC LIMIT ?`
+	args = append(args, store.PageSize(f.Limit, 100))
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing audit records: %w", err)
+	}
+	defer rows.Close()
+	var out []store.AuditRecord
+	for rows.Next() {
+		var (
+			r       store.AuditRecord
+			args    string
+			outcome string
+		)
+		if err := rows.Scan(&r.ID, tsCol{&r.Time}, &r.User, &r.ConversationID, &r.Agent, &r.RunID, &r.CallID, &r.Tool, &r.Server,
+			&args, &r.Approval, &outcome, &r.Error, &r.DurationMS, &r.ResultBytes, tsCol{&r.FinishedAt}); err != nil {
+			return nil, fmt.Errorf("listing audit records: %w", err)
+		}
+		r.Arguments = raw(args)
+		r.Outcome = store.Outcome(outcome)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing audit records: %w", err)
+	}
+	return out, nil
+}
+
+// likePattern turns the store's glob (only * and ? are special) into a LIKE
+// pattern: '%', '_' and '\' are escaped, since '_' is common in tool names.
+func likePattern(glob string) string {
+	var b strings.Builder
+	for _, r := range glob {
+		switch r {
+		case '*':
+			b.WriteByte('%')
+		case '?':
+			b.WriteByte('_')
+		case '%', '_', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
