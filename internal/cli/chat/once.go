@@ -1,0 +1,163 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+)
+
+// Exit codes of [RunOnce]. Usage errors (2) are the caller's.
+const (
+	exitOK    = 0
+	exitError = 1
+)
+
+// RunOnce runs one turn of prompt without a terminal UI, for
+// `switchboard chat -p PROMPT`, and returns the process exit code: 0 when
+// the turn ended normally, 1 when it failed (the model could not be
+// reached, a limit was hit, ctx was cancelled). The answer goes to
+// opts.Stdout as the model wrote it; tool calls, handoffs, the router's
+// decision, denials and errors go to opts.Stderr, a line each.
+//
+// With opts.Yes every call that needs approval is approved; otherwise it
+// is denied, and the model is told to suggest --yes.
+func RunOnce(ctx context.Context, b Backend, prompt string, opts *Options) int {
+	o := opts.withDefaults()
+	w := &onceWriter{out: o.Stdout, errw: o.Stderr}
+	if strings.TrimSpace(prompt) == "" {
+		w.errorf("the prompt is empty; give one with -p")
+		return exitError
+	}
+	req := &agent.Request{
+		ConversationID: o.ConversationID,
+		User:           o.User,
+		Agent:          o.Agent,
+		Model:          o.Model,
+		Message:        prompt,
+	}
+	code := exitOK
+	for ev, err := range b.Run(ctx, req) {
+		if err != nil {
+			w.finish()
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				w.errorf("cancelled")
+			} else {
+				w.errorf("%v", err)
+			}
+			return exitError
+		}
+		if w.event(ctx, b, &o, ev) {
+			code = exitError
+		}
+	}
+	w.finish()
+	return code
+}
+
+// onceWriter writes one turn's events for RunOnce.
+type onceWriter struct {
+	out, errw io.Writer
+	// wrote is whether any answer text was written; last is its last
+	// byte, to end the answer with exactly one newline.
+	wrote bool
+	last  byte
+	// gap is set when something happened between two pieces of text
+	// (a tool call, a handoff), so the next piece starts a new paragraph.
+	gap bool
+	// failed is set after an error event: the text that follows repeats
+	// the error, which already went to stderr.
+	failed bool
+}
+
+// event handles one event and reports whether it makes the run fail.
+func (w *onceWriter) event(ctx context.Context, b Backend, o *Options, ev agent.Event) bool {
+	switch ev.Kind {
+	case agent.EventText:
+		w.text(ev.Text)
+	case agent.EventToolStart:
+		w.gap = w.wrote
+	case agent.EventToolEnd:
+		w.gap = w.wrote
+		mark := "✓"
+		if !succeeded(ev.Result) {
+			mark = "✗"
+		}
+		var d string
+		if ev.Result != nil && ev.Result.Duration > 0 {
+			d = " (" + duration(ev.Result.Duration) + ")"
+		}
+		w.errLine("%s %s: %s%s", mark, callLabel(ev.Call), outcomeText(ev.Result), d)
+	case agent.EventApproval:
+		w.approve(ctx, b, o, ev.Approval)
+	case agent.EventHandoff:
+		w.gap = w.wrote
+		w.errLine("→ %s", handoffText(ev.Handoff))
+	case agent.EventRouter:
+		w.errLine("· %s", routerText(ev.Router))
+	case agent.EventError:
+		msg := "the turn ended early"
+		if ev.Error != nil {
+			msg = oneLine(ev.Error.Message)
+		}
+		w.errorf("%s", msg)
+		w.failed = true
+		return true
+	}
+	return false
+}
+
+// approve answers an approval request: approved with --yes, else denied.
+func (w *onceWriter) approve(ctx context.Context, b Backend, o *Options, a *agent.Approval) {
+	if a == nil {
+		return
+	}
+	d := agent.Decision{Kind: agent.Deny, Reason: denyReason, By: o.decider()}
+	if o.Yes {
+		d = agent.Decision{Kind: agent.ApproveOnce, Reason: "approved with --yes", By: o.decider()}
+	}
+	if err := b.Decide(ctx, a.ID, d); err != nil {
+		w.errLine("! could not answer the approval for %s: %v", oneLine(a.Tool), err)
+		return
+	}
+	if !o.Yes {
+		w.errLine("✗ %s needs approval: denied (%s)", oneLine(a.Tool), denyReason)
+	}
+}
+
+func (w *onceWriter) text(s string) {
+	if s == "" || w.failed {
+		return
+	}
+	if w.gap {
+		w.gap = false
+		switch {
+		case w.last == '\n':
+			io.WriteString(w.out, "\n")
+		default:
+			io.WriteString(w.out, "\n\n")
+		}
+	}
+	io.WriteString(w.out, s)
+	w.wrote, w.last = true, s[len(s)-1]
+}
+
+// finish ends the answer with a newline, so a shell prompt starts on its
+// own line.
+func (w *onceWriter) finish() {
+	if w.wrote && w.last != '\n' {
+		io.WriteString(w.out, "\n")
+		w.last = '\n'
+	}
+}
+
+func (w *onceWriter) errLine(format string, args ...any) {
+	fmt.Fprintf(w.errw, format+"\n", args...)
+}
+
+func (w *onceWriter) errorf(format string, args ...any) {
+	fmt.Fprintf(w.errw, "switchboard: "+format+"\n", args...)
+}
