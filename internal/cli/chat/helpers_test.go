@@ -59,8 +59,8 @@ func (f *fakeBackend) Decide(ctx context.Context, id string, d agent.Decision) e
 	return nil
 }
 
-func (f *fakeBackend) Tools() []tools.Entry    { return f.tools }
-func (f *fakeBackend) Servers() []ServerLine   { return f.servers }
+func (f *fakeBackend) Tools() []tools.Entry  { return f.tools }
+func (f *fakeBackend) Servers() []ServerLine { return f.servers }
 func (f *fakeBackend) Agents(context.Context) ([]agent.AgentSpec, error) {
 	return f.agents, nil
 }
