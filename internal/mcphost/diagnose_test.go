@@ -11,6 +11,7 @@ import (
 )
 
 func TestDiagnose(t *testing.T) {
+	t.Parallel()
 	httpSC, _ := mcptest.HTTPServer(t, "remote", nil)
 	missing := mcphost.ServerConfig{Name: "missing", Command: "switchboard-no-such-command"}
 	tests := []struct {
@@ -37,6 +38,7 @@ func TestDiagnose(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			opts := testOptions()
 			opts.ConnectTimeout = 5 * time.Second
 			r := mcphost.Diagnose(t.Context(), tt.sc, opts)

@@ -2,6 +2,7 @@ package mcphost_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -26,16 +27,22 @@ func TestProtocolVersions(t *testing.T) {
 		{"2025-06-18", "2025-06-18"},
 		{"2025-03-26", "2025-03-26"},
 	}
-	for _, tt := range tests {
+	// One pool, one server per version: they also start concurrently.
+	var scs []mcphost.ServerConfig
+	for i, tt := range tests {
+		sc := mcptest.StdioServer(t, fmt.Sprintf("v%d", i))
+		sc.ProtocolVersion = tt.pin
+		scs = append(scs, sc)
+	}
+	p := startPool(t, scs, nil)
+	for i, tt := range tests {
 		t.Run("pin "+tt.pin, func(t *testing.T) {
-			sc := mcptest.StdioServer(t, "v")
-			sc.ProtocolVersion = tt.pin
-			p := startPool(t, []mcphost.ServerConfig{sc}, nil)
-			st := statusOf(t, p, "v")
+			name := fmt.Sprintf("v%d", i)
+			st := statusOf(t, p, name)
 			if st.State != mcphost.StateReady || st.ProtocolVersion != tt.want {
 				t.Fatalf("state %s, version %q (%s), want ready at %s", st.State, st.ProtocolVersion, st.LastError, tt.want)
 			}
-			if res, err := call(t, findTool(t, p, "echo"), map[string]any{"text": "v"}); err != nil || res.Text() != "v" {
+			if res, err := call(t, findToolOf(t, p, name, "echo"), map[string]any{"text": "v"}); err != nil || res.Text() != "v" {
 				t.Errorf("echo at %s: %v, %v", tt.want, res, err)
 			}
 		})
@@ -85,12 +92,23 @@ func TestAllowDeny(t *testing.T) {
 		{"deny only", nil, []string{"*a*"}, []string{"big", "echo", "elicit", "progress", "register", "rich", "slow"}},
 		{"malformed pattern matches nothing", []string{"[", "echo"}, nil, []string{"echo"}},
 	}
-	for _, tt := range tests {
+	var scs []mcphost.ServerConfig
+	for i, tt := range tests {
+		sc := mcptest.StdioServer(t, fmt.Sprintf("f%d", i))
+		sc.Allow, sc.Deny = tt.allow, tt.deny
+		scs = append(scs, sc)
+	}
+	var log toolsLog
+	opts := testOptions()
+	opts.OnToolsChanged = log.hook
+	startPool(t, scs, opts)
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := mcptest.StdioServer(t, "f")
-			sc.Allow, sc.Deny = tt.allow, tt.deny
-			p := startPool(t, []mcphost.ServerConfig{sc}, nil)
-			got := toolNames(p.Tools())
+			calls := log.get(fmt.Sprintf("f%d", i))
+			if len(calls) == 0 {
+				t.Fatal("no tools published")
+			}
+			got := calls[len(calls)-1]
 			slices.Sort(got)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("tools mismatch (-want +got):\n%s", diff)
@@ -100,27 +118,34 @@ func TestAllowDeny(t *testing.T) {
 }
 
 func TestListChanged(t *testing.T) {
-	for _, pin := range []string{"", "2025-06-18"} {
+	pins := []string{"", "2025-06-18"}
+	var scs []mcphost.ServerConfig
+	for i, pin := range pins {
+		sc := mcptest.StdioServer(t, fmt.Sprintf("lc%d", i))
+		sc.ProtocolVersion = pin
+		scs = append(scs, sc)
+	}
+	var log toolsLog
+	opts := testOptions()
+	opts.OnToolsChanged = log.hook
+	p := startPool(t, scs, opts)
+	for i, pin := range pins {
 		t.Run("pin "+pin, func(t *testing.T) {
-			sc := mcptest.StdioServer(t, "lc")
-			sc.ProtocolVersion = pin
-			var log toolsLog
-			opts := testOptions()
-			opts.OnToolsChanged = log.hook
-			p := startPool(t, []mcphost.ServerConfig{sc}, opts)
-			if _, err := call(t, findTool(t, p, "register"), map[string]any{"name": "late_tool"}); err != nil {
+			name := fmt.Sprintf("lc%d", i)
+			late := "late_" + name
+			if _, err := call(t, findToolOf(t, p, name, "register"), map[string]any{"name": late}); err != nil {
 				t.Fatal(err)
 			}
-			if !mcptest.Poll(10*time.Second, func() bool { return slices.Contains(toolNames(p.Tools()), "late_tool") }) {
-				t.Fatalf("late_tool never appeared; tools %v", toolNames(p.Tools()))
+			if !mcptest.Poll(10*time.Second, func() bool { return slices.Contains(toolNames(p.Tools()), late) }) {
+				t.Fatalf("%s never appeared; tools %v", late, toolNames(p.Tools()))
 			}
-			calls := log.get("lc")
-			if last := calls[len(calls)-1]; !slices.Contains(last, "late_tool") || !slices.Contains(last, "echo") {
-				t.Errorf("last OnToolsChanged set %v: want the full set including late_tool", last)
+			calls := log.get(name)
+			if last := calls[len(calls)-1]; !slices.Contains(last, late) || !slices.Contains(last, "echo") {
+				t.Errorf("last OnToolsChanged set %v: want the full set including %s", last, late)
 			}
-			res, err := call(t, findTool(t, p, "late_tool"), nil)
-			if err != nil || res.Text() != "late late_tool" {
-				t.Errorf("late_tool call: %v, %v", res, err)
+			res, err := call(t, findToolOf(t, p, name, late), nil)
+			if err != nil || res.Text() != "late "+late {
+				t.Errorf("%s call: %v, %v", late, res, err)
 			}
 		})
 	}
@@ -155,25 +180,35 @@ func TestProgress(t *testing.T) {
 }
 
 func TestSamplingAndElicitation(t *testing.T) {
-	for _, pin := range []string{"", "2025-11-25"} {
+	pins := []string{"", "2025-11-25"}
+	var scs []mcphost.ServerConfig
+	for i, pin := range pins {
+		sc := mcptest.StdioServer(t, fmt.Sprintf("hooks%d", i))
+		sc.ProtocolVersion = pin
+		scs = append(scs, sc)
+	}
+	var mu sync.Mutex
+	gotSample := map[string]*mcphost.SamplingRequest{}
+	gotElicit := map[string]*mcphost.ElicitRequest{}
+	opts := testOptions()
+	opts.Sampling = func(_ context.Context, server string, req *mcphost.SamplingRequest) (*mcphost.SamplingResult, error) {
+		mu.Lock()
+		gotSample[server] = req
+		mu.Unlock()
+		return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: "hi from " + server}, Model: "m1"}, nil
+	}
+	opts.Elicitation = func(_ context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+		mu.Lock()
+		gotElicit[server] = req
+		mu.Unlock()
+		return &mcphost.ElicitResult{Action: mcphost.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
+	}
+	p := startPool(t, scs, opts)
+	for i, pin := range pins {
 		t.Run("pin "+pin, func(t *testing.T) {
-			sc := mcptest.StdioServer(t, "hooks")
-			sc.ProtocolVersion = pin
-			var gotSample *mcphost.SamplingRequest
-			var gotElicit *mcphost.ElicitRequest
-			opts := testOptions()
-			opts.Sampling = func(_ context.Context, server string, req *mcphost.SamplingRequest) (*mcphost.SamplingResult, error) {
-				gotSample = req
-				return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: "hi from " + server}, Model: "m1"}, nil
-			}
-			opts.Elicitation = func(_ context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
-				gotElicit = req
-				return &mcphost.ElicitResult{Action: mcphost.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
-			}
-			p := startPool(t, []mcphost.ServerConfig{sc}, opts)
-
-			res, err := call(t, findTool(t, p, "sample"), map[string]any{"text": "question"})
-			if err != nil || res.Text() != "model m1 said: hi from hooks" {
+			name := fmt.Sprintf("hooks%d", i)
+			res, err := call(t, findToolOf(t, p, name, "sample"), map[string]any{"text": "question"})
+			if err != nil || res.Text() != "model m1 said: hi from "+name {
 				t.Fatalf("sample: %+v, %v", res, err)
 			}
 			wantSample := &mcphost.SamplingRequest{
@@ -182,16 +217,20 @@ func TestSamplingAndElicitation(t *testing.T) {
 				MaxTokens:        100,
 				ModelPreferences: &mcphost.ModelPreferences{Hints: []string{"small"}, SpeedPriority: 1},
 			}
-			if diff := cmp.Diff(wantSample, gotSample); diff != "" {
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(wantSample, gotSample[name]); diff != "" {
 				t.Errorf("sampling request mismatch (-want +got):\n%s", diff)
 			}
 
-			res, err = call(t, findTool(t, p, "elicit"), nil)
+			mu.Unlock()
+			res, err = call(t, findToolOf(t, p, name, "elicit"), nil)
+			mu.Lock()
 			if err != nil || res.Text() != "action=accept name=Ada" {
 				t.Fatalf("elicit: %+v, %v", res, err)
 			}
-			if gotElicit == nil || gotElicit.Message != "What is your name?" || gotElicit.Mode != "form" || !strings.Contains(string(gotElicit.Schema), `"name"`) {
-				t.Errorf("elicitation request = %+v", gotElicit)
+			if ge := gotElicit[name]; ge == nil || ge.Message != "What is your name?" || ge.Mode != "form" || !strings.Contains(string(ge.Schema), `"name"`) {
+				t.Errorf("elicitation request = %+v", ge)
 			}
 		})
 	}

@@ -173,12 +173,13 @@ func (s *server) waitRestart(ctx context.Context) bool {
 // healthy until it fails, ctx ends or a restart is requested. It always
 // closes c and withdraws the tools before returning.
 func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
+	published := false
 	defer func() {
 		s.mu.Lock()
 		s.cur, s.tools, s.status.Tools = nil, nil, 0
 		s.mu.Unlock()
 		c.close()
-		if s.opts.OnToolsChanged != nil {
+		if published && s.opts.OnToolsChanged != nil {
 			s.opts.OnToolsChanged(s.cfg.Name, nil)
 		}
 	}()
@@ -207,6 +208,7 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 	s.mu.Unlock()
 	s.setState(StateReady, nil)
 	s.publishTools()
+	published = true
 	ready()
 	s.log.Info("mcp server ready", "tools", len(ts), "protocol", c.protocolVersion(), "transport", c.transport)
 
