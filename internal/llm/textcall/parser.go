@@ -86,6 +86,13 @@ func (p *Parser) Parse(text string) []Part {
 // call of a known tool.
 func (p *Parser) blockCalls(content, raw string, mode strictness) ([]Part, bool) {
 	content = stripInnerFence(strings.TrimSpace(content))
+	if mode == tagged && content != "" && content[0] != '{' && content[0] != '[' {
+		// A label before the JSON ("json\n{...}", "call: {...}") inside an
+		// explicit block does not change what the block means.
+		if i := strings.IndexByte(content, '{'); i >= 0 {
+			content = content[i:]
+		}
+	}
 	var parts []Part
 	malformed := func(reason string) {
 		parts = append(parts, Part{Call: &Call{Raw: raw, Arguments: json.RawMessage("{}"), Err: &MalformedCallError{Reason: reason}}})

@@ -134,6 +134,11 @@ var parseCases = []struct {
 		[]got{call("files__write_file", `{}`)},
 	},
 
+	{
+		"label before json in tag", "<tool_code>json\n{\"tool_name\":\"search\",\"arguments\":{}}</tool_code>",
+		[]got{call("search", `{}`)},
+	},
+
 	// Repairs.
 	{
 		"trailing commas", `<tool_code>{"tool_name":"search","arguments":{"q":"x","tags":["a","b",],},}</tool_code>`,
