@@ -50,7 +50,6 @@ func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult)
 	return fmt.Errorf("finishing audit record %q: already %s: %w", id, outcome, store.ErrConflict)
 }
 
-
 // ListAudit implements [store.Store].
 func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
 	if err := f.Validate(); err != nil {

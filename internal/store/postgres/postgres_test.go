@@ -22,7 +22,7 @@ const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
 // admin returns a connection to the test server, skipping the test when
 // there is none, unless CI is set: CI must not pass by skipping.
-func admin(t *testing.T) (*sql.DB, string) {
+func admin(t testing.TB) (*sql.DB, string) {
 	t.Helper()
 	dsn := os.Getenv("SWITCHBOARD_TEST_POSTGRES")
 	if dsn == "" {
@@ -51,7 +51,7 @@ func admin(t *testing.T) (*sql.DB, string) {
 // schemaDSN creates a throw-away schema, dropped when the test ends, and
 // returns a DSN whose search_path selects it, so tests run in parallel
 // without seeing each other's tables.
-func schemaDSN(t *testing.T) string {
+func schemaDSN(t testing.TB) string {
 	t.Helper()
 	db, dsn := admin(t)
 	b := make([]byte, 6)
