@@ -86,6 +86,20 @@ func (p *Parser) Parse(text string) []Part {
 // call of a known tool.
 func (p *Parser) blockCalls(content, raw string, mode strictness) ([]Part, bool) {
 	content = stripInnerFence(strings.TrimSpace(content))
+	if content != "" && content[0] != '{' && content[0] != '[' {
+		if name, args, repaired, ok := pythonCall(content); ok {
+			c := &Call{Name: name, Arguments: args, Raw: raw, Repaired: repaired}
+			if resolved, known := p.resolve(name); known {
+				c.Name = resolved
+			} else {
+				c.Err = &UnknownToolError{Name: name, Available: p.names}
+			}
+			if mode == untagged && c.Err != nil {
+				return nil, false
+			}
+			return []Part{{Call: c}}, true
+		}
+	}
 	if mode == tagged && content != "" && content[0] != '{' && content[0] != '[' {
 		// A label before the JSON ("json\n{...}", "call: {...}") inside an
 		// explicit block does not change what the block means.

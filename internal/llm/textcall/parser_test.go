@@ -139,6 +139,35 @@ var parseCases = []struct {
 		[]got{call("search", `{}`)},
 	},
 
+	{
+		"python call in tag", `<tool_code>print(default_api.get_weather(city="Oslo", days=3, exact=True))</tool_code>`,
+		[]got{fixed("get_weather", `{"city":"Oslo","days":3,"exact":true}`)},
+	},
+	{
+		"python call, single quotes and list", `<tool_code>search(q='go', tags=['a', 'b'],)</tool_code>`,
+		[]got{fixed("search", `{"q":"go","tags":["a","b"]}`)},
+	},
+	{
+		"python call without arguments", `<tool_call>get_weather()</tool_call>`,
+		[]got{call("get_weather", `{}`)},
+	},
+	{
+		"python call in tool_code fence", "```tool_code\nget_weather(city=\"Oslo\")\n```",
+		[]got{call("get_weather", `{"city":"Oslo"}`)},
+	},
+	{
+		"unknown python call in tool_code fence stays text", "```tool_code\nlaunch(x=1)\n```",
+		[]got{txt("```tool_code\nlaunch(x=1)\n```")},
+	},
+	{
+		"python fence is code, not a call", "```python\nget_weather(city=\"Oslo\")\n```",
+		[]got{txt("```python\nget_weather(city=\"Oslo\")\n```")},
+	},
+	{
+		"positional python argument refused", `<tool_code>search("go")</tool_code>`,
+		[]got{bad("", `{}`, `the tool call could not be read: unexpected word "search" at offset 0; write exactly <tool_code>{"tool_name": "NAME", "arguments": {...}}</tool_code>`)},
+	},
+
 	// Repairs.
 	{
 		"trailing commas", `<tool_code>{"tool_name":"search","arguments":{"q":"x","tags":["a","b",],},}</tool_code>`,
@@ -205,7 +234,7 @@ var parseCases = []struct {
 		[]got{bad("delete_all", `{}`, `no tool named "delete_all"`+unknownSuffix)},
 	},
 	{
-		"malformed tag", `<tool_code>search(q="x")</tool_code>`,
+		"malformed tag", `<tool_code>search for x</tool_code>`,
 		[]got{bad("", `{}`, `the tool call could not be read: unexpected word "search" at offset 0; write exactly <tool_code>{"tool_name": "NAME", "arguments": {...}}</tool_code>`)},
 	},
 	{

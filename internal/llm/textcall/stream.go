@@ -260,11 +260,15 @@ func trimPartialTag(s string) string {
 	return s
 }
 
-// jsonFenceLangs are the fence languages that may hold a call.
-var jsonFenceLangs = map[string]bool{
-	"": true, "json": true, "json5": true, "jsonc": true,
-	"tool_code": true, "tool_use": true, "tool_call": true,
-}
+// jsonFenceLangs are the fence languages that may hold a call, and
+// toolFenceLangs those that say so outright.
+var (
+	jsonFenceLangs = map[string]bool{
+		"": true, "json": true, "json5": true, "jsonc": true,
+		"tool_code": true, "tool_use": true, "tool_call": true,
+	}
+	toolFenceLangs = map[string]bool{"tool_code": true, "tool_use": true, "tool_call": true}
+)
 
 // maxFenceInfo bounds a fence's info string; longer is prose, not a fence.
 const maxFenceInfo = 64
@@ -291,7 +295,8 @@ func (s *StreamParser) fence(buf string, final bool) (int, []Part, bool) {
 		return 0, nil, true
 	}
 	bodyStart := 3 + nl + 1
-	if jsonFenceLangs[strings.ToLower(strings.TrimSpace(info))] {
+	lang := strings.ToLower(strings.TrimSpace(info))
+	if jsonFenceLangs[lang] {
 		k := bodyStart
 		for k < len(buf) && isSpace(buf[k]) {
 			k++
@@ -302,18 +307,20 @@ func (s *StreamParser) fence(buf string, final bool) (int, []Part, bool) {
 			}
 			return 0, nil, true
 		}
-		if buf[k] == '{' || buf[k] == '[' {
-			return s.jsonFence(buf, bodyStart, final)
+		// A tool_code fence may hold a call written as Python.
+		if buf[k] == '{' || buf[k] == '[' || toolFenceLangs[lang] {
+			return s.callFence(buf, bodyStart, final)
 		}
 	}
 	s.inFence = true
 	return bodyStart, textPart(buf[:bodyStart]), false
 }
 
-// jsonFence handles a fence whose body starts like JSON: it is a call when
-// the whole body is calls to known tools, and text otherwise.
-func (s *StreamParser) jsonFence(buf string, bodyStart int, final bool) (int, []Part, bool) {
-	ce, _ := findClose(buf[bodyStart:], findFence, true)
+// callFence handles a fence that may hold calls (its body starts like JSON,
+// or its language is tool_code): it is a call when the whole body is calls
+// to known tools, and text otherwise.
+func (s *StreamParser) callFence(buf string, bodyStart int, final bool) (int, []Part, bool) {
+	ce, _ := findClose(buf[bodyStart:], findFence, startsJSON(buf[bodyStart:]))
 	if ce < 0 && final {
 		ce = strings.Index(buf[bodyStart:], "```")
 	}
