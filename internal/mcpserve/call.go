@@ -21,6 +21,8 @@ const finishTimeout = 10 * time.Second
 // needs no code here: the SDK cancels ctx on notifications/cancelled (and
 // when the session ends), and the registry call honours ctx.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
 	name := req.Params.Name
 	args := req.Params.Arguments
 	caller := callerOf(ctx)
@@ -92,6 +94,25 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	out.IsError = res.IsError
 	return mcpResult(res), nil
+}
+
+type lifetimeKey struct{}
+
+// callContext returns ctx, cancelled also when the Server closes or when
+// the context of the stdio session ends: the SDK closes a session only
+// after its calls returned, so calls must be told to stop first.
+func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stops := []func() bool{context.AfterFunc(s.ctx, cancel)}
+	if life, ok := ctx.Value(lifetimeKey{}).(context.Context); ok {
+		stops = append(stops, context.AfterFunc(life, cancel))
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
 }
 
 func unknownTool(name string) error {

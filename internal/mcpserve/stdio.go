@@ -28,7 +28,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer s.wg.Done()
 
 	t := &mcp.IOTransport{Reader: readCloser(in), Writer: writeCloser(out)}
-	ss, err := s.mcp.Connect(WithCaller(ctx, s.opts.Local), t, nil)
+	// The SDK keeps the values of this context for the session's handlers
+	// but not its cancellation; lifetimeKey carries that (see callContext).
+	sctx := context.WithValue(WithCaller(ctx, s.opts.Local), lifetimeKey{}, ctx)
+	ss, err := s.mcp.Connect(sctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("starting the stdio mcp session: %w", err)
 	}
