@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -48,15 +50,16 @@ func (db *DB) AppendMessages(ctx context.Context, conversationID string, msgs ..
 			return notFound(err, "no such conversation")
 		}
 		first := last - int64(len(msgs)) + 1
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (`+messageCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
 		for i := range out {
 			out[i].Seq = first + int64(i)
 			rows[i][2] = out[i].Seq
-			if _, err := stmt.ExecContext(ctx, rows[i]...); err != nil {
+		}
+		// One multi-row INSERT per chunk saves a round trip per message;
+		// chunks keep the parameter count under SQLite's limit.
+		for chunk := range slices.Chunk(rows, 200) {
+			q := `INSERT INTO messages (` + messageCols + `) VALUES ` +
+				strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, len(chunk)-1) + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			if _, err := tx.ExecContext(ctx, q, slices.Concat(chunk...)...); err != nil {
 				return classify(err)
 			}
 		}
