@@ -89,7 +89,7 @@ func TestAllowDeny(t *testing.T) {
 	}{
 		{"allow list", []string{"echo", "ad?"}, nil, []string{"add", "echo"}},
 		{"deny wins", []string{"e*"}, []string{"echo"}, []string{"elicit"}},
-		{"deny only", nil, []string{"*a*"}, []string{"big", "echo", "elicit", "progress", "register", "rich", "slow"}},
+		{"deny only", nil, []string{"*a*"}, []string{"big", "echo", "elicit", "progress", "register", "rich", "roots", "slow"}},
 		{"malformed pattern matches nothing", []string{"[", "echo"}, nil, []string{"echo"}},
 	}
 	var scs []mcphost.ServerConfig
@@ -289,5 +289,20 @@ func TestResourcesAndPrompts(t *testing.T) {
 
 	if _, err := p.Resources(ctx, "nope"); err == nil {
 		t.Error("Resources of an unknown server: no error")
+	}
+}
+
+func TestRoots(t *testing.T) {
+	dir := t.TempDir()
+	opts := testOptions()
+	opts.Roots = []string{dir, "file:///already/a/uri"}
+	p := startPool(t, []mcphost.ServerConfig{mcptest.StdioServer(t, "roots")}, opts)
+	res, err := call(t, findTool(t, p, "roots"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The SDK keeps roots sorted by URI.
+	if want := "file:///already/a/uri file://" + dir; res.Text() != want {
+		t.Errorf("roots = %q, want %q", res.Text(), want)
 	}
 }

@@ -71,39 +71,57 @@ func TestRemoteWrongHeaderFails(t *testing.T) {
 	}
 }
 
-func TestFailedPingReconnects(t *testing.T) {
-	var broken atomic.Bool
-	breaker := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if broken.Load() {
-				http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-				return
+func TestFailedHealthCheckReconnects(t *testing.T) {
+	tests := []struct {
+		name   string
+		pin    string
+		ping   time.Duration
+		byCall bool // the outage is noticed through a failed call, not a tick
+	}{
+		{"ping", "2025-11-25", 50 * time.Millisecond, false},
+		{"tools/list where 2026-07-28 has no ping", "", 50 * time.Millisecond, false},
+		{"failed call with periodic checks off", "", -1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var broken atomic.Bool
+			breaker := func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if broken.Load() {
+						http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+						return
+					}
+					next.ServeHTTP(w, r)
+				})
 			}
-			next.ServeHTTP(w, r)
+			sc, _ := mcptest.HTTPServer(t, "checked", breaker)
+			sc.ProtocolVersion = tt.pin
+			opts := testOptions()
+			opts.PingInterval = tt.ping
+			p := startPool(t, []mcphost.ServerConfig{sc}, opts)
+			if st := statusOf(t, p, "checked"); st.State != mcphost.StateReady {
+				t.Fatalf("not ready: %+v", st)
+			}
+			echo := findTool(t, p, "echo")
+			broken.Store(true)
+			if tt.byCall {
+				if res, err := call(t, echo, map[string]any{"text": "x"}); err == nil {
+					t.Fatalf("call to a broken server succeeded: %+v", res)
+				}
+			}
+			st := waitState(t, p, "checked", mcphost.StateRestarting)
+			if st.LastError == "" {
+				t.Errorf("no LastError after the failed check")
+			}
+			if len(p.Tools()) != 0 {
+				t.Errorf("tools of a down server still listed: %v", toolNames(p.Tools()))
+			}
+			broken.Store(false)
+			waitState(t, p, "checked", mcphost.StateReady)
+			if res, err := call(t, echo, map[string]any{"text": "back"}); err != nil || res.Text() != "back" {
+				t.Errorf("echo after recovery: %v, %v", res, err)
+			}
 		})
-	}
-	sc, _ := mcptest.HTTPServer(t, "pinged", breaker)
-	sc.ProtocolVersion = "2025-11-25" // ping exists before 2026-07-28
-	var log toolsLog
-	opts := testOptions()
-	opts.PingInterval = 50 * time.Millisecond
-	opts.OnToolsChanged = log.hook
-	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
-	if st := statusOf(t, p, "pinged"); st.State != mcphost.StateReady {
-		t.Fatalf("not ready: %+v", st)
-	}
-	broken.Store(true)
-	st := waitState(t, p, "pinged", mcphost.StateRestarting)
-	if st.LastError == "" {
-		t.Errorf("no LastError after failed ping")
-	}
-	if len(p.Tools()) != 0 {
-		t.Errorf("tools of a down server still listed: %v", toolNames(p.Tools()))
-	}
-	broken.Store(false)
-	waitState(t, p, "pinged", mcphost.StateReady)
-	if len(p.Tools()) == 0 {
-		t.Errorf("tools did not come back")
 	}
 }
 

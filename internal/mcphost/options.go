@@ -78,8 +78,10 @@ type Options struct {
 	// ConnectTimeout bounds each connect attempt (spawn or dial, handshake,
 	// first tools/list); 0 means 30s.
 	ConnectTimeout time.Duration
-	// PingInterval is the health-check interval for servers whose protocol
-	// has ping (before 2026-07-28); 0 means 30s, negative disables pings.
+	// PingInterval is the health-check interval: a ping, or for protocol
+	// 2026-07-28, which has no ping, a tools/list. 0 means 30s; negative
+	// disables periodic checks (a call that fails below the protocol still
+	// triggers one).
 	PingInterval time.Duration
 	// RestartBackoffInitial and RestartBackoffMax bound the exponential,
 	// jittered delay between reconnect attempts; 0 means 500ms and 30s.

@@ -28,6 +28,7 @@ type server struct {
 
 	changed chan struct{} // list_changed seen; buffer 1, a full buffer already means "re-list"
 	restart chan struct{} // Restart requested; buffer 1, extra requests coalesce
+	suspect chan struct{} // a call hit a transport error; buffer 1, coalesces
 	started chan struct{} // closed after the first connect attempt
 
 	// classic is set once new-style discovery failed and the classic
@@ -52,6 +53,7 @@ func newServer(cfg ServerConfig, opts *Options) *server {
 		stderr:  newLineRing(opts.StderrLines, maxStderrLineBytes),
 		changed: make(chan struct{}, 1),
 		restart: make(chan struct{}, 1),
+		suspect: make(chan struct{}, 1),
 		started: make(chan struct{}),
 	}
 	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now()}
@@ -213,10 +215,15 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 	s.log.Info("mcp server ready", "tools", len(ts), "protocol", c.protocolVersion(), "transport", c.transport)
 
 	var tick <-chan time.Time
-	if s.opts.PingInterval > 0 && c.hasPing() {
+	if s.opts.PingInterval > 0 {
 		t := time.NewTicker(s.opts.PingInterval)
 		defer t.Stop()
 		tick = t.C
+	}
+	// Drop a suspicion raised against an earlier connection.
+	select {
+	case <-s.suspect:
+	default:
 	}
 	for {
 		select {
@@ -227,11 +234,14 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 		case <-c.done:
 			return connLost(c)
 		case <-tick:
-			pctx, cancel := context.WithTimeout(ctx, min(s.opts.PingInterval, s.opts.ConnectTimeout))
-			err := c.cs.Ping(pctx, nil)
-			cancel()
-			if err != nil && ctx.Err() == nil {
-				return fmt.Errorf("ping failed: %w", err)
+			if err := s.healthCheck(ctx, c); err != nil {
+				return err
+			}
+		case <-s.suspect:
+			// A call failed below the protocol: check now rather than at
+			// the next tick, so a dead remote server is noticed at once.
+			if err := s.healthCheck(ctx, c); err != nil {
+				return err
 			}
 		case <-s.changed:
 			lctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
@@ -249,6 +259,36 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 			s.publishTools()
 			s.emitStatus()
 		}
+	}
+}
+
+// healthCheck pings the server. Protocol 2026-07-28 removed ping (the
+// session is stateless), so there a tools/list stands in for it: it is
+// cheap, and the SDK answers it from its cache while the server's TTL lasts.
+func (s *server) healthCheck(ctx context.Context, c *conn) error {
+	timeout := s.opts.ConnectTimeout
+	if s.opts.PingInterval > 0 {
+		timeout = min(s.opts.PingInterval, timeout)
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var err error
+	if c.hasPing() {
+		err = c.cs.Ping(pctx, nil)
+	} else {
+		_, err = c.cs.ListTools(pctx, nil)
+	}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("health check failed: %w", err)
+	}
+	return nil
+}
+
+// reportSuspect asks the supervisor to check the connection now; it never blocks.
+func (s *server) reportSuspect() {
+	select {
+	case s.suspect <- struct{}{}:
+	default:
 	}
 }
 

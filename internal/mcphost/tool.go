@@ -78,15 +78,21 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 			t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable, err)
 	}
 	var werr *jsonrpc.Error
-	if errors.As(err, &werr) {
+	if errors.As(err, &werr) && werr.Code != codeRejectedByTransport {
 		// A protocol-level error (unknown tool, invalid params): the model
 		// can still read it and adjust.
 		return tools.ErrorResult(fmt.Sprintf("mcp server %s: %s", t.srv.cfg.Name, werr.Message)), nil
 	}
 	// Anything else is a transport failure (the connection broke, the
-	// answer could not be read): the supervisor will notice and reconnect.
+	// answer could not be read): have the supervisor check the connection.
+	t.srv.reportSuspect()
 	return nil, fmt.Errorf("calling %s on mcp server %q: %w: %w", t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable, err)
 }
+
+// codeRejectedByTransport is the code the SDK's HTTP transports give an
+// HTTP-level failure (a 5xx, an unexpected content type): the server was
+// not reached, so it is an outage, not an answer.
+const codeRejectedByTransport = -32005
 
 // progressGrace bounds how long a finished call waits for progress
 // notifications the server sent just before its result. The SDK hands the

@@ -151,6 +151,7 @@ func (ts *testServer) build() *mcp.Server {
 			return text("registered"), nil, nil
 		})
 	ts.addSampleTool(s)
+	ts.addRootsTool(s)
 	mcp.AddTool(s, &mcp.Tool{Name: "elicit", Description: "Asks the user for a name (elicitation)."},
 		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			if r, ok := req.Params.InputResponses["e"].(*mcp.ElicitResult); ok {
@@ -242,5 +243,22 @@ func (ts *testServer) addSampleTool(s *mcp.Server) {
 				MaxTokens:        100,
 				ModelPreferences: &mcp.ModelPreferences{Hints: []*mcp.ModelHint{{Name: "small"}}, SpeedPriority: 1},
 			}}}, nil, nil
+		})
+}
+
+// addRootsTool adds the tool that lists the client's roots.
+//
+//nolint:staticcheck // roots are deprecated in 2026-07-28 but Switchboard still advertises them
+func (ts *testServer) addRootsTool(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if r, ok := req.Params.InputResponses["r"].(*mcp.ListRootsResult); ok {
+				var uris []string
+				for _, root := range r.Roots {
+					uris = append(uris, root.URI)
+				}
+				return text(strings.Join(uris, " ")), nil, nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"r": &mcp.ListRootsParams{}}}, nil, nil
 		})
 }
