@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -138,6 +139,7 @@ func (t *turn) step(ctx context.Context, m Model, req *llm.Request, agent string
 			t.emit(Event{Kind: EventReasoning, Agent: agent, Text: ev.Text})
 		case llm.EventToolCall:
 			c := ev.ToolCall
+			c.Arguments = validJSON(c.Arguments)
 			if c.ID == "" {
 				// Results are matched to calls by id; give one to a model
 				// that did not.
@@ -184,4 +186,22 @@ func (t *turn) recordUsage(ctx context.Context, agent string, m Model, u llm.Usa
 	if err != nil {
 		t.r.logger.WarnContext(ctx, "recording usage", logKeyConversation, t.req.ConversationID, logKeyErr, err)
 	}
+}
+
+// validJSON returns raw, or raw as a JSON string when it is not valid
+// JSON. Malformed arguments from a model must not break the records and
+// events that embed them; as a string they still fail validation, so the
+// model is told its arguments were not an object.
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, err := json.Marshal(string(raw))
+	if err != nil {
+		return json.RawMessage(`""`)
+	}
+	return b
 }

@@ -39,6 +39,13 @@ func mcpEnv(t *testing.T, fake *llmtest.FakeProvider) (*env, mcphost.ServerConfi
 			}
 			return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: res.Text}, Model: res.Model}, nil
 		},
+		Elicitation: func(ctx context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+			res, err := e.rt.Elicit(ctx, &agent.ElicitRequest{Server: server, Message: req.Message, Mode: req.Mode, Schema: req.Schema, URL: req.URL})
+			if err != nil {
+				return nil, err
+			}
+			return &mcphost.ElicitResult{Action: res.Action, Content: res.Content}, nil
+		},
 		PingInterval: -1,
 	})
 	pool.Start(t.Context())
@@ -87,7 +94,7 @@ func TestMCPProgressAndSampling(t *testing.T) {
 	)
 	e, _ := mcpEnv(t, fake)
 	evs := e.runDeciding(t, &agent.Request{Message: "go"}, func(a *agent.Approval) *agent.Decision {
-		if a.Tool != "sampling" || a.Server != "test" || !strings.Contains(string(a.Arguments), "ping?") {
+		if a.Tool != "sampling:test" || a.Server != "test" || !strings.Contains(string(a.Arguments), "ping?") {
 			t.Errorf("approval = %+v", a)
 		}
 		return &agent.Decision{Kind: agent.ApproveOnce}
@@ -101,5 +108,22 @@ func TestMCPProgressAndSampling(t *testing.T) {
 	}
 	if reqs := fake.Requests(); len(reqs) != 4 || reqs[2].System != "be brief" || len(reqs[2].Tools) != 0 {
 		t.Errorf("sampling request = %+v", reqs[2])
+	}
+}
+
+// TestMCPElicitation puts the server's question to the user through the
+// approval path; the user's answer goes back to the server.
+func TestMCPElicitation(t *testing.T) {
+	fake := llmtest.NewFakeProvider(calls("c1", "test__elicit", `{}`), say("Hello Ada."))
+	e, _ := mcpEnv(t, fake)
+	evs := e.runDeciding(t, &agent.Request{Message: "ask my name"}, func(a *agent.Approval) *agent.Decision {
+		if a.Tool != "elicitation" || !strings.Contains(string(a.Arguments), "What is your name?") {
+			t.Errorf("approval = %+v", a)
+		}
+		return &agent.Decision{Kind: agent.ApproveOnce, Content: map[string]any{"name": "Ada"}}
+	})
+	ends := find(evs, agent.EventToolEnd)
+	if len(ends) != 1 || ends[0].Result.Text != "action=accept name=Ada" {
+		t.Errorf("tool ends = %+v", ends)
 	}
 }

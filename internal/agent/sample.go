@@ -90,10 +90,13 @@ type SampleResult struct {
 // Sample answers a sampling request with the conversation's model (the
 // default model when no conversation is running). The request goes through
 // the approval path as a call of the pseudo-tool "sampling" on Server: the
-// default policy asks, a rule may allow it. Without a running conversation
+// default policy asks, a rule (Tool "sampling") may allow it; approving it
+// for the conversation covers later requests from the same server. Without a running conversation
 // to ask in, only a policy that allows it lets it through.
 func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult, error) {
-	entry := tools.Entry{Name: "sampling", Origin: tools.Origin{Kind: tools.KindMCP, Server: req.Server, Name: "sampling"}}
+	// The pseudo-tool is named per server, so approving sampling for the
+	// conversation covers that server only; rules match it as "sampling".
+	entry := tools.Entry{Name: "sampling:" + req.Server, Origin: tools.Origin{Kind: tools.KindMCP, Server: req.Server, Name: "sampling"}}
 	t := r.turnFor(ctx, req.ConversationID, req.Server)
 	modelName := ""
 	if t == nil {
@@ -104,7 +107,7 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 		agent, model := t.current()
 		modelName = model
 		args, _ := json.Marshal(map[string]any{"system": req.System, "messages": req.Messages, "maxTokens": req.MaxTokens})
-		v := t.approve(ctx, agent, entry, llm.ToolCall{ID: "sampling", Name: "sampling", Arguments: args})
+		v := t.approve(ctx, agent, entry, llm.ToolCall{Name: entry.Name, Arguments: args})
 		if !v.ok {
 			return nil, fmt.Errorf("sampling for %q: %s", req.Server, v.reason)
 		}

@@ -1,0 +1,86 @@
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+)
+
+// TestAssistantTools calls each agent-management tool the way a model
+// would, and checks what the model gets back.
+func TestAssistantTools(t *testing.T) {
+	tests := []struct {
+		name, call, args string
+		wantError        bool
+		wantText         string
+	}{
+		{"list agents", "list_agents", `{}`, false, "@bob: e-mail (model bobm; servers: mail)"},
+		{"list servers", "list_servers", `{}`, false, "builtin (1 tools)\nmail (1 tools)"},
+		{"assign unknown server", "assign_server", `{"agent":"bob","server":"nope"}`, true, `there is no server "nope"; the servers are: builtin, mail`},
+		{"assign to unknown agent", "assign_server", `{"agent":"zed","server":"mail"}`, true, "assigning mail to @zed failed"},
+		{"assign with @", "assign_server", `{"agent":"@bob","server":"builtin"}`, false, "@bob now has the tools of builtin (servers: builtin, mail)"},
+		{"remove", "remove_server", `{"agent":"bob","server":"mail"}`, false, "@bob no longer has the tools of mail (servers: none)"},
+		{"missing argument", "remove_server", `{"agent":"bob"}`, true, "invalid arguments for remove_server"},
+		{"malformed arguments", "list_agents", `{"oops":`, true, "invalid arguments for list_agents"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			main := llmtest.NewFakeProvider(calls("a1", tc.call, tc.args), say("ok"))
+			e := handoffEnv(t, main, llmtest.NewFakeProvider(), []string{"mail"})
+			evs := e.mustRun(t, &agent.Request{Message: "manage", Approver: agent.AutoApprove})
+			ends := find(evs, agent.EventToolEnd)
+			if len(ends) != 1 || ends[0].Result.IsError != tc.wantError || !strings.Contains(ends[0].Result.Text, tc.wantText) {
+				t.Errorf("result = %+v, want error %v and %q", ends, tc.wantError, tc.wantText)
+			}
+		})
+	}
+}
+
+// TestAssistantToolsAreTheAssistants checks that named agents do not get
+// the agent-management tools.
+func TestAssistantToolsAreTheAssistants(t *testing.T) {
+	bob := llmtest.NewFakeProvider(say("hi"))
+	e := handoffEnv(t, llmtest.NewFakeProvider(), bob, nil)
+	e.mustRun(t, &agent.Request{Message: "hello", Agent: "bob"})
+	for _, ts := range bob.Requests()[0].Tools {
+		if ts.Name == "assign_server" || ts.Name == "list_agents" {
+			t.Errorf("bob was offered %s", ts.Name)
+		}
+	}
+	if len(bob.Requests()[0].Tools) != 2 {
+		t.Errorf("bob (servers nil = all) was offered %d tools, want 2", len(bob.Requests()[0].Tools))
+	}
+}
+
+// TestSampleWithoutConversation: with no run to ask in, only a policy that
+// allows sampling lets it through.
+func TestSampleWithoutConversation(t *testing.T) {
+	fake := llmtest.NewFakeProvider(say("42"))
+	e := newEnv(t, fake, nil)
+	if _, err := e.rt.Sample(t.Context(), &agent.SampleRequest{Server: "calc"}); err == nil || !strings.Contains(err.Error(), "no conversation is running") {
+		t.Errorf("Sample without approval: err = %v", err)
+	}
+	e = newEnv(t, fake, func(o *agent.Options) {
+		o.Policy.Rules = []agent.Rule{{Server: "calc", Tool: "sampling", Action: agent.ActionAllow}}
+	})
+	res, err := e.rt.Sample(t.Context(), &agent.SampleRequest{Server: "calc"})
+	if err != nil || res.Text != "42" || res.Model != "main-id" {
+		t.Errorf("Sample = %+v, %v", res, err)
+	}
+	got, err := e.rt.Elicit(t.Context(), &agent.ElicitRequest{Server: "calc", Message: "name?"})
+	if err != nil || got.Action != agent.ElicitDecline {
+		t.Errorf("Elicit without a conversation = %+v, %v", got, err)
+	}
+}
+
+func TestDecideRejectsBadInput(t *testing.T) {
+	e := newEnv(t, llmtest.NewFakeProvider(), nil)
+	if err := e.rt.Decide(t.Context(), "nope", agent.Decision{Kind: agent.ApproveOnce}); err == nil {
+		t.Error("deciding an unknown approval succeeded")
+	}
+	if err := e.rt.Decide(t.Context(), "nope", agent.Decision{}); err == nil || !strings.Contains(err.Error(), "unknown decision kind") {
+		t.Errorf("zero decision: err = %v", err)
+	}
+}

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+)
+
+func TestContextFor(t *testing.T) {
+	call := func(id string) llm.ToolCall { return llm.ToolCall{ID: id, Name: "t", Arguments: []byte(`{}`)} }
+	asst := func(agent, text string, calls ...llm.ToolCall) Message {
+		m := llm.AssistantText(text)
+		if text == "" {
+			m.Content = nil
+		}
+		m.ToolCalls = calls
+		return Message{Message: m, Agent: agent}
+	}
+	result := func(agent, id string) Message {
+		return Message{Message: llm.ToolResult(call(id), "r"+id, false), Agent: agent}
+	}
+	user := func(s string) Message { return Message{Message: llm.UserText(s)} }
+	hist := []Message{
+		user("hi"),
+		asst("", "", call("a1")), result("", "a1"),
+		asst("", "assistant says"),
+		user("@bob go"),
+		asst("bob", "", call("b1")), result("bob", "b1"),
+		asst("bob", "bob says"),
+		asst("", "", call("a2")), // interrupted: no result was stored
+		user("again"),
+	}
+	render := func(ms []llm.Message) []string {
+		var out []string
+		for _, m := range ms {
+			s := string(m.Role) + ":" + m.Text()
+			for _, c := range m.ToolCalls {
+				s += " call " + c.ID
+			}
+			if m.ToolCallID != "" {
+				s += " for " + m.ToolCallID
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	tests := []struct {
+		agent string
+		want  []string
+	}{
+		{"", []string{
+			"user:hi", "assistant: call a1", "tool:ra1 for a1", "assistant:assistant says", "user:@bob go",
+			"assistant:bob says", "assistant: call a2",
+			"tool:no result was recorded for this call (it was interrupted) for a2", "user:again",
+		}},
+		{"bob", []string{
+			"user:hi", "assistant:assistant says", "user:@bob go", "assistant: call b1", "tool:rb1 for b1",
+			"assistant:bob says", "user:again",
+		}},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, render(contextFor(tc.agent, hist))); diff != "" {
+			t.Errorf("contextFor(%q) mismatch (-want +got):\n%s", tc.agent, diff)
+		}
+	}
+}
+
+func TestValidJSON(t *testing.T) {
+	for in, want := range map[string]string{"": "{}", `{"a":1}`: `{"a":1}`, `{"a":`: `"{\"a\":"`, "\xff": `"\ufffd"`} {
+		if got := string(validJSON([]byte(in))); got != want {
+			t.Errorf("validJSON(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
