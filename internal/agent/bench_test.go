@@ -14,7 +14,7 @@ import (
 // not a growing conversation.
 type nopHistory struct{}
 
-func (nopHistory) Load(context.Context, string) ([]agent.Message, error)   { return nil, nil }
+func (nopHistory) Load(context.Context, string) ([]agent.Message, error)  { return nil, nil }
 func (nopHistory) Append(context.Context, string, ...agent.Message) error { return nil }
 
 // BenchmarkTurn measures the loop's own overhead for one user turn with
