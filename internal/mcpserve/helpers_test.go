@@ -12,11 +12,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func TestMain(m *testing.M) {
+	mcptest.MaybeServe() // returns unless this process is an upstream test server
 	goleak.VerifyTestMain(m)
 }
 
