@@ -23,8 +23,9 @@ type Agent struct {
 	// server; an empty, non-nil slice means none. The store keeps the
 	// difference.
 	Servers []string
-	// Router enables the "does this need tools?" pre-check.
-	Router bool
+	// Router says when the "does this need tools?" pre-check runs:
+	// "off", "auto" or "always"; empty means auto.
+	Router string
 	// Source is SourceConfig or SourceRuntime; empty is stored as
 	// SourceRuntime.
 	Source    string

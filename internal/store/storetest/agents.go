@@ -9,7 +9,7 @@ import (
 )
 
 func testAgents(t *testing.T, s store.Store) {
-	bob := store.Agent{Name: "bob", Description: "e-mail", Model: "default", Prompt: "You handle e-mail.", Servers: []string{"email"}, Router: true, Source: store.SourceConfig}
+	bob := store.Agent{Name: "bob", Description: "e-mail", Model: "default", Prompt: "You handle e-mail.", Servers: []string{"email"}, Router: "always", Source: store.SourceConfig}
 	got, err := s.CreateAgent(ctx(t), bob)
 	must(t, "CreateAgent", err)
 	want := bob

@@ -37,7 +37,7 @@ CREATE TABLE agents (
 	model       text NOT NULL DEFAULT '',
 	prompt      text NOT NULL DEFAULT '',
 	servers     text, -- JSON array; NULL means every server
-	router      boolean NOT NULL DEFAULT false,
+	router      text NOT NULL DEFAULT '',
 	source      text NOT NULL,
 	created_at  timestamptz NOT NULL,
 	updated_at  timestamptz NOT NULL,

@@ -36,7 +36,7 @@ CREATE TABLE agents (
 	model       TEXT NOT NULL DEFAULT '',
 	prompt      TEXT NOT NULL DEFAULT '',
 	servers     TEXT, -- JSON array; NULL means every server
-	router      INTEGER NOT NULL DEFAULT 0,
+	router      TEXT NOT NULL DEFAULT '',
 	source      TEXT NOT NULL,
 	created_at  INTEGER NOT NULL,
 	updated_at  INTEGER NOT NULL,
