@@ -186,6 +186,7 @@ func BenchmarkStreamLongCall(b *testing.B) {
 			in := "Writing it now.\n" + form.open + strings.Repeat(`line of text\n`, 1500) + form.close
 			p := NewParser(testNames)
 			b.SetBytes(int64(len(in)))
+			defer cpuPerOp(b)()
 			for b.Loop() {
 				s := p.NewStream()
 				calls := 0

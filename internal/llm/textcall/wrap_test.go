@@ -294,6 +294,7 @@ func BenchmarkTextStream(b *testing.B) {
 	w := Wrap(fake, &Options{Mode: ModeText})
 	req := weatherRequest()
 	b.ReportMetric(float64(len(chunks)), "chunks/op")
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		for _, err := range w.Stream(context.Background(), req) {
 			if err != nil {
