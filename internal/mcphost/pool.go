@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -43,9 +44,9 @@ func NewPool(servers []ServerConfig, opts *Options) *Pool {
 }
 
 // Start launches one supervisor per server, all concurrently, then waits
-// until each server is ready or has failed its first attempt, or ctx ends.
-// Each attempt is bounded by [Options.ConnectTimeout], so Start never waits
-// on a hung server for longer than that. ctx bounds only the wait: the
+// until each server is ready or has failed its first attempt, or ctx ends,
+// and never longer than [Options.ConnectTimeout] (plus a moment): a server
+// still connecting then shows state starting. ctx bounds only the wait: the
 // supervisors live until [Pool.Close]. Calling Start again, or after Close,
 // does nothing.
 func (p *Pool) Start(ctx context.Context) {
@@ -65,14 +66,25 @@ func (p *Pool) Start(ctx context.Context) {
 		}()
 	}
 	p.mu.Unlock()
+	// After a timed-out handshake the SDK still gives a stdio child
+	// ShutdownTimeout (twice, with SIGTERM between) to exit before the
+	// failure is recorded; Start does not wait for that.
+	deadline := time.NewTimer(p.opts.ConnectTimeout + startSlack)
+	defer deadline.Stop()
 	for _, s := range p.servers {
 		select {
 		case <-s.started:
+		case <-deadline.C:
+			return
 		case <-ctx.Done():
 			return
 		}
 	}
 }
+
+// startSlack is what Start allows beyond ConnectTimeout for a failed first
+// attempt to be recorded.
+const startSlack = 250 * time.Millisecond
 
 // Close stops every supervisor, closes every session and stops every stdio
 // server (stdin closed, then SIGTERM and SIGKILL after each server's

@@ -143,12 +143,7 @@ var errRestartRequested = errors.New("restart requested")
 // come back in lockstep. A Restart request cuts the wait short. It
 // reports false when ctx ended.
 func (s *server) backoff(ctx context.Context, n int) bool {
-	d := s.opts.RestartBackoffInitial
-	for i := 1; i < n && d < s.opts.RestartBackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, s.opts.RestartBackoffMax)
-	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	d := backoffDelay(n, s.opts.RestartBackoffInitial, s.opts.RestartBackoffMax, rand.Float64())
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -159,6 +154,17 @@ func (s *server) backoff(ctx context.Context, n int) bool {
 	case <-s.restart:
 		return true
 	}
+}
+
+// backoffDelay is the wait before reconnect attempt n (1-based) for a
+// jitter draw r in [0,1): initial*2^(n-1), capped at ceiling, scaled by 0.8..1.2.
+func backoffDelay(n int, initial, ceiling time.Duration, r float64) time.Duration {
+	d := initial
+	for i := 1; i < n && d < ceiling; i++ {
+		d *= 2
+	}
+	d = min(d, ceiling)
+	return time.Duration(float64(d) * (0.8 + 0.4*r))
 }
 
 // waitRestart blocks until Restart is called or ctx ends.

@@ -71,7 +71,11 @@ func TestConnectIsConcurrent(t *testing.T) {
 	if got := mcptest.CountEvents(events, "passed "); got != 3 {
 		t.Errorf("%d servers passed the barrier, want 3", got)
 	}
-	if st := statusOf(t, p, "hung"); st.State == mcphost.StateReady || !strings.Contains(st.LastError, "connect timeout") {
+	var st mcphost.Status
+	if !mcptest.Poll(15*time.Second, func() bool {
+		st = statusOf(t, p, "hung")
+		return st.State != mcphost.StateReady && strings.Contains(st.LastError, "connect timeout")
+	}) {
 		t.Errorf("hung server: state %s, last error %q; want not ready with a connect timeout", st.State, st.LastError)
 	}
 }
