@@ -106,4 +106,3 @@ func TestQuestion(t *testing.T) {
 		})
 	}
 }
-
