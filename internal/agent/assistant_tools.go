@@ -41,14 +41,22 @@ func (r *Runtime) assistantTools() []tools.Entry {
 	// so the default policy asks.
 	destructive := &tools.Annotations{}
 	ts := []tools.Tool{
-		&ownTool{info: tools.Info{Name: "list_agents", Description: "List the named agents: their model, description and the tool servers each may use.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly}, call: r.listAgents},
-		&ownTool{info: tools.Info{Name: "list_servers", Description: "List the tool servers (MCP, OpenAPI and builtin) and how many tools each offers.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly}, call: r.listServers},
-		&ownTool{info: tools.Info{Name: "assign_server", Description: "Give an agent the tools of a server (\"give bob email access\"). Applies from the agent's next turn.",
-			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive}, call: r.assignServer},
-		&ownTool{info: tools.Info{Name: "remove_server", Description: "Take a server's tools away from an agent. Applies from the agent's next turn.",
-			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive}, call: r.removeServer},
+		&ownTool{info: tools.Info{
+			Name: "list_agents", Description: "List the named agents: their model, description and the tool servers each may use.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly,
+		}, call: r.listAgents},
+		&ownTool{info: tools.Info{
+			Name: "list_servers", Description: "List the tool servers (MCP, OpenAPI and builtin) and how many tools each offers.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly,
+		}, call: r.listServers},
+		&ownTool{info: tools.Info{
+			Name: "assign_server", Description: "Give an agent the tools of a server (\"give bob email access\"). Applies from the agent's next turn.",
+			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive,
+		}, call: r.assignServer},
+		&ownTool{info: tools.Info{
+			Name: "remove_server", Description: "Take a server's tools away from an agent. Applies from the agent's next turn.",
+			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive,
+		}, call: r.removeServer},
 	}
 	r.ownReg = tools.NewRegistry(nil)
 	r.ownReg.Set(tools.Source{Kind: tools.KindBuiltin}, ts)
@@ -62,7 +70,7 @@ func (r *Runtime) ownCall(ctx context.Context, name string, req *tools.CallReque
 func (r *Runtime) listAgents(ctx context.Context, _ json.RawMessage) (*tools.Result, error) {
 	agents, err := r.opts.Agents.Agents(ctx)
 	if err != nil {
-		return tools.ErrorResult("listing agents failed: " + err.Error()), nil
+		return tools.ErrorResult("listing agents failed: " + err.Error()), nil //nolint:nilerr // the model should see it
 	}
 	if len(agents) == 0 {
 		return tools.TextResult("There are no named agents."), nil

@@ -57,7 +57,7 @@ func FuzzScanMentions(f *testing.F) {
 			}
 			prevEnd = m.End
 			if strings.IndexFunc(m.Name, func(r rune) bool {
-				return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-'))
+				return r >= utf8.RuneSelf || !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-'
 			}) >= 0 {
 				t.Fatalf("mention %q has a character outside [A-Za-z0-9_-]", m.Name)
 			}

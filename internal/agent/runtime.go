@@ -99,13 +99,16 @@ func (r *Runtime) Run(ctx context.Context, req *Request) iter.Seq2[Event, error]
 		defer r.track(t, false)
 
 		done := make(chan error, 1)
-		go func() { done <- t.run() }()
+		go func() { done <- t.run(life) }()
 		for {
 			select {
 			case ev := <-t.out:
 				if !yield(ev, nil) {
 					cancel()
-					<-done
+					if err := <-done; err != nil {
+						// The consumer left, so this log is the only trace.
+						r.logger.DebugContext(ctx, "agent run ended after its consumer left", logKeyErr, err)
+					}
 					return
 				}
 			case err := <-done:

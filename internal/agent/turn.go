@@ -15,8 +15,9 @@ type turn struct {
 	r     *Runtime
 	req   Request
 	runID string
-	// life ends when the consumer stops listening; emits give up then.
-	life context.Context
+	// stop is closed when the consumer stops listening (the run's context
+	// ended); emits give up then.
+	stop <-chan struct{}
 	out  chan Event
 
 	calls    int // tool calls made so far
@@ -35,7 +36,7 @@ type turn struct {
 }
 
 func (r *Runtime) newTurn(life context.Context, req *Request) *turn {
-	t := &turn{r: r, req: *req, runID: req.RunID, life: life, out: make(chan Event, eventBuffer), servers: map[string]int{}}
+	t := &turn{r: r, req: *req, runID: req.RunID, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}}
 	if t.runID == "" {
 		t.runID = r.opts.NewID()
 	}
@@ -46,7 +47,7 @@ func (r *Runtime) newTurn(life context.Context, req *Request) *turn {
 func (t *turn) emit(ev Event) {
 	select {
 	case t.out <- ev:
-	case <-t.life.Done():
+	case <-t.stop:
 	}
 }
 
@@ -66,16 +67,17 @@ type stopError struct {
 
 func (e *stopError) Error() string { return e.msg }
 
-// run is the whole turn; it returns an error only when the loop cannot go on.
-func (t *turn) run() error {
-	ctx, cancel := context.WithTimeoutCause(t.life, t.r.limits.TurnTimeout, errTurnTimeout)
+// run is the whole turn; it returns an error only when the loop cannot go
+// on. life is the run's context; the turn's own adds the turn time limit.
+func (t *turn) run(life context.Context) error {
+	ctx, cancel := context.WithTimeoutCause(life, t.r.limits.TurnTimeout, errTurnTimeout)
 	defer cancel()
 
-	if err := t.append(ctx, Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
-		return err
-	}
 	spec, err := t.r.agent(ctx, t.req.Agent)
 	if err != nil {
+		return err
+	}
+	if err := t.append(ctx, Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
 		return err
 	}
 	speaker := spec.Name
@@ -95,7 +97,7 @@ func (t *turn) run() error {
 		}
 	}
 	if err != nil {
-		return t.end(ctx, speaker, err)
+		return t.end(life, ctx, speaker, err)
 	}
 	t.emit(Event{Kind: EventDone, Agent: speaker, Done: &Done{RunID: t.runID, StopReason: res.stop, Usage: t.usage, ToolCalls: t.calls}})
 	return nil
@@ -140,8 +142,8 @@ func displayName(agent string) string {
 // end turns a loop error into the end of the stream: a limit becomes an
 // error event, a final text and done; cancellation and failures become
 // the stream's error.
-func (t *turn) end(ctx context.Context, speaker string, err error) error {
-	if cerr := t.life.Err(); cerr != nil {
+func (t *turn) end(life, ctx context.Context, speaker string, err error) error {
+	if cerr := life.Err(); cerr != nil {
 		return fmt.Errorf("running agent turn: %w", cerr)
 	}
 	var se *stopError
