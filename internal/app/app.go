@@ -9,8 +9,10 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
 	"github.com/switchboard-mcp/switchboard/internal/tools/openapi"
@@ -44,6 +46,13 @@ type App struct {
 
 	modelsOnce sync.Once
 	models     []Model // built on first use by Models
+
+	storeOnce sync.Once
+	store     store.Store // opened on first use by Store
+	storeErr  error
+
+	runtimeOnce sync.Once
+	runtime     *agent.Runtime // built on first use by Runtime
 
 	closeOnce sync.Once
 	closeErr  error
@@ -92,6 +101,10 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		},
 		Roots:         cfg.Builtin.Roots,
 		OAuthRedirect: o.OAuthRedirect,
+		// Servers may ask for a completion or for the user's input; both
+		// go through the agent runtime and its approval path.
+		Sampling:    a.sample,
+		Elicitation: a.elicit,
 	})
 
 	for _, name := range sortedKeys(cfg.OpenAPIServers) {
@@ -165,11 +178,19 @@ func (a *App) Pool() *mcphost.Pool { return a.pool }
 // Config returns the configuration the app was built from.
 func (a *App) Config() *config.Config { return a.cfg }
 
-// Close stops every part: MCP servers (and their processes) are closed;
-// the catalogue empties. Close is idempotent and safe for concurrent use.
+// Close stops every part in order: the MCP servers and their processes
+// (which ends tool calls still running, so their audit records complete),
+// then the database. Runs must have been cancelled by the caller first.
+// Close is idempotent and safe for concurrent use.
 func (a *App) Close() error {
 	a.closeOnce.Do(func() {
-		a.closeErr = a.pool.Close()
+		err := a.pool.Close()
+		// Store may be opening concurrently; take its result, not a race.
+		a.storeOnce.Do(func() { a.storeErr = errors.New("app closed") })
+		if a.store != nil {
+			err = errors.Join(err, a.store.Close())
+		}
+		a.closeErr = err
 	})
 	return a.closeErr
 }

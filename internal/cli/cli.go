@@ -109,10 +109,12 @@ Desktop format, so an existing file can be pasted.`,
 		newServersCmd(g),
 		newToolsCmd(g),
 		newCallCmd(g),
+		newChatCmd(g),
 		newModelsCmd(g),
 		newResourcesCmd(g),
 		newPromptsCmd(g),
 		newDoctorCmd(g),
+		newAuditCmd(g),
 		newVersionCmd(),
 	)
 	return root

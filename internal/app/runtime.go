@@ -1,0 +1,231 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// ErrNoModel reports that no model is configured, so nothing can answer.
+var ErrNoModel = errors.New("no model configured")
+
+// NoModelHint says how to connect a model; the CLI, /readyz and the UI show it.
+const NoModelHint = "add a models section to the config, or set OPENAI_API_KEY (with OPENAI_BASE_URL for Ollama, vLLM or llama.cpp), ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST; see docs/PROVIDERS.md"
+
+// Store opens the database on first use: PostgreSQL when database.url is
+// set, else SQLite in the data directory. Opening marks audit records left
+// running by a previous process as interrupted and pending approvals as
+// expired, so a restart shows them rather than losing them.
+func (a *App) Store(ctx context.Context) (store.Store, error) {
+	a.storeOnce.Do(func() {
+		a.store, a.storeErr = a.openStore(ctx)
+	})
+	return a.store, a.storeErr
+}
+
+func (a *App) openStore(ctx context.Context) (store.Store, error) {
+	var (
+		st  store.Store
+		err error
+	)
+	if u := a.cfg.Database.URL; u != "" {
+		st, err = postgres.Open(ctx, u, nil)
+	} else {
+		if err := os.MkdirAll(a.cfg.Data, 0o700); err != nil {
+			return nil, fmt.Errorf("creating the data directory %s: %w", a.cfg.Data, err)
+		}
+		st, err = sqlite.Open(ctx, a.cfg.SQLitePath(), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the database: %w", err)
+	}
+	if n, err := st.InterruptRunning(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("marking interrupted tool calls: %w", err)
+	} else if n > 0 {
+		a.logger.Warn("tool calls interrupted by the last shutdown", "count", n)
+	}
+	if _, err := st.ExpirePending(ctx, time.Now()); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("expiring approvals left pending: %w", err)
+	}
+	if err := seedAgents(ctx, st, a.cfg.Agents); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// seedAgents writes the config's agents into the store. The config is the
+// source of truth for its agents: each start rewrites them from it, so a
+// server assigned at runtime to a config agent lasts until the next start.
+// Agents created at runtime are left alone.
+func seedAgents(ctx context.Context, st store.Store, cfg map[string]config.Agent) error {
+	for _, name := range sortedKeys(cfg) {
+		c := cfg[name]
+		want := store.Agent{
+			Name: name, Description: c.Description, Model: c.Model, Prompt: c.Prompt,
+			Servers: c.Servers, Router: c.Router, Source: store.SourceConfig,
+		}
+		cur, err := st.GetAgent(ctx, name)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			_, err = st.CreateAgent(ctx, want)
+		case err == nil:
+			want.Version = cur.Version
+			_, err = st.UpdateAgent(ctx, want)
+		}
+		if err != nil {
+			return fmt.Errorf("writing agent %s from the config: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Runtime returns the agent runtime, building it (and opening the store)
+// on first use.
+func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.runtimeOnce.Do(func() {
+		a.runtime = agent.New(&agent.Options{
+			Models: a.agentModel,
+			Tools:  a.registry,
+			Assistant: agent.AgentSpec{
+				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: agent.RouterMode(a.cfg.Assistant.Router),
+			},
+			Agents:    agents{st},
+			History:   history{st},
+			Audit:     audit{st},
+			Approvals: approvals{st},
+			Usage:     usage{st},
+			Policy:    policy(a.cfg.Approvals),
+			Limits: agent.Limits{
+				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,
+				ParallelToolCalls: a.cfg.Limits.ParallelToolCalls,
+				CallTimeout:       a.cfg.Limits.CallTimeout,
+				TurnTimeout:       a.cfg.Limits.TurnTimeout,
+				ApprovalTimeout:   a.cfg.Approvals.Timeout,
+			},
+			Logger: a.logger.With("component", "agent"),
+		})
+	})
+	return a.runtime, nil
+}
+
+// agentModel resolves a model name ("" for the default) for the runtime.
+func (a *App) agentModel(name string) (agent.Model, error) {
+	if name == "" {
+		name = a.cfg.DefaultModel
+	}
+	if name == "" {
+		return agent.Model{}, fmt.Errorf("%w: %s", ErrNoModel, NoModelHint)
+	}
+	for _, m := range a.Models() {
+		if m.Name != name {
+			continue
+		}
+		if m.Err != nil {
+			return agent.Model{}, m.Err
+		}
+		return agent.Model{
+			Name: m.Name, Provider: m.Provider, ID: m.Config.Model, ToolMode: agent.ToolMode(m.Config.ToolMode),
+			ContextWindow: m.Config.ContextWindow, MaxTokens: m.Config.MaxTokens, Temperature: m.Config.Temperature,
+		}, nil
+	}
+	return agent.Model{}, fmt.Errorf("no model named %q; configured: %v", name, sortedKeys(a.cfg.Models))
+}
+
+func policy(c config.Approvals) agent.Policy {
+	p := agent.Policy{
+		Mode:        agent.PolicyMode(c.Mode),
+		ReadOnly:    agent.Action(c.ReadOnly),
+		Destructive: agent.Action(c.Destructive),
+		Unannotated: agent.Action(c.Unannotated),
+	}
+	for _, r := range c.Rules {
+		p.Rules = append(p.Rules, agent.Rule{Server: r.Server, Tool: r.Tool, Action: agent.Action(r.Policy)})
+	}
+	return p
+}
+
+// sample answers an MCP server's sampling request through the runtime.
+func (a *App) sample(ctx context.Context, server string, req *mcphost.SamplingRequest) (*mcphost.SamplingResult, error) {
+	rt, err := a.Runtime(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sr := &agent.SampleRequest{Server: server, System: req.SystemPrompt, MaxTokens: int(req.MaxTokens), Stop: req.StopSequences}
+	if req.Temperature != 0 {
+		t := req.Temperature
+		sr.Temperature = &t
+	}
+	for _, m := range req.Messages {
+		role := llm.RoleUser
+		if m.Role == "assistant" {
+			role = llm.RoleAssistant
+		}
+		msg := llm.Message{Role: role}
+		switch m.Content.Type {
+		case tools.ContentText:
+			msg.Content = []llm.Part{llm.TextPart(m.Content.Text)}
+		case tools.ContentImage:
+			msg.Content = []llm.Part{llm.ImagePart(m.Content.MIMEType, m.Content.Data)}
+		default:
+			continue
+		}
+		sr.Messages = append(sr.Messages, msg)
+	}
+	res, err := rt.Sample(ctx, sr)
+	if err != nil {
+		return nil, err
+	}
+	return &mcphost.SamplingResult{
+		Role: "assistant", Content: tools.Content{Type: tools.ContentText, Text: res.Text},
+		Model: res.Model, StopReason: res.StopReason,
+	}, nil
+}
+
+// elicit puts an MCP server's elicitation request to the user through the runtime.
+func (a *App) elicit(ctx context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+	rt, err := a.Runtime(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := rt.Elicit(ctx, &agent.ElicitRequest{Server: server, Message: req.Message, Mode: req.Mode, Schema: req.Schema, URL: req.URL})
+	if err != nil {
+		return nil, err
+	}
+	return &mcphost.ElicitResult{Action: res.Action, Content: res.Content}, nil
+}
+
+// Agents lists the named agents (config and runtime), by name.
+func (a *App) Agents(ctx context.Context) ([]agent.AgentSpec, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return agents{st}.Agents(ctx)
+}
+
+// History returns a stored conversation's messages, oldest first.
+func (a *App) History(ctx context.Context, conversationID string) ([]agent.Message, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return history{st}.Load(ctx, conversationID)
+}
