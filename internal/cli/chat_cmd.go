@@ -123,7 +123,9 @@ func (b *chatBackend) Servers() []chat.ServerLine {
 	return out
 }
 
-func (b *chatBackend) Agents(ctx context.Context) ([]agent.AgentSpec, error) { return b.app.Agents(ctx) }
+func (b *chatBackend) Agents(ctx context.Context) ([]agent.AgentSpec, error) {
+	return b.app.Agents(ctx)
+}
 
 func (b *chatBackend) History(ctx context.Context, id string) ([]agent.Message, error) {
 	return b.app.History(ctx, id)
