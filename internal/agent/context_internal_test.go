@@ -74,3 +74,31 @@ func TestValidJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestFitWindow(t *testing.T) {
+	long := func(role llm.Role, n int) llm.Message {
+		return llm.Message{Role: role, Content: []llm.Part{llm.TextPart(string(make([]byte, n)))}}
+	}
+	msgs := []llm.Message{
+		long(llm.RoleUser, 30), long(llm.RoleAssistant, 30),
+		long(llm.RoleUser, 30),
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: "t", Arguments: []byte("{}")}}},
+		long(llm.RoleTool, 30), long(llm.RoleAssistant, 30),
+		long(llm.RoleUser, 30),
+	}
+	tests := []struct {
+		window, wantFrom int
+	}{
+		{0, 0},    // no window: everything
+		{1000, 0}, // fits
+		{60, 6},   // budget 90 chars: only the last user message
+		{120, 2},  // budget 180: from the second user message, call and result together
+		{1, 6},    // too small even for the last message: keep it anyway
+	}
+	for _, tc := range tests {
+		got := fitWindow(msgs, tc.window)
+		if len(got) != len(msgs)-tc.wantFrom {
+			t.Errorf("fitWindow(window %d) kept %d messages, want the last %d", tc.window, len(got), len(msgs)-tc.wantFrom)
+		}
+	}
+}

@@ -40,7 +40,7 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
-	msgs := contextFor(spec.Name, hist)
+	msgs := fitWindow(contextFor(spec.Name, hist), m.ContextWindow)
 	if extra != nil {
 		msgs = append(msgs, *extra)
 	}
