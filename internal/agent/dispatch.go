@@ -41,8 +41,10 @@ func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []
 	for i := len(run); i < len(calls); i++ {
 		c := calls[i]
 		text := fmt.Sprintf("not run: the limit of %d tool calls per turn was reached", lim.ToolCallsPerTurn)
+		info := callInfo(c, cat)
 		outs[i] = callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeDenied}
-		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: callInfo(c, cat), Result: &CallResult{Outcome: OutcomeDenied, Text: text, IsError: true}})
+		t.audit(ctx, t.auditRecord(agent, c, info), AuditResult{Outcome: OutcomeDenied, Error: text})
+		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeDenied, Text: text, IsError: true}})
 	}
 
 	msgs := make([]Message, len(outs))
@@ -69,10 +71,7 @@ func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []
 func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCall, sem chan struct{}) callOutcome {
 	info := callInfo(c, cat)
 	entry, known := cat.entries[c.Name]
-	rec := AuditRecord{
-		Time: t.r.opts.Now(), User: t.req.User, ConversationID: t.req.ConversationID, Agent: agent,
-		RunID: t.runID, CallID: c.ID, Tool: c.Name, Server: info.Server, Arguments: c.Arguments,
-	}
+	rec := t.auditRecord(agent, c, info)
 	if !known {
 		text := unknownToolText(c.Name, cat)
 		t.audit(ctx, rec, AuditResult{Outcome: OutcomeError, Error: text})
@@ -158,6 +157,13 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		Outcome: o.outcome, Text: text, IsError: isError, Duration: dur, Approval: verdict.label,
 	}})
 	return o
+}
+
+func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) AuditRecord {
+	return AuditRecord{
+		Time: t.r.opts.Now(), User: t.req.User, ConversationID: t.req.ConversationID, Agent: agent,
+		RunID: t.runID, CallID: c.ID, Tool: c.Name, Server: info.Server, Arguments: c.Arguments,
+	}
 }
 
 func callInfo(c llm.ToolCall, cat catalog) *CallInfo {

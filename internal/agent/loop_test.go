@@ -158,6 +158,9 @@ func TestToolCallLimit(t *testing.T) {
 	if d.Kind != agent.EventDone || d.Done.StopReason != agent.StopLimit || d.Done.ToolCalls != 3 {
 		t.Errorf("last event = %+v", d)
 	}
+	if recs := e.audit.all(); len(recs) != 4 || recs[3].Res.Outcome != agent.OutcomeDenied {
+		t.Errorf("audit = %+v; want the skipped call recorded as denied", recs)
+	}
 	if n := len(fake.Requests()); n != 2 {
 		t.Errorf("model asked %d times, want 2", n)
 	}
