@@ -151,3 +151,34 @@ func TestChatWithoutModel(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and how to connect a model", r.code, r.stderr)
 	}
 }
+
+func TestUsers(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, nil, "users", "add", "alice", "--allow", "files__*,calculator")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "sb_") {
+		t.Fatalf("users add: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	key := strings.TrimSpace(r.stdout)
+	if r := run(t, dir, nil, "users", "add", "alice"); r.code != 2 || !strings.Contains(r.stderr, "exists") {
+		t.Errorf("duplicate user: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = run(t, dir, nil, "users", "list")
+	if !strings.Contains(r.stdout, "alice") || !strings.Contains(r.stdout, "files__*,calculator") || strings.Contains(r.stdout, key) {
+		t.Errorf("users list:\n%s", r.stdout)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".switchboard", "switchboard.db*")) // with -wal and -shm
+	if len(files) == 0 {
+		t.Fatal("no database files")
+	}
+	for _, f := range files {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), key) {
+			t.Errorf("%s holds the API key in clear", f)
+		}
+	}
+	if r := run(t, dir, nil, "users", "rm", "alice"); r.code != 0 {
+		t.Errorf("users rm: exit %d %s", r.code, r.stderr)
+	}
+	if r := run(t, dir, nil, "users", "rm", "alice"); r.code != 2 {
+		t.Errorf("users rm of a missing user: exit %d, want 2", r.code)
+	}
+}
