@@ -1,0 +1,284 @@
+// Switchboard UI: the chat page. A run is POST .../messages with Accept:
+// text/event-stream, read with fetch and a stream reader (EventSource
+// cannot POST); Stop aborts the fetch and the server cancels the run.
+"use strict";
+
+(() => {
+  const { el, api } = SB;
+  const $ = (id) => document.getElementById(id);
+  const list = $("conv-list"), msgs = $("messages"), input = $("input"), form = $("composer");
+  const agentSel = $("agent"), sendBtn = $("send"), stopBtn = $("stop"), status = $("status");
+
+  let current = null;   // the open conversation's id, or null before the first message
+  let running = null;   // the AbortController of the run in flight
+
+  function setStatus(t) { status.textContent = t || ""; }
+
+  function clearThread() {
+    msgs.replaceChildren(el("p", { class: "empty muted", id: "empty", text: "Ask something. Tools that change things ask for your approval first." }));
+  }
+
+  function add(node) {
+    const empty = $("empty");
+    if (empty) empty.remove();
+    msgs.append(node);
+    msgs.scrollTop = msgs.scrollHeight;
+    return node;
+  }
+
+  function note(text, cls) { return add(el("p", { class: "note " + (cls || ""), text })); }
+
+  function agentLabel(name) { return name ? "@" + name : "assistant"; }
+
+  // ---- conversations -------------------------------------------------
+
+  async function loadConversations() {
+    let page;
+    try { page = await api("GET", "/api/v1/conversations?limit=100"); } catch (e) { SB.notice(e.message); return; }
+    list.replaceChildren();
+    for (const c of page.items || []) {
+      const title = c.title || "Untitled conversation";
+      const del = el("button", { type: "button", class: "del", "aria-label": "Delete conversation " + title, title: "Delete", text: "✕" });
+      let armed = false;
+      del.addEventListener("click", async () => {
+        // The first click arms, the second deletes: no modal dialog.
+        if (!armed) { armed = true; del.textContent = "Delete?"; setTimeout(() => { armed = false; del.textContent = "✕"; }, 4000); return; }
+        try {
+          await api("DELETE", "/api/v1/conversations/" + encodeURIComponent(c.id));
+          if (current === c.id) { current = null; clearThread(); }
+          loadConversations();
+        } catch (e) { SB.notice(e.message); }
+      });
+      const open = el("button", { type: "button", class: "open", text: title, title, onclick: () => openConversation(c.id) });
+      if (c.id === current) open.setAttribute("aria-current", "true");
+      list.append(el("li", { class: c.id === current ? "current" : "", "data-id": c.id }, open, del));
+    }
+  }
+
+  async function openConversation(id) {
+    if (running) return;
+    let c;
+    try { c = await api("GET", "/api/v1/conversations/" + encodeURIComponent(id)); } catch (e) { SB.notice(e.message); return; }
+    current = c.id;
+    agentSel.value = c.agent || "";
+    clearThread();
+    const cards = {};
+    for (const m of c.messages || []) {
+      if (m.role === "user") add(el("div", { class: "msg user", text: m.text }));
+      else if (m.role === "assistant") {
+        if (m.text) assistantBubble(m.agent).set(m.text, true);
+        for (const tc of m.toolCalls || []) cards[tc.id] = toolCard({ id: tc.id, name: tc.name, arguments: tc.arguments }, "done");
+      } else if (m.role === "tool") {
+        const card = cards[m.toolCallId];
+        if (card) card.end({ outcome: m.isError ? "error" : "ok", text: m.text, isError: m.isError });
+      }
+    }
+    loadConversations();
+    input.focus();
+  }
+
+  // ---- rendering of a run ------------------------------------------
+
+  function assistantBubble(agent) {
+    const body = el("div", { class: "body" });
+    const box = add(el("div", { class: "msg assistant" }, el("span", { class: "who", text: agentLabel(agent) }), body));
+    let text = "", queued = false;
+    const render = () => { queued = false; body.replaceChildren(SB.markdown(text)); msgs.scrollTop = msgs.scrollHeight; };
+    return {
+      agent,
+      box,
+      append(t) { text += t; if (!queued) { queued = true; requestAnimationFrame(render); } },
+      set(t) { text = t; render(); },
+      finish() { box.classList.remove("streaming"); render(); },
+      stream() { box.classList.add("streaming"); },
+    };
+  }
+
+  function toolCard(call, state) {
+    const badge = el("span", { class: "badge state-" + state });
+    const spin = el("span", { class: "spinner", "aria-hidden": "true" });
+    const res = el("div", { class: "result" });
+    const args = SB.pretty(call.arguments);
+    const card = add(el("div", { class: "card tool-card", "data-call": call.id || "" },
+      el("div", { class: "head" }, el("strong", { text: call.name || "tool" }),
+        call.server ? el("span", { class: "muted", text: "on " + call.server }) : null, badge, spin),
+      args && args !== "{}" ? el("details", {}, el("summary", { text: "Arguments" }), el("pre", { text: args })) : null,
+      res));
+    const setState = (s, label) => {
+      badge.className = "badge state-" + s;
+      badge.textContent = label || s;
+      spin.hidden = s !== "running" && s !== "pending";
+    };
+    setState(state);
+    return {
+      card,
+      setState,
+      end(r) {
+        const failed = r.isError || (r.outcome && r.outcome !== "ok");
+        setState(failed ? "failed" : "done", (failed ? "failed" : "done") + (r.durationMs !== undefined ? " · " + SB.duration(r.durationMs) : ""));
+        if (r.outcome && r.outcome !== "ok") res.append(el("p", { class: "note " + (failed ? "error" : ""), text: "Outcome: " + r.outcome + (r.approval ? " (" + r.approval + ")" : "") }));
+        if (r.text) res.append(el("details", {}, el("summary", { text: "Result" }), el("pre", { text: r.text })));
+      },
+    };
+  }
+
+  function approvalCard(a) {
+    const reasonId = "reason-" + a.id;
+    const reason = el("input", { id: reasonId, class: "reason", type: "text", placeholder: "optional" });
+    const state = el("p", { class: "muted", role: "status" });
+    const buttons = [];
+    const decide = async (decision) => {
+      buttons.forEach((b) => { b.disabled = true; });
+      try {
+        await api("POST", "/api/v1/approvals/" + encodeURIComponent(a.id), { decision, reason: reason.value });
+        state.textContent = decision === "deny" ? "Denied." : "Approved.";
+      } catch (e) {
+        state.textContent = e.message;
+        buttons.forEach((b) => { b.disabled = false; });
+      }
+    };
+    buttons.push(
+      el("button", { type: "button", class: "approve", text: "Approve once", onclick: () => decide("approve") }),
+      el("button", { type: "button", class: "secondary approve-conv", text: "Approve for conversation", onclick: () => decide("approve_conversation") }),
+      el("button", { type: "button", class: "danger deny", text: "Deny", onclick: () => decide("deny") }));
+    const card = add(el("div", { class: "card approval", "data-approval": a.id, role: "group", "aria-label": "Approval needed for " + a.tool },
+      el("div", { class: "head" }, el("strong", { text: "Approve " + a.tool + "?" }), a.server ? el("span", { class: "muted", text: "on " + a.server }) : null),
+      el("pre", { text: SB.pretty(a.arguments) || "{}" }),
+      el("label", { for: reasonId, text: "Reason (sent with Deny)" }), reason,
+      el("div", { class: "row" }, ...buttons), state));
+    buttons[0].focus();
+    return {
+      resolve(r) {
+        buttons.forEach((b) => { b.disabled = true; });
+        const s = r.state || "decided";
+        state.textContent = s + (r.scope ? " (" + r.scope + ")" : "") + (r.reason ? ": " + r.reason : "") + (r.decidedBy ? " by " + r.decidedBy : "");
+        state.className = "badge state-" + s;
+        card.classList.add("resolved");
+      },
+    };
+  }
+
+  // ---- a run -----------------------------------------------------------
+
+  async function send(text) {
+    if (!current) {
+      const title = text.replace(/\s+/g, " ").slice(0, 60);
+      const c = await api("POST", "/api/v1/conversations", { title, agent: agentSel.value });
+      current = c.id;
+      loadConversations();
+    }
+    add(el("div", { class: "msg user", text }));
+    running = new AbortController();
+    sendBtn.disabled = true; stopBtn.hidden = false; msgs.setAttribute("aria-busy", "true");
+    setStatus("Thinking…");
+    let bubble = null;
+    const cards = {}, approvals = {};
+    const endBubble = () => { if (bubble) { bubble.finish(); bubble = null; } };
+    const handle = (name, ev) => {
+      switch (name) {
+        case "text":
+          if (!bubble || bubble.agent !== (ev.agent || "")) { endBubble(); bubble = assistantBubble(ev.agent || ""); bubble.stream(); }
+          bubble.append(ev.text || "");
+          setStatus("Answering…");
+          break;
+        case "reasoning":
+          break;
+        case "tool_start":
+          endBubble();
+          if (cards[ev.call.id]) cards[ev.call.id].setState("running");
+          else cards[ev.call.id] = toolCard(ev.call, "running");
+          setStatus("Running " + ev.call.name + "…");
+          break;
+        case "tool_end":
+          endBubble();
+          if (!cards[ev.call.id]) cards[ev.call.id] = toolCard(ev.call, "running");
+          cards[ev.call.id].end(ev.result || {});
+          break;
+        case "progress":
+          if (ev.call && cards[ev.call.id] && ev.progress) {
+            const p = ev.progress;
+            cards[ev.call.id].setState("running", "running " + (p.total ? Math.round(100 * p.progress / p.total) + "%" : p.progress) + (p.message ? " · " + p.message : ""));
+          }
+          break;
+        case "approval":
+          endBubble();
+          if (!cards[ev.approval.callId]) cards[ev.approval.callId] = toolCard({ id: ev.approval.callId, name: ev.approval.tool, server: ev.approval.server, arguments: ev.approval.arguments }, "pending");
+          cards[ev.approval.callId].setState("pending", "waiting for approval");
+          approvals[ev.approval.id] = approvalCard(ev.approval);
+          setStatus("Waiting for your approval");
+          break;
+        case "approval_resolved":
+          if (approvals[ev.approval.id]) approvals[ev.approval.id].resolve(ev.approval);
+          if (cards[ev.approval.callId] && ev.approval.state === "approved") cards[ev.approval.callId].setState("running");
+          break;
+        case "handoff":
+          endBubble();
+          note(ev.handoff.back ? agentLabel(ev.handoff.to) + " answered; back to " + agentLabel(ev.handoff.from) : agentLabel(ev.handoff.from) + " hands over to " + agentLabel(ev.handoff.to), "handoff");
+          break;
+        case "router":
+          note(ev.router.needsTools ? "Router: this needs tools" : "Router: plain chat, no tools", "router");
+          break;
+        case "error":
+        case "shutdown":
+          endBubble();
+          note((ev.error && ev.error.message) || "The run failed.", "error");
+          break;
+        case "done":
+          endBubble();
+          if (ev.done) setStatus("Done · " + ev.done.toolCalls + " tool call(s) · " + (ev.done.inputTokens + ev.done.outputTokens) + " tokens");
+          break;
+      }
+    };
+    try {
+      await SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", { message: text, agent: agentSel.value }, running.signal, handle);
+    } catch (e) {
+      if (e.name === "AbortError") { note("Stopped.", "error"); setStatus("Stopped"); }
+      else { note(e.message, "error"); setStatus(""); }
+    } finally {
+      endBubble();
+      running = null;
+      sendBtn.disabled = false; stopBtn.hidden = true; msgs.setAttribute("aria-busy", "false");
+      input.focus();
+    }
+  }
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = input.value;
+    if (!text.trim() || running) return;
+    input.value = "";
+    send(text).catch((err) => { note(err.message, "error"); });
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
+  });
+  stopBtn.addEventListener("click", () => { if (running) running.abort(); });
+  $("new-conv").addEventListener("click", () => {
+    if (running) return;
+    current = null; clearThread(); loadConversations(); input.focus();
+  });
+
+  async function loadAgents() {
+    try {
+      const page = await api("GET", "/api/v1/agents");
+      for (const a of page.items || []) {
+        if (a.name === "assistant") continue;
+        agentSel.append(el("option", { value: a.name, text: a.name + (a.description ? " — " + a.description : "") }));
+      }
+    } catch (e) { SB.notice(e.message); }
+  }
+
+  // A missing model is not an error of the server (tools and audit work),
+  // so /readyz says it with a hint, which the page shows.
+  async function checkReady() {
+    try {
+      const r = await (await fetch("/readyz")).json();
+      const hint = $("hint");
+      if (r.hint) { hint.textContent = r.hint; hint.hidden = false; }
+    } catch (_) { /* the API calls report problems */ }
+  }
+
+  loadAgents();
+  loadConversations();
+  checkReady();
+})();
