@@ -98,11 +98,11 @@ type navItem struct {
 
 // pageData is what the layout and page templates see.
 type pageData struct {
-	Site      string
-	Title     string
-	Page      string
-	Version   string
-	Nav       []navItem
+	Site    string
+	Title   string
+	Page    string
+	Version string
+	Nav     []navItem
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
