@@ -251,3 +251,25 @@ func TestPolicyDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnTimeoutWhileAwaitingApproval: the turn limit also bounds a wait
+// for approval; the approval is withdrawn and the call never runs.
+func TestTurnTimeoutWhileAwaitingApproval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var runs atomic.Int32
+		e := newEnv(t, llmtest.NewFakeProvider(calls("c1", "delete", `{}`)), func(o *agent.Options) {
+			o.Limits = agent.Limits{TurnTimeout: time.Minute, ApprovalTimeout: time.Hour}
+		})
+		e.setTools(countingTool("delete", destructive, &runs))
+		evs := e.runDeciding(t, &agent.Request{Message: "delete"}, nil)
+		if errs := find(evs, agent.EventError); len(errs) != 1 || errs[0].Error.Code != agent.ErrTurnTimeout {
+			t.Errorf("error events = %+v", errs)
+		}
+		if res := find(evs, agent.EventApprovalResolved); len(res) != 1 || res[0].Approval.State != agent.StateExpired {
+			t.Errorf("resolved = %+v", res)
+		}
+		if runs.Load() != 0 {
+			t.Error("the tool ran")
+		}
+	})
+}

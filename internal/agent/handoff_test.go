@@ -142,3 +142,39 @@ func TestAssignServerLive(t *testing.T) {
 		t.Errorf("bob's tools after the assignment = %+v", tl)
 	}
 }
+
+// TestAgentChangesApplyNextTurn edits bob between turns: the next turn
+// uses the new prompt and model without restarting anything.
+func TestAgentChangesApplyNextTurn(t *testing.T) {
+	bob := llmtest.NewFakeProvider(say("v1 here"))
+	other := llmtest.NewFakeProvider(say("v2 here"))
+	e := handoffEnv(t, llmtest.NewFakeProvider(), bob, nil)
+	e.models["other"] = other
+	e.mustRun(t, &agent.Request{Message: "hi", Agent: "bob"})
+
+	e.agents.mu.Lock()
+	e.agents.agents["bob"] = agent.AgentSpec{Name: "bob", Model: "other", Prompt: "v2 prompt"}
+	e.agents.mu.Unlock()
+	evs := e.mustRun(t, &agent.Request{Message: "hi again", Agent: "bob"})
+	if text(evs) != "v2 here" || len(other.Requests()) != 1 || other.Requests()[0].System != "v2 prompt" {
+		t.Errorf("second turn: text %q, requests %+v", text(evs), other.Requests())
+	}
+	// bob's context holds his own earlier answer.
+	if got := allText(other.Requests()[0].Messages); !strings.Contains(got, "v1 here") {
+		t.Errorf("bob's context:\n%s", got)
+	}
+}
+
+// TestModelOverride runs one turn on another model than the agent's.
+func TestModelOverride(t *testing.T) {
+	main := llmtest.NewFakeProvider()
+	other := llmtest.NewFakeProvider(say("from other"))
+	e := newEnv(t, main, nil)
+	e.models["other"] = other
+	if evs := e.mustRun(t, &agent.Request{Message: "hi", Model: "other"}); text(evs) != "from other" || len(main.Requests()) != 0 {
+		t.Errorf("text %q, main asked %d times", text(evs), len(main.Requests()))
+	}
+	if _, err := e.run(t, &agent.Request{Message: "hi", Model: "missing"}); err == nil || !strings.Contains(err.Error(), `resolving model "missing"`) {
+		t.Errorf("unknown model: err = %v", err)
+	}
+}
