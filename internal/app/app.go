@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
@@ -53,6 +54,9 @@ type App struct {
 
 	runtimeOnce sync.Once
 	runtime     *agent.Runtime // built on first use by Runtime
+
+	// onStatus, when set, receives MCP server state changes (for metrics).
+	onStatus atomic.Pointer[func(server string, up, restarted bool)]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -105,6 +109,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		// go through the agent runtime and its approval path.
 		Sampling:    a.sample,
 		Elicitation: a.elicit,
+		OnStatus:    a.statusChanged,
 	})
 
 	for _, name := range sortedKeys(cfg.OpenAPIServers) {
@@ -228,4 +233,11 @@ func (a *App) Diagnose(ctx context.Context, only []string) []*ServerReport {
 	}
 	wg.Wait()
 	return out
+}
+
+// statusChanged forwards an MCP server's state change to the metrics hook.
+func (a *App) statusChanged(st mcphost.Status) {
+	if f := a.onStatus.Load(); f != nil {
+		(*f)(st.Name, st.State == mcphost.StateReady, st.State == mcphost.StateRestarting)
+	}
 }

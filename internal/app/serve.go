@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/web"
+)
+
+// ShutdownTimeout bounds a graceful stop of `switchboard serve`: open
+// streams end, in-flight tool calls finish and their audit records complete.
+const ShutdownTimeout = 15 * time.Second
+
+// Serve runs the HTTP service on ln until ctx ends, then shuts it down
+// gracefully: open SSE streams end with a final event, in-flight requests
+// finish (so their audit records complete), then the caller closes the app.
+// ready, when not nil, is called once the service accepts requests.
+func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string)) error {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	rt, err := a.Runtime(ctx)
+	if err != nil {
+		return err
+	}
+	loopback := isLoopback(ln.Addr())
+	users, err := st.ListUsers(ctx)
+	if err != nil {
+		return fmt.Errorf("listing users: %w", err)
+	}
+	if !loopback && len(users) == 0 {
+		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
+			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
+	}
+
+	gw, err := a.Gateway(ctx, GatewayOptions{
+		Permit:         permitCaller(st),
+		AllowedOrigins: a.cfg.Server.AllowedOrigins,
+	})
+	if err != nil {
+		return err
+	}
+	defer gw.Close()
+
+	metrics := server.NewMetrics()
+	hook := func(name string, up, restarted bool) {
+		metrics.SetServerUp(name, up)
+		if restarted {
+			metrics.ObserveRestart(name)
+		}
+	}
+	a.onStatus.Store(&hook)
+	for _, s := range a.pool.Status() {
+		hook(s.Name, s.State == "ready", false)
+	}
+	defer a.onStatus.Store(nil)
+
+	srv := server.New(&server.Options{
+		Store:          st,
+		Runner:         server.RuntimeRunner(rt, a.registry),
+		Tools:          a.registry,
+		Servers:        serversView{a},
+		Models:         func() []string { return sortedKeys(a.cfg.Models) },
+		MCP:            mcpWithCaller(gw.Handler()),
+		Web:            web.Handler(&web.Options{Logger: a.logger.With("component", "web")}),
+		AllowAnonymous: loopback && len(users) == 0,
+		AllowedOrigins: a.cfg.Server.AllowedOrigins,
+		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Metrics:        metrics,
+		Logger:         a.logger.With("component", "server"),
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
+
+// limits maps per-minute config limits (0 = unlimited) to the server's
+// per-second token buckets, with a burst of a tenth of a minute's worth.
+func limits(requests, toolCalls int) server.Limits {
+	l := server.Limits{Requests: -1, ToolCalls: -1}
+	if requests > 0 {
+		l.Requests, l.RequestBurst = float64(requests)/60, max(1, requests/6)
+	}
+	if toolCalls > 0 {
+		l.ToolCalls, l.ToolCallBurst = float64(toolCalls)/60, max(1, toolCalls/6)
+	}
+	return l
+}
+
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// mcpWithCaller hands the authenticated user of the HTTP request to the
+// gateway, which filters the catalogue by that user's permissions.
+func mcpWithCaller(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, ok := server.UserFrom(r.Context()); ok {
+			r = r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: u.ID, Name: u.Name}))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// permitCaller checks a gateway caller's tool permissions (globs) in the store.
+func permitCaller(st store.Store) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
+	return func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
+		if c.ID == "" || c.ID == "local" || c.Name == server.AnonymousUser {
+			return true
+		}
+		u, err := st.GetUserByName(ctx, c.Name)
+		if err != nil || u.Disabled {
+			return false
+		}
+		for _, g := range u.Permissions {
+			if ok, _ := path.Match(g, e.Name); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// serversView is the server's view of the tool servers.
+type serversView struct{ a *App }
+
+func (v serversView) Status() []server.ServerStatus {
+	var out []server.ServerStatus
+	for _, s := range v.a.Servers() {
+		out = append(out, server.ServerStatus{
+			Name: s.Name, Kind: string(s.Kind), State: s.State, Tools: s.Tools, Error: s.LastError,
+			Restarts: s.Restarts, Since: s.Since, Transport: s.Transport,
+		})
+	}
+	return out
+}
+
+func (v serversView) Restart(ctx context.Context, name string) error {
+	for _, s := range v.a.openapi {
+		if s.Name() == name {
+			return s.Refresh(ctx)
+		}
+	}
+	if _, ok := v.a.cfg.MCPServers[name]; !ok {
+		return fmt.Errorf("server %q: %w", name, store.ErrNotFound)
+	}
+	return v.a.pool.Restart(name)
+}
+
+func (v serversView) Stderr(name string) ([]string, bool) {
+	for _, s := range v.a.Servers() {
+		if s.Name == name {
+			return s.Stderr, true
+		}
+	}
+	return nil, false
+}

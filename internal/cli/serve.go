@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/version"
+)
+
+func newServeCmd(g *globals) *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the web UI, the HTTP API, the OpenAI-compatible API and /mcp",
+		Long: `Starts the configured servers, opens the database (SQLite in the data
+directory unless database.url names PostgreSQL) and serves:
+
+  /                      the web UI: chat, servers, tools, audit
+  /api/v1/...            the REST + SSE API (its OpenAPI document: /api/openapi.json)
+  /v1/chat/completions   the OpenAI-compatible API; model = an agent or model name
+  /mcp                   the whole catalogue as one MCP server (Streamable HTTP)
+  /healthz /readyz /metrics
+
+On a loopback address with no users, requests need no key. Anywhere else,
+create users first (switchboard users add NAME) and send their keys as
+"Authorization: Bearer sb_...". Without a configured model it still starts,
+and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			if addr != "" {
+				cfg.Server.Addr = addr
+			}
+			logger := g.logger(cfg, slog.LevelInfo)
+			a, err := app.New(cfg, &app.Options{Logger: logger})
+			if err != nil {
+				return usageErr(err, "")
+			}
+			defer a.Close()
+			ln, err := net.Listen("tcp", cfg.Server.Addr)
+			if err != nil {
+				return usageErr(fmt.Errorf("listening on %s: %w", cfg.Server.Addr, err), "choose another address with --addr")
+			}
+			if err := a.Start(cmd.Context()); err != nil {
+				ln.Close()
+				return nil // interrupted while the servers were starting
+			}
+			for _, s := range a.Servers() {
+				if s.State != "ready" && s.State != "disabled" {
+					logger.Warn("tool server not ready", "server", s.Name, "state", s.State, "err", s.LastError)
+				}
+			}
+			if cfg.DefaultModel == "" {
+				logger.Warn("no model configured: the UI and API answer with how to connect one", "hint", app.NoModelHint)
+			}
+			err = a.Serve(cmd.Context(), ln, func(addr string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "switchboard %s listening on http://%s (data: %s)\n", version.String(), addr, cfg.Data)
+			})
+			if err != nil {
+				return usageErr(err, "")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "", "listen `address` (default server.addr, 127.0.0.1:8080)")
+	return cmd
+}
