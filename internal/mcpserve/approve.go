@@ -3,6 +3,8 @@ package mcpserve
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -22,12 +24,21 @@ var approveSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"
 // approve applies the approval policy to one call of e. It returns how the
 // call was approved and, when it must not run, the refusal to send back as
 // a tool error.
-func (s *Server) approve(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (Approval, string) {
+//
+// Approval questions take one of two paths. Sessions on protocol versions
+// before 2026-07-28 are asked with an elicitation/create request while the
+// call waits (ask). From 2026-07-28 on a server may not send requests of
+// its own: the call returns the question as an input request (askFirst)
+// and the client calls again with the answer (answer).
+func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.Entry) (Approval, string) {
 	switch s.opts.Policy(e) {
 	case ActionAllow:
 		return ApprovalNotNeeded, ""
 	case ActionAsk:
-		return s.ask(ctx, ss, e, args)
+		if roundTrips(req.Session) {
+			return s.answer(req, e)
+		}
+		return s.ask(ctx, req.Session, e, req.Params.Arguments)
 	default:
 		return ApprovalDenied, fmt.Sprintf("tool %s is denied by Switchboard's approval policy, so it was not called. "+
 			"An administrator can allow it with an approvals rule in the Switchboard configuration, "+
@@ -38,10 +49,7 @@ func (s *Server) approve(ctx context.Context, ss *mcp.ServerSession, e tools.Ent
 // ask asks the caller to confirm the call through elicitation.
 func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (Approval, string) {
 	if !canElicit(ss) {
-		return ApprovalUnavailable, fmt.Sprintf("tool %s needs approval before each call, and this MCP client cannot be asked "+
-			"(it did not declare the elicitation capability), so the tool was not called. Use a client that supports "+
-			"elicitation, or allow the tool with an approvals rule in the Switchboard configuration, for example "+
-			"{server: %s, tool: %s, policy: allow}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+		return ApprovalUnavailable, cannotAsk(e)
 	}
 	actx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
 	defer cancel()
@@ -50,13 +58,89 @@ func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, 
 		if ctx.Err() == nil && actx.Err() != nil {
 			return ApprovalUnavailable, fmt.Sprintf("tool %s was not called: nobody answered the approval question within %v.", e.Name, s.opts.ApprovalTimeout)
 		}
-		s.logger.WarnContext(ctx, "approval question failed", "tool", e.Name, "error", err)
+		s.logger.WarnContext(ctx, "approval question failed", logKeyTool, e.Name, logKeyError, err)
 		return ApprovalUnavailable, fmt.Sprintf("tool %s was not called: asking for approval failed (%v).", e.Name, err)
 	}
 	if res.Action == "accept" && res.Content["approve"] == true {
 		return ApprovalGranted, ""
 	}
 	return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
+}
+
+// approveInput is the ID of the approval question among a call's input
+// requests.
+const approveInput = "switchboard_approval"
+
+// askFirst returns the result that asks a session on protocol 2026-07-28 or
+// later to approve the call, or nil when the call needs no question now
+// (the policy does not ask, the session uses the older protocol, the
+// client cannot be asked, or this request already carries the answer).
+func (s *Server) askFirst(req *mcp.CallToolRequest, e tools.Entry) *mcp.CallToolResult {
+	if !roundTrips(req.Session) || !canElicit(req.Session) || s.opts.Policy(e) != ActionAsk {
+		return nil
+	}
+	if _, answered := req.Params.InputResponses[approveInput]; answered {
+		return nil
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{approveInput: &mcp.ElicitParams{
+			Mode: "form", Message: question(e, req.Params.Arguments), RequestedSchema: approveSchema,
+		}},
+		RequestState: callDigest(e.Name, req.Params.Arguments),
+	}
+}
+
+// answer reads the answer to askFirst's question from the retried call.
+func (s *Server) answer(req *mcp.CallToolRequest, e tools.Entry) (Approval, string) {
+	resp, ok := req.Params.InputResponses[approveInput]
+	if !ok {
+		return ApprovalUnavailable, cannotAsk(e)
+	}
+	// The answer is for the call it was asked about: the same tool with the
+	// same arguments, which the request state binds.
+	if req.Params.RequestState != callDigest(e.Name, req.Params.Arguments) {
+		return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the approval answer was given for another call; call again to be asked.", e.Name)
+	}
+	r, ok := resp.(*mcp.ElicitResult)
+	if ok && r.Action == "accept" && r.Content["approve"] == true {
+		return ApprovalGranted, ""
+	}
+	return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
+}
+
+// roundTrips reports whether ss speaks protocol 2026-07-28 or later, where
+// the server asks through input requests instead of requests of its own.
+func roundTrips(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// callDigest identifies a call by tool name and arguments, with the
+// arguments in canonical form (sorted keys, no spaces) so that a client
+// re-encoding them on its second round still matches.
+func callDigest(name string, args json.RawMessage) string {
+	canon := []byte("{}")
+	var v any
+	if len(bytes.TrimSpace(args)) > 0 && json.Unmarshal(args, &v) == nil && v != nil {
+		if b, err := json.Marshal(v); err == nil {
+			canon = b
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(canon)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func cannotAsk(e tools.Entry) string {
+	return fmt.Sprintf("tool %s needs approval before each call, and this MCP client cannot be asked "+
+		"(it did not declare the elicitation capability), so the tool was not called. Use a client that supports "+
+		"elicitation, or allow the tool with an approvals rule in the Switchboard configuration, for example "+
+		"{server: %s, tool: %s, policy: allow}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
 }
 
 // canElicit reports whether the client of ss declared form elicitation.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +16,9 @@ import (
 
 // TestApproval checks the approval policy end to end: the question the
 // client is asked, what the tool sees, what the client gets back and what
-// the audit records.
+// the audit records. Over HTTP the session speaks 2025-11-25 and is asked
+// with elicitation/create; over stdio the go-sdk client speaks 2026-07-28
+// and answers the question as an input request of the call.
 func TestApproval(t *testing.T) {
 	answer := func(action string, content map[string]any) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -48,7 +51,24 @@ func TestApproval(t *testing.T) {
 			wantText: "denied by Switchboard's approval policy", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		for _, transport := range []string{"http", "stdio"} {
+			t.Run(tt.name+"/"+transport, func(t *testing.T) {
+				testApproval(t, transport, tt.policy, tt.elicit, tt.wantText, tt.wantErr, tt.want)
+			})
+		}
+	}
+}
+
+func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), wantText string, wantErr bool, want mcpserve.Outcome) {
+	tt := struct {
+		policy   mcpserve.Action
+		elicit   func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		wantText string
+		wantErr  bool
+		want     mcpserve.Outcome
+	}{policy, elicit, wantText, wantErr, want}
+	{
+		{
 			called := false
 			reg := tools.NewRegistry(nil)
 			reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{tool("write", destructive, func(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
@@ -68,7 +88,12 @@ func TestApproval(t *testing.T) {
 					return tt.elicit(ctx, req)
 				}
 			}
-			cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", &opts)
+			var cs *mcp.ClientSession
+			if transport == "http" {
+				cs = connectHTTP(t, serveHTTP(t, srv).URL, "alice", &opts)
+			} else {
+				cs = connectStdio(t, srv, &opts)
+			}
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "files__write", Arguments: map[string]any{"path": "/tmp/x"}})
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
@@ -85,10 +110,14 @@ func TestApproval(t *testing.T) {
 					t.Errorf("approval question mismatch (-want +got):\n%s", diff)
 				}
 			}
+			caller := mcpserve.Caller{ID: "alice"}
+			if transport == "stdio" {
+				caller = mcpserve.Caller{ID: "local"}
+			}
 			wantRec := []mcpserve.CallRecord{{
-				Caller: mcpserve.Caller{ID: "alice"}, Tool: "files__write",
+				Caller: caller, Tool: "files__write",
 				Origin:    tools.Origin{Kind: tools.KindMCP, Server: "files", Name: "write"},
-				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Transport: "http",
+				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Transport: transport,
 			}}
 			audit.mu.Lock()
 			gotRec := audit.begun
@@ -96,13 +125,13 @@ func TestApproval(t *testing.T) {
 			if diff := cmp.Diff(wantRec, gotRec, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Session" }, cmp.Ignore())); diff != "" {
 				t.Errorf("audit begin mismatch (-want +got):\n%s", diff)
 			}
-			if len(gotRec) == 1 && gotRec[0].Session == "" {
-				t.Error("audit record has no session ID for an HTTP call")
+			if len(gotRec) == 1 && (gotRec[0].Session == "") != (transport == "stdio") {
+				t.Errorf("audit record has session ID %q over %s", gotRec[0].Session, transport)
 			}
 			if diff := cmp.Diff(map[string]mcpserve.Outcome{"files__write#1": tt.want}, audit.outcomes()); diff != "" {
 				t.Errorf("audit outcome mismatch (-want +got):\n%s", diff)
 			}
-		})
+		}
 	}
 }
 
@@ -148,5 +177,80 @@ func TestAuditFailureRefusesCall(t *testing.T) {
 	}
 	if !res.IsError || called || !strings.Contains(text(res), "audit") {
 		t.Errorf("result %v %q, tool called %v; want a refusal naming the audit and no call", res.IsError, text(res), called)
+	}
+}
+
+// TestApprovalTimeout checks that an unanswered approval question ends the
+// call with a refusal after ApprovalTimeout. The timeout applies where
+// Switchboard waits for the answer, sessions before protocol 2026-07-28;
+// later ones answer between the rounds of the call.
+func TestApprovalTimeout(t *testing.T) {
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("rm", destructive, nil)})
+	srv := newServer(t, reg, &mcpserve.Options{ApprovalTimeout: 50 * time.Millisecond})
+	release := make(chan struct{})
+	cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		select { // a person who never answers, until the test ends
+		case <-ctx.Done():
+		case <-release:
+		}
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}})
+	t.Cleanup(func() { close(release) }) // before the client closes, which waits for this handler
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "rm"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "nobody answered the approval question within 50ms") {
+		t.Errorf("result %v %q, want a refusal after the timeout", res.IsError, text(res))
+	}
+}
+
+// TestApprovalAnswerBoundToCall checks, with a client that handles input
+// requests itself, that an answer given for one call does not approve a
+// call with other arguments.
+func TestApprovalAnswerBoundToCall(t *testing.T) {
+	called := 0
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("rm", destructive, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+		called++
+		return tools.TextResult("removed"), nil
+	})})
+	srv := newServer(t, reg, nil)
+	cs := connectStdio(t, srv, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		// Declares elicitation; never called, since this test answers itself.
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errAudit },
+	})
+	first, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "rm", Arguments: map[string]any{"path": "a"}})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if !first.NeedsInput() || len(first.InputRequests) != 1 || first.RequestState == "" {
+		t.Fatalf("first round %+v, want one input request and a request state", first)
+	}
+	yes := mcp.InputResponseMap{}
+	for id := range first.InputRequests {
+		yes[id] = &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+	}
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{name: "other arguments", args: map[string]any{"path": "/"}, want: "the approval answer was given for another call"},
+		{name: "same arguments", args: map[string]any{"path": "a"}, want: "removed"},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "rm", Arguments: tt.args, InputResponses: yes, RequestState: first.RequestState})
+		if err != nil {
+			t.Fatalf("%s: CallTool: %v", tt.name, err)
+		}
+		if !strings.Contains(text(res), tt.want) {
+			t.Errorf("%s: result %q, want %q", tt.name, text(res), tt.want)
+		}
+	}
+	if called != 1 {
+		t.Errorf("tool called %d times, want once", called)
 	}
 }

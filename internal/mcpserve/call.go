@@ -37,13 +37,21 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if rec.Session == "" {
 		rec.Transport = "stdio"
 	}
+	allowed := s.permitted(ctx, caller, e)
+	if allowed {
+		if pending := s.askFirst(req, e); pending != nil {
+			// The question goes back in this result; the call is audited
+			// in the round that carries the answer.
+			return pending, nil
+		}
+	}
 
 	start := time.Now()
 	var id string
 	if s.opts.Audit != nil {
 		var err error
 		if id, err = s.opts.Audit.Begin(ctx, rec); err != nil {
-			s.logger.ErrorContext(ctx, "call not audited", "tool", name, "error", err)
+			s.logger.ErrorContext(ctx, "call not audited", logKeyTool, name, logKeyError, err)
 			return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
 		}
 	}
@@ -58,13 +66,13 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		s.opts.Audit.Finish(fctx, id, out)
 	}()
 
-	if !s.permitted(ctx, caller, e) {
+	if !allowed {
 		// Indistinguishable from a missing tool, so that permissions do not
 		// reveal which tools exist.
 		out.Approval, out.IsError = ApprovalForbidden, true
 		return nil, unknownTool(name)
 	}
-	approval, refusal := s.approve(ctx, req.Session, e, args)
+	approval, refusal := s.approve(ctx, req, e)
 	out.Approval = approval
 	if refusal != "" {
 		out.IsError = true
@@ -88,7 +96,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 			return nil, err
 		default:
 			out.IsError = true
-			s.logger.WarnContext(ctx, "tool call failed", "tool", name, "error", err)
+			s.logger.WarnContext(ctx, "tool call failed", logKeyTool, name, logKeyError, err)
 			return errorResult(fmt.Sprintf("calling %s failed: %v", name, err)), nil
 		}
 	}

@@ -20,12 +20,12 @@ func (s *Server) sync() {
 	for _, e := range s.reg.List() {
 		t, err := mcpTool(e)
 		if err != nil {
-			s.logger.Warn("tool not served", "tool", e.Name, "error", err)
+			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
 			continue
 		}
 		b, err := json.Marshal(t)
 		if err != nil {
-			s.logger.Warn("tool not served", "tool", e.Name, "error", err)
+			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
 			continue
 		}
 		key := string(b)
@@ -34,7 +34,7 @@ func (s *Server) sync() {
 			continue
 		}
 		if err := s.addTool(t); err != nil {
-			s.logger.Warn("tool not served", "tool", e.Name, "error", err)
+			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
 			delete(want, e.Name)
 			if _, ok := s.served[e.Name]; ok {
 				s.mcp.RemoveTools(e.Name)

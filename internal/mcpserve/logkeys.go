@@ -1,0 +1,7 @@
+package mcpserve
+
+// Keys of the attributes this package logs.
+const (
+	logKeyTool  = "tool"
+	logKeyError = "error"
+)
