@@ -16,14 +16,14 @@ func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
 	var (
 		a     store.Approval
 		conv  sql.NullString
-		args  string
+		args  []byte
 		state string
 		scope string
 	)
 	err := row.Scan(&a.ID, &conv, &a.RunID, &a.CallID, &a.Tool, &a.Server, &args, &state, &scope, &a.Reason, &a.DecidedBy,
 		tsCol{&a.CreatedAt}, tsCol{&a.ExpiresAt}, tsCol{&a.DecidedAt})
 	a.ConversationID = conv.String
-	a.Arguments = raw(args)
+	a.Arguments = rawBytes(args)
 	a.State = store.ApprovalState(state)
 	a.Scope = store.ApprovalScope(scope)
 	return a, err
@@ -45,7 +45,7 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Appro
 	a.CreatedAt = orNow(a.CreatedAt)
 	a.ExpiresAt = norm(a.ExpiresAt)
 	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, string(a.Arguments), string(a.State), string(a.Scope),
+		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, argsCol(a.Arguments), string(a.State), string(a.Scope),
 		a.Reason, a.DecidedBy, ts(a.CreatedAt), ts(a.ExpiresAt), ts(a.DecidedAt))
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, classify(err))

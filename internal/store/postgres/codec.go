@@ -126,6 +126,24 @@ func raw(s string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
+// argsCol converts tool arguments to their bytea column value. bytea, not
+// text, because arguments are kept byte for byte as the model sent them, and
+// text refuses NUL bytes and invalid UTF-8.
+func argsCol(a json.RawMessage) any {
+	if a == nil {
+		return []byte{}
+	}
+	return []byte(a)
+}
+
+// rawBytes returns a copy of b as a json.RawMessage; empty gives nil.
+func rawBytes(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.RawMessage(append([]byte(nil), b...))
+}
+
 // encodeList stores a string slice as JSON; nil becomes NULL so that it
 // stays distinct from an empty list.
 func encodeList(l []string) (any, error) {

@@ -17,7 +17,7 @@ func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, erro
 	}
 	id := store.NewID()
 	_, err := db.w.ExecContext(ctx, `INSERT INTO audit (`+auditCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?)`,
-		id, ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server, string(r.Arguments), r.Approval, db.instance)
+		id, ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server, argsCol(r.Arguments), r.Approval, db.instance)
 	if err != nil {
 		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, classify(err))
 	}
@@ -115,14 +115,14 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 	for rows.Next() {
 		var (
 			r       store.AuditRecord
-			args    string
+			args    []byte
 			outcome string
 		)
 		if err := rows.Scan(&r.ID, tsCol{&r.Time}, &r.User, &r.ConversationID, &r.Agent, &r.RunID, &r.CallID, &r.Tool, &r.Server,
 			&args, &r.Approval, &outcome, &r.Error, &r.DurationMS, &r.ResultBytes, tsCol{&r.FinishedAt}); err != nil {
 			return nil, fmt.Errorf("listing audit records: %w", err)
 		}
-		r.Arguments = raw(args)
+		r.Arguments = rawBytes(args)
 		r.Outcome = store.Outcome(outcome)
 		out = append(out, r)
 	}

@@ -128,6 +128,18 @@ func raw(s string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
+// argsCol converts tool arguments to their TEXT column value; arguments are
+// kept byte for byte, whether or not they are valid JSON.
+func argsCol(a json.RawMessage) any { return string(a) }
+
+// rawBytes returns a copy of b as a json.RawMessage; empty gives nil.
+func rawBytes(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.RawMessage(append([]byte(nil), b...))
+}
+
 // encodeList stores a string slice as JSON; nil becomes NULL so that it
 // stays distinct from an empty list.
 func encodeList(l []string) (any, error) {

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Users", testUsers},
 		{"Times", testTimes},
 		{"LargeArguments", testLargeArguments},
+		{"OddArguments", testOddArguments},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

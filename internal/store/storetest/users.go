@@ -129,3 +129,24 @@ func testLargeArguments(t *testing.T, s store.Store) {
 		t.Error("1 MB audit arguments did not round-trip")
 	}
 }
+
+// testOddArguments checks that arguments are kept byte for byte, even when
+// a model sent malformed JSON with NUL bytes or invalid UTF-8.
+func testOddArguments(t *testing.T, s store.Store) {
+	for _, args := range []string{`{"a": 1}`, "{\"unterminated\x00", "\xff\xfe not utf-8", " "} {
+		id, err := s.BeginAudit(ctx(t), store.AuditRecord{Tool: "t", Arguments: json.RawMessage(args)})
+		must(t, "BeginAudit", err)
+		recs, err := s.ListAudit(ctx(t), store.AuditFilter{Limit: 1})
+		must(t, "ListAudit", err)
+		if len(recs) != 1 || recs[0].ID != id || string(recs[0].Arguments) != args {
+			t.Errorf("audit arguments %q did not round-trip: %+v", args, recs)
+		}
+		a, err := s.CreateApproval(ctx(t), store.Approval{Tool: "t", Arguments: json.RawMessage(args)})
+		must(t, "CreateApproval", err)
+		got, err := s.GetApproval(ctx(t), a.ID)
+		must(t, "GetApproval", err)
+		if string(got.Arguments) != args {
+			t.Errorf("approval arguments %q came back as %q", args, got.Arguments)
+		}
+	}
+}

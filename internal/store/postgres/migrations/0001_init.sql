@@ -1,6 +1,7 @@
 -- Switchboard schema, version 1 (the same tables as the sqlite dialect's).
--- JSON is kept as text, not jsonb, so that arguments round-trip byte for
--- byte, malformed model output included.
+-- JSON is kept as text, not jsonb, so that it round-trips unchanged; tool
+-- arguments are bytea because they are kept as the model sent them, NUL
+-- bytes and invalid UTF-8 included.
 
 CREATE TABLE conversations (
 	id         text PRIMARY KEY,
@@ -51,7 +52,7 @@ CREATE TABLE approvals (
 	call_id         text NOT NULL DEFAULT '',
 	tool            text NOT NULL,
 	server          text NOT NULL DEFAULT '',
-	arguments       text NOT NULL DEFAULT '',
+	arguments       bytea NOT NULL DEFAULT '',
 	state           text NOT NULL,
 	scope           text NOT NULL DEFAULT '',
 	reason          text NOT NULL DEFAULT '',
@@ -96,7 +97,7 @@ CREATE TABLE audit (
 	call_id         text NOT NULL DEFAULT '',
 	tool            text NOT NULL,
 	server          text NOT NULL DEFAULT '',
-	arguments       text NOT NULL DEFAULT '',
+	arguments       bytea NOT NULL DEFAULT '',
 	approval        text NOT NULL DEFAULT '',
 	outcome         text NOT NULL,
 	error           text NOT NULL DEFAULT '',
