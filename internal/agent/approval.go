@@ -77,11 +77,38 @@ func (t *turn) ask(ctx context.Context, agent string, a Approval) (Decision, App
 
 	timer := time.NewTimer(r.limits.ApprovalTimeout)
 	defer timer.Stop()
+	// A store shared by several processes may be decided through another
+	// one; poll it so this call learns of that decision too.
+	getter, shared := r.approvals.(ApprovalGetter)
+	var poll <-chan time.Time
+	if shared {
+		tick := time.NewTicker(ApprovalPollInterval)
+		defer tick.Stop()
+		poll = tick.C
+	}
 	var d Decision
-	select {
-	case d = <-ch:
-	case <-timer.C:
-	case <-ctx.Done():
+wait:
+	for {
+		select {
+		case d = <-ch:
+			break wait
+		case <-timer.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		case <-poll:
+			if got, ok := decidedElsewhere(ctx, getter, stored.ID); ok {
+				r.mu.Lock()
+				_, still := r.waiting[stored.ID]
+				delete(r.waiting, stored.ID)
+				r.mu.Unlock()
+				if still {
+					d = got
+					break wait
+				}
+				// Decide in this process got there first and delivers.
+			}
+		}
 	}
 	if d.Kind == 0 {
 		r.mu.Lock()
@@ -107,6 +134,27 @@ func (t *turn) ask(ctx context.Context, agent string, a Approval) (Decision, App
 	}
 	t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
 	return d, stored.State
+}
+
+// ApprovalPollInterval is how often a call waiting for approval checks an
+// [ApprovalGetter] store for a decision made by another process.
+const ApprovalPollInterval = 2 * time.Second
+
+// decidedElsewhere reports the decision recorded on approval id, if any.
+func decidedElsewhere(ctx context.Context, g ApprovalGetter, id string) (Decision, bool) {
+	a, err := g.GetApproval(ctx, id)
+	if err != nil {
+		return Decision{}, false
+	}
+	switch {
+	case a.State == StateApproved && a.Conversation:
+		return Decision{Kind: ApproveConversation, Reason: a.Reason, By: a.DecidedBy}, true
+	case a.State == StateApproved:
+		return Decision{Kind: ApproveOnce, Reason: a.Reason, By: a.DecidedBy}, true
+	case a.State == StateDenied:
+		return Decision{Kind: Deny, Reason: a.Reason, By: a.DecidedBy}, true
+	}
+	return Decision{}, false
 }
 
 func (r *Runtime) expire(ctx context.Context, id string) {

@@ -167,6 +167,15 @@ type ApprovalExpirer interface {
 	ExpireApproval(ctx context.Context, id string) error
 }
 
+// ApprovalGetter is implemented by approval stores that several Switchboard
+// processes share (PostgreSQL behind a load balancer): a call waiting for
+// approval polls it every [ApprovalPollInterval], so a decision recorded
+// through another process reaches it. Form values of an elicitation
+// decided elsewhere are not carried.
+type ApprovalGetter interface {
+	GetApproval(ctx context.Context, id string) (Approval, error)
+}
+
 // Usage is the token count and router decision of one agent run.
 type Usage struct {
 	RunID          string

@@ -1,0 +1,79 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+)
+
+// sharedApprovals is a hand-written ApprovalStore with GetApproval, like a
+// database several processes share.
+type sharedApprovals struct {
+	mu   sync.Mutex
+	n    int
+	byID map[string]agent.Approval
+}
+
+func (s *sharedApprovals) CreateApproval(_ context.Context, a agent.Approval) (agent.Approval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	a.ID = fmt.Sprint("ap", s.n)
+	s.byID[a.ID] = a
+	return a, nil
+}
+
+func (s *sharedApprovals) DecideApproval(_ context.Context, id string, d agent.Approval) (agent.Approval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.byID[id]
+	if !ok || a.State != agent.StatePending {
+		return a, fmt.Errorf("deciding %s: %w", id, agent.ErrNotPending)
+	}
+	a.State, a.Conversation, a.Reason, a.DecidedBy = d.State, d.Conversation, d.Reason, d.DecidedBy
+	s.byID[id] = a
+	return a, nil
+}
+
+func (s *sharedApprovals) HasGrant(context.Context, string, string) (bool, error) { return false, nil }
+
+func (s *sharedApprovals) GetApproval(_ context.Context, id string) (agent.Approval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byID[id], nil
+}
+
+// TestDecisionFromAnotherProcess runs a turn in one Runtime and decides its
+// approval through another that shares the store.
+func TestDecisionFromAnotherProcess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &sharedApprovals{byID: map[string]agent.Approval{}}
+		var runs atomic.Int32
+		fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`), say("done"))
+		a := newEnv(t, fake, func(o *agent.Options) { o.Approvals = store })
+		a.setTools(countingTool("delete", destructive, &runs))
+		b := newEnv(t, llmtest.NewFakeProvider(), func(o *agent.Options) { o.Approvals = store })
+
+		start := time.Now()
+		evs := a.runDeciding(t, &agent.Request{Message: "delete"}, func(ap *agent.Approval) *agent.Decision {
+			if err := b.rt.Decide(t.Context(), ap.ID, agent.Decision{Kind: agent.Deny, Reason: "from b"}); err != nil {
+				t.Errorf("deciding through b: %v", err)
+			}
+			return nil
+		})
+		if waited := time.Since(start); waited > agent.ApprovalPollInterval {
+			t.Errorf("waited %s for a decision made elsewhere", waited)
+		}
+		res := find(evs, agent.EventApprovalResolved)
+		if len(res) != 1 || res[0].Approval.State != agent.StateDenied || res[0].Approval.Reason != "from b" || runs.Load() != 0 {
+			t.Errorf("resolved = %+v, runs %d", res, runs.Load())
+		}
+	})
+}
