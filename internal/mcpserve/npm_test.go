@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -226,12 +227,11 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// resultsStamp is the timestamp that ends a results directory's name.
+var resultsStamp = regexp.MustCompile(`-\d{4}-\d\d-\d\dT[0-9TZ.-]*$`)
+
 // scenarioOf returns the scenario of a results directory named
-// server-<scenario>-<timestamp>.
+// [server-]<scenario>-<timestamp>.
 func scenarioOf(dir string) string {
-	s := strings.TrimPrefix(dir, "server-")
-	if i := strings.LastIndex(s, "-20"); i > 0 {
-		s = s[:i]
-	}
-	return s
+	return resultsStamp.ReplaceAllString(strings.TrimPrefix(dir, "server-"), "")
 }
