@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 
@@ -154,19 +156,40 @@ type querier interface {
 }
 
 // pg runs queries written with '?' placeholders, as the sqlite dialect
-// writes them, after numbering them $1, $2... for PostgreSQL.
+// writes them, after numbering them $1, $2... for PostgreSQL. It also makes
+// string arguments storable: see [textArgs].
 type pg struct{ q querier }
 
 func (p pg) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return p.q.ExecContext(ctx, rebind(query), args...)
+	return p.q.ExecContext(ctx, rebind(query), textArgs(args)...)
 }
 
 func (p pg) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.q.QueryContext(ctx, rebind(query), args...)
+	return p.q.QueryContext(ctx, rebind(query), textArgs(args)...)
 }
 
 func (p pg) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return p.q.QueryRowContext(ctx, rebind(query), args...)
+	return p.q.QueryRowContext(ctx, rebind(query), textArgs(args)...)
+}
+
+// textArgs replaces NUL bytes and invalid UTF-8 in string arguments with
+// U+FFFD, because PostgreSQL text refuses both and a tool's error text or
+// a model's output must not make a write fail. (Tool arguments, kept byte
+// for byte, are []byte and go to bytea columns untouched.)
+func textArgs(args []any) []any {
+	cloned := false
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok || (utf8.ValidString(s) && !strings.Contains(s, "\x00")) {
+			continue
+		}
+		if !cloned {
+			// The caller's slice is not ours to change.
+			args, cloned = slices.Clone(args), true
+		}
+		args[i] = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	}
+	return args
 }
 
 func (p pg) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {

@@ -3,9 +3,11 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -174,4 +176,27 @@ func Restart(t *testing.T, before, after store.Store) {
 	if a.State != store.ApprovalExpired {
 		t.Errorf("pending approval after restart is %s, want %s", a.State, store.ApprovalExpired)
 	}
+}
+
+// testOddText checks that text a tool or model produced, NUL bytes and
+// invalid UTF-8 included, never makes a write fail. A dialect whose text
+// type cannot hold such bytes may replace them with U+FFFD.
+func testOddText(t *testing.T, s store.Store) {
+	odd := "boom\x00 \xff\xfe tail"
+	id, err := s.BeginAudit(ctx(t), store.AuditRecord{Tool: "t", User: odd})
+	must(t, "BeginAudit", err)
+	must(t, "FinishAudit", s.FinishAudit(ctx(t), id, store.AuditResult{Outcome: store.OutcomeError, Error: odd}))
+	recs, err := s.ListAudit(ctx(t), store.AuditFilter{})
+	must(t, "ListAudit", err)
+	replaced := strings.ReplaceAll(strings.ToValidUTF8(odd, "\uFFFD"), "\x00", "\uFFFD")
+	if len(recs) != 1 || (recs[0].Error != odd && recs[0].Error != replaced) {
+		t.Errorf("error text %q came back as %+v", odd, recs)
+	}
+	c := newConversation(t, s, "")
+	_, err = s.AppendMessages(ctx(t), c.ID, store.Message{Message: llm.ToolResult(llm.ToolCall{ID: odd, Name: "t"}, odd, true), Agent: odd})
+	must(t, "AppendMessages", err)
+	a, err := s.CreateApproval(ctx(t), store.Approval{Tool: "t", ConversationID: c.ID})
+	must(t, "CreateApproval", err)
+	_, err = s.DecideApproval(ctx(t), a.ID, store.Decision{State: store.ApprovalDenied, Reason: odd})
+	must(t, "DecideApproval", err)
 }

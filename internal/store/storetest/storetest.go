@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Times", testTimes},
 		{"LargeArguments", testLargeArguments},
 		{"OddArguments", testOddArguments},
+		{"OddText", testOddText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
