@@ -50,6 +50,7 @@ func TestProtocolVersions(t *testing.T) {
 }
 
 func TestDiscoveryFallbackRespawns(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "old", mcptest.ModeNormal, mcptest.ModeNoDiscover)
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	st := statusOf(t, p, "old")
@@ -66,6 +67,7 @@ func TestDiscoveryFallbackRespawns(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "pages", mcptest.ModeNormal, mcptest.ModePaginate)
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	names := toolNames(p.Tools())
@@ -152,6 +154,7 @@ func TestListChanged(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "pr")
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	var mu sync.Mutex
@@ -237,6 +240,7 @@ func TestSamplingAndElicitation(t *testing.T) {
 }
 
 func TestResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	var updated []string
 	var mu sync.Mutex
 	opts := testOptions()
@@ -293,6 +297,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 }
 
 func TestRoots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opts := testOptions()
 	opts.Roots = []string{dir, "file:///already/a/uri"}

@@ -63,6 +63,7 @@ func TestRemoteTransports(t *testing.T) {
 }
 
 func TestRemoteWrongHeaderFails(t *testing.T) {
+	t.Parallel()
 	sc, _ := mcptest.HTTPServer(t, "h", requireHeader("X-Api-Key", "right"))
 	sc.Headers = map[string]string{"X-Api-Key": "wrong"}
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)

@@ -95,9 +95,14 @@ func (p *Pool) Close() error {
 	p.closed = true
 	cancel := p.cancel
 	p.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if cancel == nil {
+		// Never started: no supervisor will record the end.
+		for _, s := range p.servers {
+			s.setState(StateStopped, nil)
+		}
+		return nil
 	}
+	cancel()
 	p.wg.Wait()
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestStatusOrderAndDisabled(t *testing.T) {
+	t.Parallel()
 	p := startPool(t, []mcphost.ServerConfig{
 		mcptest.StdioServer(t, "zeta"),
 		{Name: "alpha"}, // neither command nor url: disabled, not retried
@@ -37,6 +38,7 @@ func TestStatusOrderAndDisabled(t *testing.T) {
 }
 
 func TestRestartReadyServer(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "r")
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	if err := p.Restart("r"); err != nil {
@@ -57,6 +59,7 @@ func TestRestartReadyServer(t *testing.T) {
 }
 
 func TestCloseDuringCall(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "busy")
 	sc.ShutdownTimeout = 100 * time.Millisecond
 	p := mcphost.NewPool([]mcphost.ServerConfig{sc}, testOptions())
@@ -77,5 +80,20 @@ func TestCloseDuringCall(t *testing.T) {
 	}
 	if err := <-errc; !errors.Is(err, tools.ErrUnavailable) {
 		t.Errorf("in-flight call ended with %v, want ErrUnavailable", err)
+	}
+}
+
+func TestCloseWithoutStart(t *testing.T) {
+	t.Parallel()
+	p := mcphost.NewPool([]mcphost.ServerConfig{{Name: "a", Command: "true"}}, nil)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.Start(t.Context()) // after Close: does nothing
+	if st := p.Status()[0]; st.State != mcphost.StateStopped {
+		t.Errorf("state %s, want stopped", st.State)
+	}
+	if err := p.Restart("a"); err == nil {
+		t.Error("Restart on a closed pool: no error")
 	}
 }

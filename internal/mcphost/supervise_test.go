@@ -42,6 +42,7 @@ func (l *toolsLog) get(server string) [][]string {
 }
 
 func TestConnectIsConcurrent(t *testing.T) {
+	t.Parallel()
 	// Each barrier server refuses to answer until all three have started,
 	// so sequential connects could never finish: only overlapping ones can.
 	var servers []mcphost.ServerConfig
@@ -81,6 +82,7 @@ func TestConnectIsConcurrent(t *testing.T) {
 }
 
 func TestCrashRestartsAndToolsReturn(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "crashy")
 	var log toolsLog
 	opts := testOptions()
@@ -119,6 +121,7 @@ func TestCrashRestartsAndToolsReturn(t *testing.T) {
 }
 
 func TestCrashLoopGivesUp(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "doomed", mcptest.ModeExit)
 	var states []mcphost.State
 	var mu sync.Mutex
@@ -172,6 +175,7 @@ func (unavailableTool) Call(context.Context, *tools.CallRequest) (*tools.Result,
 }
 
 func TestCallOnDownServerIsUnavailable(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "s")
 	p := mcphost.NewPool([]mcphost.ServerConfig{sc}, testOptions())
 	p.Start(t.Context())
@@ -191,6 +195,7 @@ func TestCallOnDownServerIsUnavailable(t *testing.T) {
 }
 
 func TestCancellationReachesServer(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "s")
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	hang := findTool(t, p, "hang")
@@ -209,6 +214,7 @@ func TestCancellationReachesServer(t *testing.T) {
 }
 
 func TestCallTimeout(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "s")
 	sc.CallTimeout = 200 * time.Millisecond
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
@@ -227,7 +233,9 @@ func TestCallTimeout(t *testing.T) {
 }
 
 func TestGarbageOnStdout(t *testing.T) {
+	t.Parallel()
 	t.Run("at start", func(t *testing.T) {
+		t.Parallel()
 		sc := mcptest.StdioServer(t, "g", mcptest.ModeNormal, mcptest.ModeGarbageStart)
 		opts := testOptions()
 		opts.MaxRestarts = 2
@@ -238,6 +246,7 @@ func TestGarbageOnStdout(t *testing.T) {
 		}
 	})
 	t.Run("mid session", func(t *testing.T) {
+		t.Parallel()
 		sc := mcptest.StdioServer(t, "g")
 		p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 		_, _ = call(t, findTool(t, p, "garbage"), nil)
@@ -249,6 +258,7 @@ func TestGarbageOnStdout(t *testing.T) {
 }
 
 func TestHugeResultDoesNotHang(t *testing.T) {
+	t.Parallel()
 	sc := mcptest.StdioServer(t, "big")
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	res, err := call(t, findTool(t, p, "big"), map[string]any{"bytes": 256 << 10})
