@@ -212,3 +212,20 @@ func TestBadRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestRunOnce(t *testing.T) {
+	e := newEnv(t, llmtest.NewFakeProvider(say("hi")), nil)
+	seq := e.rt.Run(t.Context(), &agent.Request{ConversationID: "c1", Message: "hello"})
+	for _, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	for _, e := range seq {
+		err = e
+	}
+	if !errors.Is(err, agent.ErrRunReused) {
+		t.Errorf("second range: err = %v, want ErrRunReused", err)
+	}
+}

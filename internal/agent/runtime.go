@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
@@ -86,8 +87,17 @@ const eventBuffer = 64
 // of the range, cancels the model request and the running tool calls,
 // records those calls as cancelled, and ends the stream promptly; after a
 // cancelled ctx the last pair is an error wrapping ctx's error.
+//
+// The request runs when the sequence is ranged over, which may happen
+// once: running the turn again would repeat the user's message, so a
+// second range yields only [ErrRunReused].
 func (r *Runtime) Run(ctx context.Context, req *Request) iter.Seq2[Event, error] {
+	var used atomic.Bool
 	return func(yield func(Event, error) bool) {
+		if used.Swap(true) {
+			yield(Event{}, ErrRunReused)
+			return
+		}
 		if err := req.validate(); err != nil {
 			yield(Event{}, err)
 			return
@@ -152,6 +162,9 @@ const writeTimeout = 10 * time.Second
 func persistCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 }
+
+// ErrRunReused is yielded by a [Runtime.Run] sequence ranged over twice.
+var ErrRunReused = errors.New("agent run sequence ranged over twice; call Run again for a new turn")
 
 // errTurnTimeout is the cause of a turn's context when TurnTimeout passed.
 var errTurnTimeout = errors.New("turn time limit reached")
