@@ -262,7 +262,7 @@ func TestTurnTimeoutWhileAwaitingApproval(t *testing.T) {
 		})
 		e.setTools(countingTool("delete", destructive, &runs))
 		evs := e.runDeciding(t, &agent.Request{Message: "delete"}, nil)
-		if errs := find(evs, agent.EventError); len(errs) != 1 || errs[0].Error.Code != agent.ErrTurnTimeout {
+		if errs := find(evs, agent.EventError); len(errs) != 1 || errs[0].Error.Code != agent.CodeTurnTimeout {
 			t.Errorf("error events = %+v", errs)
 		}
 		if res := find(evs, agent.EventApprovalResolved); len(res) != 1 || res[0].Approval.State != agent.StateExpired {

@@ -59,10 +59,10 @@ func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []
 	case ctx.Err() != nil:
 		return msgs, ctx.Err()
 	case len(timedOut) > 0:
-		return msgs, &stopError{code: ErrCallTimeout, msg: fmt.Sprintf(
+		return msgs, &stopError{code: CodeCallTimeout, msg: fmt.Sprintf(
 			"I stopped: the tool %s did not answer within %s. Try again, or ask for something smaller.", strings.Join(timedOut, ", "), lim.CallTimeout)}
 	case len(run) < len(calls):
-		return msgs, &stopError{code: ErrToolCallLimit, msg: limitMsg}
+		return msgs, &stopError{code: CodeToolCallLimit, msg: limitMsg}
 	}
 	return msgs, nil
 }

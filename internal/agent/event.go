@@ -103,10 +103,10 @@ type RouterDecision struct {
 type ErrorCode string
 
 const (
-	ErrToolCallLimit ErrorCode = "tool_call_limit"
-	ErrCallTimeout   ErrorCode = "call_timeout"
-	ErrTurnTimeout   ErrorCode = "turn_timeout"
-	ErrHandoffFailed ErrorCode = "handoff_failed"
+	CodeToolCallLimit ErrorCode = "tool_call_limit"
+	CodeCallTimeout   ErrorCode = "call_timeout"
+	CodeTurnTimeout   ErrorCode = "turn_timeout"
+	CodeHandoffFailed ErrorCode = "handoff_failed"
 )
 
 // RunError is a limit or failure reported to the user.

@@ -40,19 +40,19 @@ func TestTimeLimits(t *testing.T) {
 			name:     "call timeout",
 			script:   []llmtest.FakeReply{calls("c1", "hang", `{}`)},
 			limits:   agent.Limits{CallTimeout: 2 * time.Second},
-			wantCode: agent.ErrCallTimeout, wantText: "did not answer within 2s", wantOut: agent.OutcomeTimeout,
+			wantCode: agent.CodeCallTimeout, wantText: "did not answer within 2s", wantOut: agent.OutcomeTimeout,
 		},
 		{
 			name:     "turn timeout in the model",
 			script:   []llmtest.FakeReply{{Turn: llmtest.Turn{Text: []string{"thinking..."}}, Block: true}},
 			limits:   agent.Limits{TurnTimeout: time.Minute},
-			wantCode: agent.ErrTurnTimeout, wantText: "longer than its limit of 1m0s",
+			wantCode: agent.CodeTurnTimeout, wantText: "longer than its limit of 1m0s",
 		},
 		{
 			name:     "turn timeout in a tool",
 			script:   []llmtest.FakeReply{calls("c1", "hang", `{}`)},
 			limits:   agent.Limits{TurnTimeout: time.Minute, CallTimeout: time.Hour},
-			wantCode: agent.ErrTurnTimeout, wantText: "longer than its limit", wantOut: agent.OutcomeCancelled,
+			wantCode: agent.CodeTurnTimeout, wantText: "longer than its limit", wantOut: agent.OutcomeCancelled,
 		},
 	}
 	for _, tc := range tests {

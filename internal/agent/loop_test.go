@@ -148,7 +148,7 @@ func TestToolCallLimit(t *testing.T) {
 	evs := e.mustRun(t, &agent.Request{Message: "loop"})
 
 	errs := find(evs, agent.EventError)
-	if len(errs) != 1 || errs[0].Error.Code != agent.ErrToolCallLimit {
+	if len(errs) != 1 || errs[0].Error.Code != agent.CodeToolCallLimit {
 		t.Fatalf("error events = %+v", errs)
 	}
 	if got := text(evs); !strings.Contains(got, "limit") {

@@ -117,7 +117,7 @@ func (t *turn) handoff(ctx context.Context, from, to, instruction string) (agent
 	t.handoffs++
 	spec, err := t.r.agent(ctx, to)
 	if err != nil {
-		return agentResult{}, &stopError{code: ErrHandoffFailed, msg: fmt.Sprintf("I could not hand this to @%s: %v", to, err)}
+		return agentResult{}, &stopError{code: CodeHandoffFailed, msg: fmt.Sprintf("I could not hand this to @%s: %v", to, err)}
 	}
 	t.emit(Event{Kind: EventHandoff, Agent: from, Handoff: &Handoff{From: from, To: to}})
 	var extra *llm.Message
@@ -163,7 +163,7 @@ func (t *turn) end(life, ctx context.Context, speaker string, err error) error {
 }
 
 func turnTimeoutError(l Limits) *stopError {
-	return &stopError{code: ErrTurnTimeout, msg: fmt.Sprintf("I stopped: this turn took longer than its limit of %s. Ask again to continue from here.", l.TurnTimeout)}
+	return &stopError{code: CodeTurnTimeout, msg: fmt.Sprintf("I stopped: this turn took longer than its limit of %s. Ask again to continue from here.", l.TurnTimeout)}
 }
 
 // append persists msgs, also after ctx ended.
