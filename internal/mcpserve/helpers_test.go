@@ -99,7 +99,7 @@ const callerHeader = "X-Test-Caller"
 
 // serveHTTP starts srv's handler behind a minimal authenticating layer on
 // httptest and closes both at the end of the test.
-func serveHTTP(t *testing.T, srv *mcpserve.Server) *httptest.Server {
+func serveHTTP(t testing.TB, srv *mcpserve.Server) *httptest.Server {
 	t.Helper()
 	h := srv.Handler()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -128,7 +128,7 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connectHTTP connects a go-sdk client as caller to the server at url.
-func connectHTTP(t *testing.T, url, caller string, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectHTTP(t testing.TB, url, caller string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{
@@ -146,7 +146,7 @@ func connectHTTP(t *testing.T, url, caller string, opts *mcp.ClientOptions) *mcp
 
 // connectStdio serves srv over in-process pipes with ServeStdio and
 // connects a go-sdk client to it. The session ends at the end of the test.
-func connectStdio(t *testing.T, srv *mcpserve.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectStdio(t testing.TB, srv *mcpserve.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
