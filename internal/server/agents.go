@@ -15,7 +15,7 @@ type agentBody struct {
 	Model       string   `json:"model"`
 	Prompt      string   `json:"prompt"`
 	Servers     []string `json:"servers"`
-	Router      bool     `json:"router"`
+	Router      string   `json:"router"`
 	Version     int64    `json:"version"`
 }
 

@@ -55,7 +55,7 @@ type agentJSON struct {
 	Prompt      string `json:"prompt"`
 	// Servers nil (JSON null) means every server.
 	Servers   []string  `json:"servers"`
-	Router    bool      `json:"router"`
+	Router    string    `json:"router"`
 	Source    string    `json:"source,omitempty"`
 	Version   int64     `json:"version,omitempty"`
 	CreatedAt time.Time `json:"createdAt,omitzero"`
