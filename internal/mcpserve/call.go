@@ -31,11 +31,10 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return nil, unknownTool(name)
 	}
 	rec := CallRecord{Caller: caller, Tool: name, Origin: e.Origin, Arguments: args, Transport: "http"}
-	if req.Session != nil {
-		rec.Session = req.Session.ID()
-	}
-	if rec.Session == "" {
+	if _, stdio := ctx.Value(lifetimeKey{}).(context.Context); stdio {
 		rec.Transport = "stdio"
+	} else if req.Session != nil {
+		rec.Session = req.Session.ID()
 	}
 	allowed := s.permitted(ctx, caller, e)
 	if allowed {

@@ -7,8 +7,9 @@
 // Every caller sees only the tools its permissions allow ([Options].Permit),
 // in tools/list and in tools/call alike. Calls follow the approval policy
 // ([Options].Policy): a tool that needs approval is confirmed through MCP
-// elicitation when the client supports it and refused with an explanation
-// otherwise. Every call that reaches a catalogue tool is audited
+// elicitation when the client supports it (an elicitation/create request
+// before protocol 2026-07-28, an input request of the call from then on)
+// and refused with an explanation otherwise. Every call that reaches a catalogue tool is audited
 // ([Options].Audit). Progress and cancellation pass through in both
 // directions, and catalogue changes reach connected clients as
 // notifications/tools/list_changed.
@@ -18,8 +19,10 @@
 // resources and prompts have none of these, so exposing them would bypass
 // the rules that make the gateway safe to share.
 //
-// Built on the official go-sdk; none of its types appear in this package's
-// API.
+// HTTP sessions are stateful (protocol versions up to 2025-11-25, the
+// ones that need server-to-client requests and list_changed on a session);
+// stdio accepts every version the go-sdk speaks. Built on the official
+// go-sdk; none of its types appear in this package's API.
 //
 // Layer: behaviour. It imports internal/tools and the go-sdk only; the app
 // package builds it and fills its Options (identity, permissions, policy,

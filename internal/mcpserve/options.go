@@ -111,10 +111,17 @@ type Options struct {
 	// defaults of the configuration: allow read-only tools, ask for every
 	// other tool. An unknown Action is treated as [ActionDeny].
 	Policy func(e tools.Entry) Action
-	// Audit records every call; nil records nothing.
+	// Audit records every call that names a catalogue tool, including
+	// refused ones; nil records nothing. A call whose approval question is
+	// still open with a client on protocol 2026-07-28 or later (which
+	// answers by calling again) is recorded once, in the round that carries
+	// the answer; a question never answered leaves no record, since nothing
+	// ran.
 	Audit Auditor
 	// ApprovalTimeout bounds the wait for an answer to an approval
-	// question; 0 means [DefaultApprovalTimeout].
+	// question sent with elicitation/create (protocol versions before
+	// 2026-07-28, where the call waits for it); 0 means
+	// [DefaultApprovalTimeout].
 	ApprovalTimeout time.Duration
 
 	// Local is the caller on stdio, where the user who launched the
