@@ -12,23 +12,8 @@ import (
 // Live replicas keep their running calls. (Two instance IDs whose hashes
 // collide look alive to each other; that errs on the safe side.)
 func (db *DB) InterruptRunning(ctx context.Context) (int64, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT instance FROM audit WHERE outcome = 'running' AND instance <> ?`, db.instance)
+	instances, err := db.runningInstances(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("interrupting running audit records: %w", err)
-	}
-	var instances []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			_ = rows.Close()
-			return 0, fmt.Errorf("interrupting running audit records: %w", err)
-		}
-		instances = append(instances, id)
-	}
-	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("interrupting running audit records: %w", err)
-	}
-	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("interrupting running audit records: %w", err)
 	}
 	var total int64
@@ -40,6 +25,24 @@ func (db *DB) InterruptRunning(ctx context.Context) (int64, error) {
 		total += n
 	}
 	return total, nil
+}
+
+// runningInstances lists the other instances with running records.
+func (db *DB) runningInstances(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT instance FROM audit WHERE outcome = 'running' AND instance <> ?`, db.instance)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var instances []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		instances = append(instances, id)
+	}
+	return instances, rows.Err()
 }
 
 // interruptInstance interrupts the running records of instance id if it is

@@ -38,8 +38,10 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	id, err := db.BeginAudit(ctx, store.AuditRecord{User: "ann", ConversationID: c.ID, RunID: "run-1", CallID: call.ID,
-		Tool: call.Name, Arguments: call.Arguments, Approval: store.AuditNotRequired})
+	id, err := db.BeginAudit(ctx, store.AuditRecord{
+		User: "ann", ConversationID: c.ID, RunID: "run-1", CallID: call.ID,
+		Tool: call.Name, Arguments: call.Arguments, Approval: store.AuditNotRequired,
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -32,9 +32,11 @@ func FuzzMessageRoundTrip(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, text, args string, image []byte) {
-		in := llm.Message{Role: llm.RoleAssistant,
+		in := llm.Message{
+			Role:      llm.RoleAssistant,
 			Content:   []llm.Part{llm.TextPart(text), llm.ImagePart("image/png", image)},
-			ToolCalls: []llm.ToolCall{{ID: "c", Name: "t", Arguments: json.RawMessage(args)}}}
+			ToolCalls: []llm.ToolCall{{ID: "c", Name: "t", Arguments: json.RawMessage(args)}},
+		}
 		got, err := db.AppendMessages(t.Context(), c.ID, store.Message{Message: in})
 		if err != nil {
 			t.Fatalf("AppendMessages: %v", err)

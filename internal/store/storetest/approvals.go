@@ -11,8 +11,10 @@ import (
 
 func testApprovals(t *testing.T, s store.Store) {
 	c := newConversation(t, s, "ann")
-	req := store.Approval{ConversationID: c.ID, RunID: "run-1", CallID: "call_1", Tool: "files__write", Server: "files",
-		Arguments: json.RawMessage(`{"path":"a.txt","text":"hi"}`), State: store.ApprovalApproved, DecidedBy: "sneaky"}
+	req := store.Approval{
+		ConversationID: c.ID, RunID: "run-1", CallID: "call_1", Tool: "files__write", Server: "files",
+		Arguments: json.RawMessage(`{"path":"a.txt","text":"hi"}`), State: store.ApprovalApproved, DecidedBy: "sneaky",
+	}
 	a, err := s.CreateApproval(ctx(t), req)
 	must(t, "CreateApproval", err)
 	want := req

@@ -13,8 +13,10 @@ import (
 
 func testAudit(t *testing.T, s store.Store) {
 	before := time.Now()
-	rec := store.AuditRecord{User: "ann", ConversationID: "c1", Agent: "bob", RunID: "run-1", CallID: "call_1",
-		Tool: "files__write", Server: "files", Arguments: json.RawMessage(`{"path":"a.txt"}`), Approval: store.AuditApproved}
+	rec := store.AuditRecord{
+		User: "ann", ConversationID: "c1", Agent: "bob", RunID: "run-1", CallID: "call_1",
+		Tool: "files__write", Server: "files", Arguments: json.RawMessage(`{"path":"a.txt"}`), Approval: store.AuditApproved,
+	}
 	id, err := s.BeginAudit(ctx(t), rec)
 	must(t, "BeginAudit", err)
 	list, err := s.ListAudit(ctx(t), store.AuditFilter{})

@@ -14,9 +14,11 @@ import (
 // return a new, empty store; Bench closes it.
 func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	args := json.RawMessage(`{"path":"docs/readme.md","offset":0,"limit":200}`)
-	msg := store.Message{Message: llm.Message{Role: llm.RoleAssistant,
+	msg := store.Message{Message: llm.Message{
+		Role:      llm.RoleAssistant,
 		Content:   []llm.Part{llm.TextPart("Let me read the file first, then summarise it for you.")},
-		ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "files__read_file", Arguments: args}}}}
+		ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "files__read_file", Arguments: args}},
+	}}
 
 	b.Run("AppendMessage", func(b *testing.B) {
 		s := openBench(b, open)
@@ -65,8 +67,10 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 
 // auditCall does what the agent does around one tool call.
 func auditCall(b *testing.B, s store.Store, args json.RawMessage) {
-	id, err := s.BeginAudit(b.Context(), store.AuditRecord{User: "ann", ConversationID: "c", RunID: "r", CallID: "call_1",
-		Tool: "files__read_file", Server: "files", Arguments: args, Approval: store.AuditNotRequired})
+	id, err := s.BeginAudit(b.Context(), store.AuditRecord{
+		User: "ann", ConversationID: "c", RunID: "r", CallID: "call_1",
+		Tool: "files__read_file", Server: "files", Arguments: args, Approval: store.AuditNotRequired,
+	})
 	if err != nil {
 		b.Error(err)
 		return

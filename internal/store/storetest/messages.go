@@ -89,8 +89,10 @@ func testMessageRoundTrip(t *testing.T, s store.Store) {
 			{ID: "call_3", Name: "now"},
 		}}, Agent: "bob", RunID: "run-1"},
 		{Message: llm.ToolResult(call, "contents ✓ \u2028 \"quoted\"", false), RunID: "run-1"},
-		{Message: llm.Message{Role: llm.RoleTool, ToolCallID: "call_2", ToolName: "calc", IsError: true,
-			Content: []llm.Part{llm.TextPart("bad expression")}}, RunID: "run-1"},
+		{Message: llm.Message{
+			Role: llm.RoleTool, ToolCallID: "call_2", ToolName: "calc", IsError: true,
+			Content: []llm.Part{llm.TextPart("bad expression")},
+		}, RunID: "run-1"},
 		{Message: llm.Message{Role: llm.RoleTool, ToolCallID: "call_3", ToolName: "now"}, RunID: "run-1"},
 	}
 	appended, err := s.AppendMessages(ctx(t), c.ID, msgs...)

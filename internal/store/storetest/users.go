@@ -106,8 +106,10 @@ func testTimes(t *testing.T, s store.Store) {
 func testLargeArguments(t *testing.T, s store.Store) {
 	big := json.RawMessage(`{"text":"` + strings.Repeat("abcdefgh", 1<<17) + `"}`)
 	c := newConversation(t, s, "")
-	_, err := s.AppendMessages(ctx(t), c.ID, store.Message{Message: llm.Message{Role: llm.RoleAssistant,
-		ToolCalls: []llm.ToolCall{{ID: "1", Name: "files__write", Arguments: big}}}})
+	_, err := s.AppendMessages(ctx(t), c.ID, store.Message{Message: llm.Message{
+		Role:      llm.RoleAssistant,
+		ToolCalls: []llm.ToolCall{{ID: "1", Name: "files__write", Arguments: big}},
+	}})
 	must(t, "AppendMessages", err)
 	msgs, err := s.ListMessages(ctx(t), c.ID, store.MessageFilter{})
 	must(t, "ListMessages", err)
