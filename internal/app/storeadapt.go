@@ -180,3 +180,22 @@ func cmpString(a, b string) int {
 	}
 	return 0
 }
+
+// GetApproval implements agent.ApprovalGetter, so a call waiting for an
+// approval sees a decision taken through another replica.
+func (a approvals) GetApproval(ctx context.Context, id string) (agent.Approval, error) {
+	got, err := a.st.GetApproval(ctx, id)
+	if err != nil {
+		return agent.Approval{}, err
+	}
+	return toAgentApproval(got), nil
+}
+
+var (
+	_ agent.ApprovalStore  = approvals{}
+	_ agent.ApprovalGetter = approvals{}
+	_ agent.History        = history{}
+	_ agent.Audit          = audit{}
+	_ agent.UsageRecorder  = usage{}
+	_ agent.AgentStore     = agents{}
+)
