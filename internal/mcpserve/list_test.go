@@ -1,8 +1,11 @@
 package mcpserve_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +165,34 @@ func TestListChanged(t *testing.T) {
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
+	}
+}
+
+// TestUnservableToolsLeftOut checks that tools MCP cannot describe (an
+// input schema that is not an object, a header annotation the SDK refuses)
+// are left out of the listing while the rest are served.
+func TestUnservableToolsLeftOut(t *testing.T) {
+	reg := tools.NewRegistry(nil)
+	schema := func(name, s string) tools.Tool {
+		return &fakeTool{info: tools.Info{Name: name, InputSchema: json.RawMessage(s)}}
+	}
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "odd"}, []tools.Tool{
+		schema("ok", `{"type":"object"}`),
+		schema("string", `{"type":"string"}`),
+		schema("header", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":5}}}`),
+	})
+	var logs bytes.Buffer
+	srv := newServer(t, reg, &mcpserve.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	// New serves the catalogue before it returns, so the log is complete.
+	if got := strings.Count(logs.String(), "tool not served"); got != 2 {
+		t.Errorf("%d tools reported as not served, want 2; log:\n%s", got, logs.String())
+	}
+	cs := connectStdio(t, srv, nil)
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("ListTools: %v", err)
+	}
+	if diff := cmp.Diff([]string{"odd__ok"}, toolNames(res.Tools)); diff != "" {
+		t.Errorf("tools/list mismatch (-want +got):\n%s", diff)
 	}
 }
