@@ -79,9 +79,11 @@ type Store interface {
 	// DecideApproval records d on the pending approval id and returns it.
 	// Exactly one of several concurrent deciders succeeds; the others get
 	// ErrConflict, as does deciding an approval that is no longer pending or
-	// whose ExpiresAt has passed. An approval with ScopeConversation also
-	// records a [Grant] for its conversation and tool, in the same
-	// transaction. ErrNotFound if there is no such approval.
+	// whose ExpiresAt has passed. Approving with ScopeConversation an
+	// approval that has a conversation also records a [Grant] for that
+	// conversation and tool, in the same transaction. ErrNotFound if there is
+	// no such approval; ErrInvalid for a decision that is not approved or
+	// denied.
 	DecideApproval(ctx context.Context, id string, d Decision) (Approval, error)
 	// GetApproval returns the approval with id, or ErrNotFound.
 	GetApproval(ctx context.Context, id string) (Approval, error)

@@ -51,7 +51,9 @@ func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult)
 }
 
 // InterruptRunning implements [store.Store]. SQLite serves one process, so
-// every running record that another process began is stale.
+// every running record that another process began counts as stale: call it
+// only from the long-running process (serve), never from a short command
+// that shares the file while serve runs.
 func (db *DB) InterruptRunning(ctx context.Context) (int64, error) {
 	res, err := db.w.ExecContext(ctx, `UPDATE audit SET outcome = 'interrupted', finished_at = ?,
 		error = 'Switchboard stopped before the call finished'
