@@ -127,11 +127,12 @@
     const reason = el("input", { id: reasonId, class: "reason", type: "text", placeholder: "optional" });
     const state = el("p", { class: "muted", role: "status" });
     const buttons = [];
+    let resolved = false;
     const decide = async (decision) => {
       buttons.forEach((b) => { b.disabled = true; });
       try {
         await api("POST", "/api/v1/approvals/" + encodeURIComponent(a.id), { decision, reason: reason.value });
-        state.textContent = decision === "deny" ? "Denied." : "Approved.";
+        if (!resolved) state.textContent = decision === "deny" ? "Denied." : "Approved.";
       } catch (e) {
         state.textContent = e.message;
         buttons.forEach((b) => { b.disabled = false; });
@@ -149,6 +150,7 @@
     buttons[0].focus();
     return {
       resolve(r) {
+        resolved = true;
         buttons.forEach((b) => { b.disabled = true; });
         const s = r.state || "decided";
         state.textContent = s + (r.scope ? " (" + r.scope + ")" : "") + (r.reason ? ": " + r.reason : "") + (r.decidedBy ? " by " + r.decidedBy : "");
@@ -225,7 +227,10 @@
           break;
         case "done":
           endBubble();
-          if (ev.done) setStatus("Done · " + ev.done.toolCalls + " tool call(s) · " + (ev.done.inputTokens + ev.done.outputTokens) + " tokens");
+          if (ev.done) {
+            const tokens = ev.done.inputTokens + ev.done.outputTokens;
+            setStatus("Done · " + ev.done.toolCalls + " tool call(s)" + (tokens ? " · " + tokens + " tokens" : "") + (ev.done.stopReason && ev.done.stopReason !== "end_turn" ? " · stopped: " + ev.done.stopReason : ""));
+          }
           break;
       }
     };

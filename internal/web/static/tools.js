@@ -94,14 +94,25 @@
         result.className = "result" + (r.isError ? " error" : "");
         result.replaceChildren(
           el("div", { class: "head" }, el("strong", { text: "Result" }), el("span", { class: "badge " + (r.isError ? "bad" : "ok"), text: r.isError ? "isError" : "ok" })),
-          el("pre", { class: "result-text", text: text || "(no text)" }),
-          r.structuredContent ? el("details", {}, el("summary", { text: "Structured content" }), el("pre", { text: SB.pretty(r.structuredContent) })) : null);
+          el("pre", { class: "result-text", text: text || "(no text)" }));
+        if (r.structuredContent) result.append(el("details", {}, el("summary", { text: "Structured content" }), el("pre", { text: SB.pretty(r.structuredContent) })));
       } catch (err) {
         result.className = "result error";
         result.replaceChildren(el("p", { class: "note error", text: err.message }));
       } finally { run.disabled = false; }
     });
     return form;
+  }
+
+  // description shows a tool's first line, and the whole text (rendered
+  // as safe markdown) on demand: some descriptions are pages long.
+  function description(d) {
+    if (!d) return null;
+    const first = d.split(/\n\s*\n/)[0].replace(/\s+/g, " ").trim();
+    const short = first.length > 160 ? first.slice(0, 157) + "…" : first;
+    if (short === d.trim()) return el("p", {}, ...SB.inline(d));
+    return el("div", {}, el("p", {}, ...SB.inline(short)),
+      el("details", { class: "desc-full" }, el("summary", { text: "Full description" }), el("div", {}, SB.markdown(d))));
   }
 
   function card(t) {
@@ -115,7 +126,7 @@
     return el("article", { class: "card tool", "data-tool": t.name },
       el("div", { class: "head" }, el("h2", {}, el("code", { text: t.name })), ...tags),
       el("p", { class: "muted", text: (o.kind || "") + (o.server ? " · " + o.server : "") + (o.name && o.name !== t.name ? " · " + o.name : "") }),
-      t.description ? el("p", { text: t.description }) : null,
+      description(t.description),
       tryBox);
   }
 

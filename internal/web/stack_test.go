@@ -1,0 +1,199 @@
+package web_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
+	"github.com/switchboard-mcp/switchboard/internal/web"
+)
+
+// stack is Switchboard's HTTP server on a real SQLite store, the real
+// built-in tools confined to root and a real agent runtime whose model is
+// a scripted fake, served by httptest with the web UI mounted.
+type stack struct {
+	url  string
+	root string
+	db   *sqlite.DB
+}
+
+// The store adapters below give the agent runtime the store, in the shape
+// internal/app wires them (its adapters are unexported).
+
+type history struct{ st *sqlite.DB }
+
+func (h history) Load(ctx context.Context, id string) ([]agent.Message, error) {
+	msgs, err := h.st.ListMessages(ctx, id, store.MessageFilter{})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	out := make([]agent.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = agent.Message{Message: m.Message, Agent: m.Agent, RunID: m.RunID}
+	}
+	return out, err
+}
+
+func (h history) Append(ctx context.Context, id string, msgs ...agent.Message) error {
+	in := make([]store.Message, len(msgs))
+	for i, m := range msgs {
+		in[i] = store.Message{Message: m.Message, Agent: m.Agent, RunID: m.RunID}
+	}
+	_, err := h.st.AppendMessages(ctx, id, in...)
+	return err
+}
+
+type audit struct{ st *sqlite.DB }
+
+func (a audit) Begin(ctx context.Context, r agent.AuditRecord) (string, error) {
+	return a.st.BeginAudit(ctx, store.AuditRecord{
+		Time: r.Time, User: r.User, ConversationID: r.ConversationID, Agent: r.Agent, RunID: r.RunID,
+		CallID: r.CallID, Tool: r.Tool, Server: r.Server, Arguments: r.Arguments, Approval: r.Approval,
+	})
+}
+
+func (a audit) Finish(ctx context.Context, id string, r agent.AuditResult) error {
+	return a.st.FinishAudit(ctx, id, store.AuditResult{
+		Outcome: store.Outcome(r.Outcome), Error: r.Error, Duration: r.Duration, ResultBytes: r.ResultBytes,
+	})
+}
+
+type approvals struct{ st *sqlite.DB }
+
+func (a approvals) CreateApproval(ctx context.Context, ap agent.Approval) (agent.Approval, error) {
+	got, err := a.st.CreateApproval(ctx, store.Approval{
+		ID: ap.ID, ConversationID: ap.ConversationID, RunID: ap.RunID, CallID: ap.CallID, Tool: ap.Tool,
+		Server: ap.Server, Arguments: ap.Arguments, State: store.ApprovalPending, CreatedAt: ap.CreatedAt, ExpiresAt: ap.ExpiresAt,
+	})
+	return toAgentApproval(got), err
+}
+
+func (a approvals) DecideApproval(ctx context.Context, id string, d agent.Approval) (agent.Approval, error) {
+	dec := store.Decision{State: store.ApprovalState(d.State), Reason: d.Reason, DecidedBy: d.DecidedBy, Scope: store.ScopeOnce}
+	if d.Conversation {
+		dec.Scope = store.ScopeConversation
+	}
+	got, err := a.st.DecideApproval(ctx, id, dec)
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return agent.Approval{}, fmt.Errorf("%w: %w", agent.ErrNotPending, err)
+	}
+	return toAgentApproval(got), err
+}
+
+func (a approvals) HasGrant(ctx context.Context, conversationID, tool string) (bool, error) {
+	return a.st.HasGrant(ctx, conversationID, tool)
+}
+
+func toAgentApproval(s store.Approval) agent.Approval {
+	return agent.Approval{
+		ID: s.ID, ConversationID: s.ConversationID, RunID: s.RunID, CallID: s.CallID, Tool: s.Tool, Server: s.Server,
+		Arguments: s.Arguments, State: agent.ApprovalState(s.State), Conversation: s.Scope == store.ScopeConversation,
+		Reason: s.Reason, DecidedBy: s.DecidedBy, CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt,
+	}
+}
+
+// servers is a hand-written [server.Servers] with one MCP server.
+type servers struct{}
+
+func (servers) Status() []server.ServerStatus {
+	return []server.ServerStatus{
+		{Name: "builtin", Kind: "builtin", State: "ready", Tools: 8},
+		{Name: "notes", Kind: "mcp", State: "failed", Transport: "stdio", Error: "process exited with status 1", Restarts: 2},
+	}
+}
+
+func (servers) Restart(context.Context, string) error { return nil }
+
+func (servers) Stderr(name string) ([]string, bool) {
+	if name != "notes" {
+		return nil, false
+	}
+	return []string{"notes: starting", "notes: cannot open notes.db: permission denied"}, true
+}
+
+// model answers like a model that writes a file when asked to: the first
+// step of a turn calls write_file with the file named in the message, the
+// step after the tool result says how it went, in several deltas.
+func model(writeTool string) *llmtest.FakeProvider {
+	return &llmtest.FakeProvider{Respond: func(_ context.Context, _ int, req *llm.Request) iter.Seq2[llm.Event, error] {
+		last := req.Messages[len(req.Messages)-1]
+		var turn llmtest.Turn
+		switch {
+		case last.Role == llm.RoleTool && strings.Contains(last.Text(), "declined"):
+			turn.Text = []string{"Understood: ", "I did **not** write ", "the file."}
+		case last.Role == llm.RoleTool:
+			turn.Text = []string{"Done. I wrote ", "the file with ", "`write_file`:\n\n- one line\n- no errors"}
+		default:
+			name := strings.Fields(last.Text())
+			turn.ToolCalls = []llmtest.ToolCallScript{{
+				ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: writeTool,
+				ArgChunks: []string{`{"path":"` + name[len(name)-1] + `",`, `"content":"hello from the browser"}`},
+			}}
+		}
+		return func(yield func(llm.Event, error) bool) {
+			for _, ev := range llmtest.Events(turn) {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	}}
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	ctx := context.Background()
+	s := &stack{root: t.TempDir()}
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
+	if err != nil {
+		t.Fatalf("opening store: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	s.db = db
+	bt, err := builtin.New(&builtin.Options{Roots: []string{s.root}})
+	if err != nil {
+		t.Fatalf("building built-in tools: %v", err)
+	}
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindBuiltin}, bt)
+	writeTool := ""
+	for _, e := range reg.List() {
+		if e.Origin.Name == "write_file" {
+			writeTool = e.Name
+		}
+	}
+	fake := model(writeTool)
+	rt := agent.New(&agent.Options{
+		Models: func(string) (agent.Model, error) {
+			return agent.Model{Name: "default", Provider: fake, ToolMode: agent.ToolModeNative}, nil
+		},
+		Tools:     reg,
+		Assistant: agent.AgentSpec{Router: agent.RouterOff},
+		History:   history{db},
+		Audit:     audit{db},
+		Approvals: approvals{db},
+	})
+	srv := server.New(&server.Options{
+		Store: db, Runner: server.RuntimeRunner(rt, reg), Tools: reg, Servers: servers{},
+		Models:         func() []string { return []string{"default"} },
+		AllowAnonymous: true,
+		Web:            web.Handler(&web.Options{Version: "test"}),
+	})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	s.url = ts.URL
+	return s
+}
