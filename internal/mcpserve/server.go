@@ -38,9 +38,11 @@ type Server struct {
 	mu     sync.Mutex
 	closed bool
 
-	// served maps each tool name served to the JSON of its MCP description;
-	// only New and then the sync goroutine touch it.
-	served map[string]string
+	// served maps each tool name served to the JSON of its MCP description,
+	// and unservable each tool left out to why, so each is reported once;
+	// only New and then the follow goroutine touch them.
+	served     map[string]string
+	unservable map[string]string
 }
 
 // New returns a Server for the catalogue reg, already serving its current
@@ -87,9 +89,12 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	s.mcp.AddReceivingMiddleware(s.filterList)
 	s.http = s.newHTTPHandler()
 
+	// Take the channel before the first read, so that a change between
+	// this sync and the goroutine's start is not missed.
+	changed := reg.Changed()
 	s.sync()
 	s.wg.Add(1)
-	go s.follow()
+	go s.follow(changed)
 	return s
 }
 
@@ -112,14 +117,13 @@ func (s *Server) Close() error {
 }
 
 // follow keeps the served tools in step with the registry until Close.
-func (s *Server) follow() {
+// changed is the registry's channel taken before the last sync.
+func (s *Server) follow(changed <-chan struct{}) {
 	defer s.wg.Done()
 	for {
-		ch := s.reg.Changed()
-		// Changed was taken before reading, so no change is missed; sync
-		// itself reads the registry again.
 		select {
-		case <-ch:
+		case <-changed:
+			changed = s.reg.Changed() // before reading, as Changed asks
 			s.sync()
 		case <-s.ctx.Done():
 			return

@@ -17,29 +17,26 @@ import (
 // list again; what each one sees is filtered by [Server.filterList].
 func (s *Server) sync() {
 	want := make(map[string]string)
+	bad := make(map[string]string)
 	for _, e := range s.reg.List() {
 		t, err := mcpTool(e)
-		if err != nil {
-			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
-			continue
-		}
-		b, err := json.Marshal(t)
-		if err != nil {
-			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
-			continue
-		}
-		key := string(b)
-		want[e.Name] = key
-		if s.served[e.Name] == key {
-			continue
-		}
-		if err := s.addTool(t); err != nil {
-			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
-			delete(want, e.Name)
-			if _, ok := s.served[e.Name]; ok {
-				s.mcp.RemoveTools(e.Name)
+		if err == nil {
+			var b []byte
+			if b, err = json.Marshal(t); err == nil {
+				key := string(b)
+				if s.served[e.Name] == key {
+					want[e.Name] = key
+					continue
+				}
+				if err = s.addTool(t); err == nil {
+					want[e.Name] = key
+					continue
+				}
 			}
-			continue
+		}
+		bad[e.Name] = err.Error()
+		if s.unservable[e.Name] != bad[e.Name] {
+			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
 		}
 	}
 	var gone []string
@@ -52,7 +49,7 @@ func (s *Server) sync() {
 		slices.Sort(gone)
 		s.mcp.RemoveTools(gone...)
 	}
-	s.served = want
+	s.served, s.unservable = want, bad
 }
 
 // addTool adds t to the MCP server. The SDK panics on schemas it rejects
