@@ -17,14 +17,19 @@ type catalog struct {
 	// own marks the assistant's agent-management tools, which are called
 	// directly rather than through the shared catalogue.
 	own map[string]bool
+	// client marks the caller's own tools ([Request.ClientTools]), which
+	// the runtime never calls.
+	client map[string]bool
 }
 
 // catalogFor lists the tools spec may use: the catalogue filtered by the
-// agent's servers, plus the agent-management tools for the assistant. It is
-// built at every run, so assignments apply on the agent's next turn.
-func (r *Runtime) catalogFor(spec AgentSpec) catalog {
+// agent's servers and by permit (nil permits all), plus the
+// agent-management tools for the assistant and the client tools given. It
+// is built at every run, so assignments apply on the agent's next turn.
+func (r *Runtime) catalogFor(spec AgentSpec, permit func(string) bool, client []llm.ToolSpec) catalog {
 	all := r.opts.Tools.List()
 	c := catalog{entries: make(map[string]tools.Entry, len(all)+len(r.own))}
+	allowed := func(name string) bool { return permit == nil || permit(name) }
 	add := func(e tools.Entry) {
 		c.entries[e.Name] = e
 		c.specs = append(c.specs, llm.ToolSpec{Name: e.Name, Description: e.Info.Description, Parameters: e.Info.InputSchema})
@@ -36,10 +41,18 @@ func (r *Runtime) catalogFor(spec AgentSpec) catalog {
 			c.own[e.Name] = true
 		}
 	}
+	if len(client) > 0 {
+		c.client = make(map[string]bool, len(client))
+		for _, s := range client {
+			c.client[s.Name] = true
+		}
+	}
 	for _, e := range all {
 		// The assistant's own tools keep their names; a catalogue tool
-		// with the same name is hidden from the assistant.
-		if c.own[e.Name] {
+		// with the same name is hidden from the assistant. Client tools
+		// were checked against the catalogue at the start of the run; one
+		// that appeared since is hidden too, so a name means one tool.
+		if c.own[e.Name] || c.client[e.Name] || !allowed(e.Name) {
 			continue
 		}
 		if spec.Servers == nil || slices.Contains(spec.Servers, serverOf(e)) {
@@ -48,8 +61,15 @@ func (r *Runtime) catalogFor(spec AgentSpec) catalog {
 	}
 	if assistant {
 		for _, e := range r.own {
+			if !allowed(e.Name) {
+				delete(c.own, e.Name)
+				continue
+			}
 			add(e)
 		}
+	}
+	for _, s := range client {
+		c.specs = append(c.specs, s)
 	}
 	return c
 }

@@ -68,7 +68,8 @@ const charsPerToken = 3
 // half of a context window of window tokens (the rest is for the system
 // prompt, the tool manifest and the answer). It cuts only before a user
 // message, so a call is never separated from its result, and always keeps
-// the last user message and what follows it. window <= 0 keeps everything.
+// the last user message and what follows it, and every system message.
+// window <= 0 keeps everything.
 func fitWindow(msgs []llm.Message, window int) []llm.Message {
 	if window <= 0 {
 		return msgs
@@ -89,7 +90,18 @@ func fitWindow(msgs []llm.Message, window int) []llm.Message {
 	if cut <= 0 {
 		return msgs
 	}
-	return msgs[cut:]
+	// System messages (a stateless caller's instructions) are kept: they
+	// are few, and dropping them would change how the model behaves.
+	var kept []llm.Message
+	for _, m := range msgs[:cut] {
+		if m.Role == llm.RoleSystem {
+			kept = append(kept, m)
+		}
+	}
+	if kept == nil {
+		return msgs[cut:]
+	}
+	return append(kept, msgs[cut:]...)
 }
 
 func messageSize(m *llm.Message) int {

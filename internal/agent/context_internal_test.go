@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -100,5 +101,22 @@ func TestFitWindow(t *testing.T) {
 		if len(got) != len(msgs)-tc.wantFrom {
 			t.Errorf("fitWindow(window %d) kept %d messages, want the last %d", tc.window, len(got), len(msgs)-tc.wantFrom)
 		}
+	}
+}
+
+// TestFitWindowKeepsSystemMessages checks that trimming an old stateless
+// conversation keeps the caller's system instructions.
+func TestFitWindowKeepsSystemMessages(t *testing.T) {
+	long := func(role llm.Role, n int) llm.Message {
+		return llm.Message{Role: role, Content: []llm.Part{llm.TextPart(strings.Repeat("x", n))}}
+	}
+	sys := llm.Message{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("be brief")}}
+	msgs := []llm.Message{sys, long(llm.RoleUser, 300), long(llm.RoleAssistant, 300), long(llm.RoleUser, 30)}
+	var got []string
+	for _, m := range fitWindow(msgs, 60) {
+		got = append(got, string(m.Role))
+	}
+	if diff := cmp.Diff([]string{"system", "user"}, got); diff != "" {
+		t.Errorf("kept roles mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -17,7 +17,8 @@ const (
 	// EventReasoning carries the model's visible reasoning in Text.
 	EventReasoning EventKind = "reasoning"
 	// EventToolStart says a tool call is about to run (Call), after any
-	// approval.
+	// approval. A call to one of [Request.ClientTools] has Call.Server
+	// [ClientServer]: the caller is to run it, and no tool_end follows.
 	EventToolStart EventKind = "tool_start"
 	// EventToolEnd says how a call ended (Call and Result). Calls that were
 	// denied or never ran end here too, without a start.
@@ -66,8 +67,8 @@ type CallInfo struct {
 	// ID is the model's call id; Name the catalogue name it called.
 	ID   string
 	Name string
-	// Server is the origin's server ("builtin" for built-ins, "" for a
-	// tool that does not exist).
+	// Server is the origin's server ("builtin" for built-ins,
+	// [ClientServer] for a client tool, "" for a tool that does not exist).
 	Server    string
 	Arguments json.RawMessage
 }
@@ -124,13 +125,26 @@ const (
 	StopLimit StopReason = "limit"
 	// StopMaxTokens means the model ran out of output tokens.
 	StopMaxTokens StopReason = "max_tokens"
+	// StopClientTools means the model called client tools
+	// ([Request.ClientTools]); they are in [Done].ClientCalls, for the
+	// caller to run and send back as tool results in the next request's
+	// Messages. The spelling is OpenAI's finish_reason.
+	StopClientTools StopReason = "tool_calls"
 )
+
+// ClientServer is the [CallInfo].Server of a call to a client tool.
+const ClientServer = "client"
 
 // Done sums up a turn.
 type Done struct {
 	RunID      string
 	StopReason StopReason
 	// Usage totals every model call of the turn, router and handoffs included.
-	Usage     llm.Usage
+	Usage llm.Usage
+	// ToolCalls counts the catalogue calls made; client calls are not
+	// counted.
 	ToolCalls int
+	// ClientCalls are the client tool calls the caller must answer, in the
+	// model's order, when StopReason is [StopClientTools]; nil otherwise.
+	ClientCalls []llm.ToolCall
 }

@@ -14,6 +14,9 @@ import (
 type agentResult struct {
 	text string // the final answer
 	stop StopReason
+	// clientCalls are the calls left to the caller (stop is
+	// StopClientTools).
+	clientCalls []llm.ToolCall
 }
 
 // runAgent runs spec's loop over the conversation: ask the model, run the
@@ -36,7 +39,7 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 	started := t.r.opts.Now()
 	defer func() { t.recordUsage(ctx, spec.Name, m, usage, router, started) }()
 
-	hist, err := t.r.history.Load(ctx, t.req.ConversationID)
+	hist, err := t.hist.Load(ctx, t.req.ConversationID)
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
@@ -44,7 +47,13 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 	if extra != nil {
 		msgs = append(msgs, *extra)
 	}
-	cat := t.r.catalogFor(spec)
+	// Client tools belong to the agent the caller speaks to: the caller's
+	// transcript continues with that agent, not with one it handed to.
+	var client []llm.ToolSpec
+	if t.handoffs == 0 {
+		client = t.req.ClientTools
+	}
+	cat := t.r.catalogFor(spec, t.req.Permit, client)
 	if len(cat.specs) > 0 && routes(spec.Router, m.ToolMode) {
 		d, u := t.route(ctx, m, lastUserText(msgs))
 		usage = usageSum(usage, u)
@@ -83,6 +92,10 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 				res.stop = StopMaxTokens
 			}
 			return res, nil
+		}
+		if cc, other := splitClient(cat, st.calls); len(cc) > 0 {
+			t.handToClient(ctx, spec.Name, cat, cc, other)
+			return agentResult{text: st.text, stop: StopClientTools, clientCalls: cc}, nil
 		}
 		results, derr := t.dispatch(ctx, spec.Name, cat, st.calls)
 		if err := t.append(ctx, results...); err != nil {

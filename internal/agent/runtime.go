@@ -78,10 +78,14 @@ func New(opts *Options) *Runtime {
 const eventBuffer = 64
 
 // Run runs one user turn and yields its events. The user's message and
-// every message produced are appended to History as they happen.
+// every message produced are appended to History as they happen; a
+// stateless run ([Request].Messages set) reads and writes no History.
 //
-// The stream ends with an [EventDone] when the turn ended normally or at a
-// limit (then an [EventError] and a final text explain it). A failure
+// A request that cannot run as given yields only an error wrapping
+// [ErrInvalidRequest], before anything happens.
+//
+// The stream ends with an [EventDone] when the turn ended normally, at a
+// limit or at client tool calls ([StopClientTools]) (then an [EventError] and a final text explain it). A failure
 // that stops the loop (the model's endpoint failed, history could not be
 // written) ends it with an error instead. Cancelling ctx, or breaking out
 // of the range, cancels the model request and the running tool calls,
@@ -99,6 +103,10 @@ func (r *Runtime) Run(ctx context.Context, req *Request) iter.Seq2[Event, error]
 			return
 		}
 		if err := req.validate(); err != nil {
+			yield(Event{}, err)
+			return
+		}
+		if err := r.checkClientTools(req); err != nil {
 			yield(Event{}, err)
 			return
 		}

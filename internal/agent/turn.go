@@ -15,6 +15,9 @@ type turn struct {
 	r     *Runtime
 	req   Request
 	runID string
+	// hist is the Runtime's History, or for a stateless run a private one
+	// holding the caller's messages, so the loop works the same in both.
+	hist History
 	// stop is closed when the consumer stops listening (the run's context
 	// ended); emits give up then.
 	stop <-chan struct{}
@@ -36,9 +39,19 @@ type turn struct {
 }
 
 func (r *Runtime) newTurn(life context.Context, req *Request) *turn {
-	t := &turn{r: r, req: *req, runID: req.RunID, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}}
+	t := &turn{r: r, req: *req, runID: req.RunID, hist: r.history, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}}
 	if t.runID == "" {
 		t.runID = r.opts.NewID()
+	}
+	t.req.ClientTools = clientTools(req.ClientTools)
+	if req.stateless() {
+		h := newMemHistory()
+		msgs := make([]Message, len(req.Messages))
+		for i, m := range req.Messages {
+			msgs[i] = Message{Message: m, Agent: req.Agent}
+		}
+		h.convs[req.ConversationID] = msgs
+		t.hist = h
 	}
 	return t
 }
@@ -77,12 +90,14 @@ func (t *turn) run(life context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := t.append(ctx, Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
-		return err
+	if !t.req.stateless() {
+		if err := t.append(ctx, Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
+			return err
+		}
 	}
 	speaker := spec.Name
 	var res agentResult
-	if target, ok := t.mentionTarget(ctx, spec, t.req.Message); ok {
+	if target, ok := t.mentionTarget(ctx, spec, t.req.input()); ok {
 		speaker = target
 		res, err = t.handoff(ctx, "", target, "")
 	} else {
@@ -99,13 +114,13 @@ func (t *turn) run(life context.Context) error {
 	if err != nil {
 		return t.end(life, ctx, speaker, err)
 	}
-	t.emit(Event{Kind: EventDone, Agent: speaker, Done: &Done{RunID: t.runID, StopReason: res.stop, Usage: t.usage, ToolCalls: t.calls}})
+	t.emit(Event{Kind: EventDone, Agent: speaker, Done: &Done{RunID: t.runID, StopReason: res.stop, Usage: t.usage, ToolCalls: t.calls, ClientCalls: res.clientCalls}})
 	return nil
 }
 
 // mentionTarget returns the agent the assistant should hand text to.
 func (t *turn) mentionTarget(ctx context.Context, spec AgentSpec, text string) (string, bool) {
-	if spec.Name != "" || t.handoffs > 0 {
+	if spec.Name != "" || t.handoffs > 0 || text == "" {
 		return "", false
 	}
 	return t.r.knownMention(ctx, text, "")
@@ -170,7 +185,7 @@ func turnTimeoutError(l Limits) *stopError {
 func (t *turn) append(ctx context.Context, msgs ...Message) error {
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	if err := t.r.history.Append(wctx, t.req.ConversationID, msgs...); err != nil {
+	if err := t.hist.Append(wctx, t.req.ConversationID, msgs...); err != nil {
 		return fmt.Errorf("saving conversation %s: %w", t.req.ConversationID, err)
 	}
 	return nil

@@ -1,0 +1,104 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// deny returns a Permit that rejects the names given.
+func deny(names ...string) func(string) bool {
+	return func(tool string) bool {
+		for _, n := range names {
+			if n == tool {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func toolNames(specs []llm.ToolSpec) []string {
+	out := []string{}
+	for _, s := range specs {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// TestPermitHidesAndRefusesTools checks that a tool the request's Permit
+// rejects is not offered, and that calling it anyway is answered like an
+// unknown tool without running it, for the assistant's management tools
+// too.
+func TestPermitHidesAndRefusesTools(t *testing.T) {
+	tests := []struct {
+		name      string
+		call      string
+		permit    func(string) bool
+		wantTools []string
+	}{
+		{"catalogue tool", "secret", deny("secret"), []string{"echo", "assign_server", "list_agents", "list_servers", "remove_server"}},
+		{"management tool", "assign_server", deny("assign_server", "remove_server"), []string{"echo", "secret", "list_agents", "list_servers"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran atomic.Int32
+			fake := llmtest.NewFakeProvider(calls("c1", tc.call, `{"agent":"bob","server":"mail"}`), say("I may not."))
+			e := newEnv(t, fake, nil)
+			e.agents.agents["bob"] = agent.AgentSpec{Name: "bob", Servers: []string{}}
+			e.setTools(tool("echo", readOnly, nil), tool("secret", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+				ran.Add(1)
+				return tools.TextResult("the secret"), nil
+			}))
+			evs := e.mustRun(t, &agent.Request{Message: "do it", Permit: tc.permit, Approver: agent.AutoApprove})
+
+			if diff := cmp.Diff(tc.wantTools, toolNames(fake.Requests()[0].Tools)); diff != "" {
+				t.Errorf("offered tools mismatch (-want +got):\n%s", diff)
+			}
+			ends := find(evs, agent.EventToolEnd)
+			if len(ends) != 1 || ends[0].Result.Outcome != agent.OutcomeError || !strings.Contains(ends[0].Result.Text, "there is no tool named") {
+				t.Fatalf("tool end events = %+v", ends)
+			}
+			if strings.Contains(ends[0].Result.Text, tc.call+",") {
+				t.Errorf("the refusal lists the refused tool: %q", ends[0].Result.Text)
+			}
+			if len(find(evs, agent.EventToolStart)) != 0 || ran.Load() != 0 {
+				t.Errorf("the refused tool ran")
+			}
+			if a, _, _ := e.agents.Agent(t.Context(), "bob"); len(a.Servers) != 0 {
+				t.Errorf("bob's servers changed to %v", a.Servers)
+			}
+			if got := toolMessages(fake.Requests(), 1); len(got) != 1 || !got[0].IsError {
+				t.Errorf("tool messages sent to the model = %+v", got)
+			}
+		})
+	}
+}
+
+// TestPermitReachesHandoffs checks that an agent handed the turn gets only
+// the permitted tools of its servers.
+func TestPermitReachesHandoffs(t *testing.T) {
+	main := llmtest.NewFakeProvider()
+	bob := llmtest.NewFakeProvider(calls("b1", "mail__read", `{}`), say("I cannot read mail."))
+	e := handoffEnv(t, main, bob, nil)
+	evs := e.mustRun(t, &agent.Request{Message: "@bob check my emails", Permit: deny("mail__read")})
+
+	if diff := cmp.Diff([]string{"echo"}, toolNames(bob.Requests()[0].Tools)); diff != "" {
+		t.Errorf("bob's tools mismatch (-want +got):\n%s", diff)
+	}
+	ends := find(evs, agent.EventToolEnd)
+	if len(ends) != 1 || ends[0].Result.Outcome != agent.OutcomeError || ends[0].Agent != "bob" {
+		t.Fatalf("tool end events = %+v", ends)
+	}
+	if len(find(evs, agent.EventToolStart)) != 0 {
+		t.Errorf("mail__read ran for bob")
+	}
+}
