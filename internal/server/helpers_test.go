@@ -193,7 +193,9 @@ func (e *env) openStream(t testing.TB, ctx context.Context, conv, msg string) *h
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+e.key)
+	if e.key != "" {
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := e.ts.Client().Do(req)
 	if err != nil {
@@ -221,4 +223,11 @@ func readEvents(t testing.TB, body io.Reader, on func(sse.Event)) []string {
 		}
 	}
 	return names
+}
+
+func newTestServer(t testing.TB, srv *Server) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts
 }

@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/sse"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// storeHistory keeps the agent's history in the store, as internal/app
+// will.
+type storeHistory struct{ db *sqlite.DB }
+
+func (h storeHistory) Load(ctx context.Context, id string) ([]agent.Message, error) {
+	ms, err := h.db.ListMessages(ctx, id, store.MessageFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agent.Message, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, agent.Message{Message: m.Message, Agent: m.Agent, RunID: m.RunID})
+	}
+	return out, nil
+}
+
+func (h storeHistory) Append(ctx context.Context, id string, msgs ...agent.Message) error {
+	sm := make([]store.Message, 0, len(msgs))
+	for _, m := range msgs {
+		sm = append(sm, store.Message{Message: m.Message, Agent: m.Agent, RunID: m.RunID})
+	}
+	_, err := h.db.AppendMessages(ctx, id, sm...)
+	return err
+}
+
+// storeApprovals keeps the agent's approvals in the store, so that the
+// approvals route sees them.
+type storeApprovals struct{ db *sqlite.DB }
+
+func (s storeApprovals) CreateApproval(ctx context.Context, a agent.Approval) (agent.Approval, error) {
+	st, err := s.db.CreateApproval(ctx, store.Approval{
+		ConversationID: a.ConversationID, RunID: a.RunID, CallID: a.CallID, Tool: a.Tool,
+		Server: a.Server, Arguments: a.Arguments, ExpiresAt: a.ExpiresAt,
+	})
+	a.ID, a.State = st.ID, agent.StatePending
+	return a, err
+}
+
+func (s storeApprovals) DecideApproval(ctx context.Context, id string, d agent.Approval) (agent.Approval, error) {
+	scope := store.ScopeOnce
+	if d.Conversation {
+		scope = store.ScopeConversation
+	}
+	_, err := s.db.DecideApproval(ctx, id, store.Decision{State: store.ApprovalState(d.State), Scope: scope, Reason: d.Reason, DecidedBy: d.DecidedBy})
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return agent.Approval{}, errors.Join(agent.ErrNotPending, err)
+	}
+	return d, err
+}
+
+func (s storeApprovals) HasGrant(ctx context.Context, conv, tool string) (bool, error) {
+	return s.db.HasGrant(ctx, conv, tool)
+}
+
+// TestEndToEndRealRuntime runs a conversation through the real agent
+// runtime, a scripted model, a real tools.Registry and the SQLite store:
+// the model calls a tool that needs approval, which is approved through
+// the approvals route while the stream is open.
+func TestEndToEndRealRuntime(t *testing.T) {
+	db := openDB(t)
+	reg := tools.NewRegistry(nil)
+	var writes atomic.Int32
+	write := newTool("write")
+	write.info.Annotations = nil // unannotated: the default policy asks
+	write.call = func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+		writes.Add(1)
+		return tools.TextResult("written"), nil
+	}
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{write})
+	model := llmtest.NewFakeProvider(
+		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"Writing."}, ToolCalls: []llmtest.ToolCallScript{{ID: "c1", Name: "files__write", ArgChunks: []string{`{"text":"x"}`}}}}},
+		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"Done", "."}, Usage: llm.Usage{InputTokens: 5, OutputTokens: 2}}},
+	)
+	rt := agent.New(&agent.Options{
+		Models:    func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil },
+		Tools:     reg,
+		History:   storeHistory{db},
+		Approvals: storeApprovals{db},
+	})
+	srv := New(&Options{Store: db, Runner: RuntimeRunner(rt, reg), Tools: reg, AllowAnonymous: true})
+	e := &env{db: db, reg: reg, srv: srv}
+	e.ts = newTestServer(t, srv)
+
+	conv := e.createConversation(t)
+	resp := e.openStream(t, context.Background(), conv, "write x")
+	defer resp.Body.Close()
+	var text string
+	got := readEvents(t, resp.Body, func(ev sse.Event) {
+		switch ev.Type {
+		case "text":
+			text += decode[eventJSON](t, ev.Data).Text
+		case "approval":
+			id := decode[eventJSON](t, ev.Data).Approval.ID
+			if code, b := e.do(t, http.MethodPost, "/api/v1/approvals/"+id, "", decideBody{Decision: decideApprove}); code != http.StatusOK {
+				t.Errorf("approving: %d %s", code, b)
+			}
+		}
+	})
+	want := []string{"run", "text", "approval", "approval_resolved", "tool_start", "tool_end", "text", "text", "done"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+	if text != "Writing.Done." || writes.Load() != 1 {
+		t.Errorf("text %q, %d writes; want Writing.Done. and 1", text, writes.Load())
+	}
+	code, b := e.do(t, http.MethodGet, "/api/v1/conversations/"+conv, "", nil)
+	var roles []string
+	for _, m := range decode[conversationJSON](t, b).Messages {
+		roles = append(roles, string(m.Role))
+	}
+	if diff := cmp.Diff([]string{"user", "assistant", "tool", "assistant"}, roles); code != 200 || diff != "" {
+		t.Errorf("stored messages (status %d) mismatch (-want +got):\n%s", code, diff)
+	}
+}
