@@ -35,10 +35,11 @@ func (s *Server) newHTTPHandler() http.Handler {
 		DisableLocalhostProtection: true,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.ctx.Err() != nil {
+		if !s.admit() {
 			writeError(w, http.StatusServiceUnavailable, "Switchboard's MCP gateway is shutting down")
 			return
 		}
+		defer s.requests.Done()
 		if msg := s.checkHost(r); msg != "" {
 			writeError(w, http.StatusForbidden, msg)
 			return

@@ -33,10 +33,11 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the sync goroutine and running ServeStdio calls
 
-	// mu guards closed and the Add on wg for ServeStdio, so that no
-	// ServeStdio starts after Close began waiting.
-	mu     sync.Mutex
-	closed bool
+	// mu guards closed and the Adds on wg (ServeStdio) and requests (HTTP),
+	// so that no work starts after Close began waiting.
+	mu       sync.Mutex
+	closed   bool
+	requests sync.WaitGroup // HTTP requests being served
 
 	// served maps each tool name served to the JSON of its MCP description,
 	// and unservable each tool left out to why, so each is reported once;
@@ -103,17 +104,34 @@ func New(reg *tools.Registry, opts *Options) *Server {
 // and safe for concurrent use; it always returns nil.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	already := s.closed
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
-	if !already {
-		for ss := range s.mcp.Sessions() {
-			_ = ss.Close() // each session's error is its own client's concern
-		}
-	}
+	// Closing the sessions ends their calls and streams, which lets the
+	// HTTP requests serving them return; a request admitted just before
+	// Close may have created a session meanwhile, so close again after.
+	s.closeSessions()
+	s.requests.Wait()
+	s.closeSessions()
 	s.wg.Wait()
 	return nil
+}
+
+func (s *Server) closeSessions() {
+	for ss := range s.mcp.Sessions() {
+		_ = ss.Close() // each session's error is its own client's concern
+	}
+}
+
+// admit registers one HTTP request, unless the Server is closed.
+func (s *Server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.requests.Add(1)
+	return true
 }
 
 // follow keeps the served tools in step with the registry until Close.
