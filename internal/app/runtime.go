@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -24,9 +25,8 @@ var ErrNoModel = errors.New("no model configured")
 const NoModelHint = "add a models section to the config, or set OPENAI_API_KEY (with OPENAI_BASE_URL for Ollama, vLLM or llama.cpp), ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST; see docs/PROVIDERS.md"
 
 // Store opens the database on first use: PostgreSQL when database.url is
-// set, else SQLite in the data directory. Opening marks audit records left
-// running by a previous process as interrupted and pending approvals as
-// expired, so a restart shows them rather than losing them.
+// set, else SQLite in the data directory, and writes the config's agents
+// into it.
 func (a *App) Store(ctx context.Context) (store.Store, error) {
 	a.storeOnce.Do(func() {
 		a.store, a.storeErr = a.openStore(ctx)
@@ -50,21 +50,33 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the database: %w", err)
 	}
-	if n, err := st.InterruptRunning(ctx); err != nil {
-		st.Close()
-		return nil, fmt.Errorf("marking interrupted tool calls: %w", err)
-	} else if n > 0 {
-		a.logger.Warn("tool calls interrupted by the last shutdown", "count", n)
-	}
-	if _, err := st.ExpirePending(ctx, time.Now()); err != nil {
-		st.Close()
-		return nil, fmt.Errorf("expiring approvals left pending: %w", err)
-	}
 	if err := seedAgents(ctx, st, a.cfg.Agents); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// recoverStore marks audit records left running by a previous process as
+// interrupted and approvals left pending as expired, so a restart shows
+// them rather than losing them. Only the long-running service does this:
+// a short command sharing the database (audit, chat -p) must not mark the
+// service's own calls in flight as interrupted.
+func recoverStore(ctx context.Context, st store.Store, logger *slog.Logger) error {
+	n, err := st.InterruptRunning(ctx)
+	if err != nil {
+		return fmt.Errorf("marking interrupted tool calls: %w", err)
+	}
+	if n > 0 {
+		logger.Warn("tool calls interrupted by the last shutdown", "count", n)
+	}
+	if n, err = st.ExpirePending(ctx, time.Now()); err != nil {
+		return fmt.Errorf("expiring approvals left pending: %w", err)
+	}
+	if n > 0 {
+		logger.Warn("approvals left pending by the last shutdown are expired", "count", n)
+	}
+	return nil
 }
 
 // seedAgents writes the config's agents into the store. The config is the

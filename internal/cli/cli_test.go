@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
@@ -272,4 +274,19 @@ func TestToolsProviderFormats(t *testing.T) {
 	if r := run(t, dir, nil, "tools", "--provider", "bogus"); r.code != 2 {
 		t.Errorf("bogus provider: exit %d, want 2", r.code)
 	}
+}
+
+// newTestApp builds the app for the project in dir, closed at cleanup.
+func newTestApp(t *testing.T, dir string) *app.App {
+	t.Helper()
+	cfg, err := config.Load(config.LoadOptions{Cwd: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // syncBuffer is a strings.Builder safe for one writer and one reader.
@@ -89,5 +91,41 @@ func TestServeRefusesOpenAddressWithoutUsers(t *testing.T) {
 	r := run(t, t.TempDir(), nil, "serve", "--addr", "0.0.0.0:0")
 	if r.code != 2 || !strings.Contains(r.stderr, "users add") {
 		t.Errorf("exit %d, stderr %q; want 2 and a hint to add users", r.code, r.stderr)
+	}
+}
+
+// TestServeMarksInterruptedCalls: an audit record left running by a process
+// that died shows as interrupted once the service starts, and a short
+// command does not do it (it could be the service's own call in flight).
+func TestServeMarksInterruptedCalls(t *testing.T) {
+	dir := t.TempDir()
+	a := newTestApp(t, dir)
+	st, err := a.Store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.BeginAudit(context.Background(), store.AuditRecord{Tool: "calculator", Server: "builtin", Arguments: []byte(`{}`), Approval: store.AuditAutoApproved}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+
+	if r := run(t, dir, nil, "audit", "--json"); !strings.Contains(r.stdout, `"outcome":"running"`) {
+		t.Fatalf("a short command changed the running record:\n%s", r.stdout)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, &Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "listening on") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if r := run(t, dir, nil, "audit", "--json"); !strings.Contains(r.stdout, `"outcome":"interrupted"`) {
+		t.Errorf("serve did not mark the record interrupted:\n%s\n%s", r.stdout, stderr.String())
 	}
 }
