@@ -100,14 +100,13 @@ func toolsTable(es []tools.Entry, width int) string {
 	return fmt.Sprintf("%d tools\n", len(es)) + table([]string{"NAME", "ORIGIN", "HINTS", "DESCRIPTION"}, rows, width)
 }
 
-// hints summarises a tool's annotations.
+// hints summarises a tool's annotations. A tool that declares none is
+// destructive, as MCP's defaults say and the approval policy assumes.
 func hints(a *tools.Annotations) string {
 	switch {
-	case a == nil:
-		return "-"
-	case a.ReadOnlyHint:
+	case a.ReadOnly():
 		return "read-only"
-	case a.DestructiveHint != nil && !*a.DestructiveHint:
+	case a != nil && a.DestructiveHint != nil && !*a.DestructiveHint:
 		return "writes"
 	}
 	return "destructive"

@@ -94,7 +94,7 @@ func TestRunOnceScripted(t *testing.T) {
 			name: "limit hit",
 			events: []agent.Event{
 				text("Partial"),
-				{Kind: agent.EventError, Error: &agent.RunError{Code: agent.ErrToolCallLimit, Message: "I stopped: too many tool calls."}},
+				{Kind: agent.EventError, Error: &agent.RunError{Code: agent.CodeToolCallLimit, Message: "I stopped: too many tool calls."}},
 				text("I stopped: too many tool calls."),
 				{Kind: agent.EventDone, Done: &agent.Done{StopReason: agent.StopLimit}},
 			},

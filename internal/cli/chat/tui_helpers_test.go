@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +27,9 @@ type harness struct {
 	fb   *fakeBackend
 	feed chan agent.Event
 	// cancelled is closed when a run saw its context cancelled.
-	cancelled chan struct{}
-	msgs      chan tea.Msg
+	cancelled  chan struct{}
+	cancelOnce sync.Once
+	msgs       chan tea.Msg
 	// stop ends the command goroutines that are still waiting.
 	stop chan struct{}
 	quit bool
@@ -61,22 +63,36 @@ func newHarness(t *testing.T, fb *fakeBackend, opts *Options) *harness {
 
 func (h *harness) run(ctx context.Context, _ *agent.Request) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
+		defer func() {
+			if ctx.Err() != nil {
+				h.cancelOnce.Do(func() { close(h.cancelled) })
+			}
+		}()
 		for {
 			select {
 			case ev, ok := <-h.feed:
-				if !ok {
+				if !ok || ev.Kind == endRun {
 					return
 				}
 				if !yield(ev, nil) {
 					return
 				}
 			case <-ctx.Done():
-				close(h.cancelled)
 				yield(agent.Event{}, ctx.Err())
 				return
 			}
 		}
 	}
+}
+
+// endRun, sent on feed, ends the current run (closing feed ends all).
+const endRun agent.EventKind = "test: end run"
+
+// finish ends the current run and waits until the model saw it end.
+func (h *harness) finish() {
+	h.t.Helper()
+	h.feed <- agent.Event{Kind: endRun}
+	h.pump("the turn to end", func(string) bool { return h.m.turn == nil })
 }
 
 // send applies msg and runs the command it returns.
