@@ -11,6 +11,19 @@
 // message that mentions a named agent ("@bob check my mail") to that agent,
 // and may hand its own answer on once per turn.
 //
+// A [Request] may narrow and extend what a run does. Permit hides
+// catalogue tools the caller may not use (per-user permissions), from
+// every agent of the run; a call to a hidden tool is answered like a call
+// to one that does not exist. Messages makes the run stateless: the caller
+// (an OpenAI-compatible client) sends the whole conversation and the
+// runtime neither reads nor writes History, though audit and usage are
+// recorded. ClientTools are tools the caller runs itself: they are offered
+// to the agent spoken to, and a model step that calls one ends the run
+// with [StopClientTools] and the calls in [Done].ClientCalls, for the
+// caller to run and send back in the next request's Messages. Catalogue
+// calls of that same step are not run: their results could not reach the
+// model through the caller's transcript, and the model asks again.
+//
 // Persistence is behind small interfaces declared here ([History], [Audit],
 // [ApprovalStore], [AgentStore], [UsageRecorder]); internal/app adapts the
 // store to them. Nil ones fall back to memory or to nothing, as documented
