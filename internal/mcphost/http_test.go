@@ -32,6 +32,7 @@ func TestRemoteTransports(t *testing.T) {
 	autoHTTP.Transport = mcphost.TransportAuto
 	autoSSE, _ := mcptest.SSEServer(t, "auto-sse", nil)
 	autoSSE.Transport = mcphost.TransportAuto
+	stateless, _ := mcptest.HTTPServer(t, "stateless", nil, mcptest.ModeNormal, mcptest.ModeStateless)
 
 	tests := []struct {
 		sc   mcphost.ServerConfig
@@ -41,6 +42,7 @@ func TestRemoteTransports(t *testing.T) {
 		{sseSC, mcphost.TransportSSE},
 		{autoHTTP, mcphost.TransportHTTP},
 		{autoSSE, mcphost.TransportSSE},
+		{stateless, mcphost.TransportHTTP},
 	}
 	var scs []mcphost.ServerConfig
 	for _, tt := range tests {
@@ -52,6 +54,9 @@ func TestRemoteTransports(t *testing.T) {
 			st := statusOf(t, p, tt.sc.Name)
 			if st.State != mcphost.StateReady || st.Transport != tt.want {
 				t.Fatalf("state %s over %q (%s), want ready over %s", st.State, st.Transport, st.LastError, tt.want)
+			}
+			if tt.sc.Name == "stateless" && st.ProtocolVersion != "2026-07-28" {
+				t.Errorf("stateless server at %q, want 2026-07-28", st.ProtocolVersion)
 			}
 			echo := findToolOf(t, p, tt.sc.Name, "echo")
 			res, err := call(t, echo, map[string]any{"text": tt.sc.Name})
@@ -75,13 +80,14 @@ func TestRemoteWrongHeaderFails(t *testing.T) {
 func TestFailedHealthCheckReconnects(t *testing.T) {
 	tests := []struct {
 		name   string
-		pin    string
+		want   string // protocol version: stateful servers speak 2025-11-25, stateless ones 2026-07-28
 		ping   time.Duration
 		byCall bool // the outage is noticed through a failed call, not a tick
 	}{
 		{"ping", "2025-11-25", 50 * time.Millisecond, false},
-		{"tools/list where 2026-07-28 has no ping", "", 50 * time.Millisecond, false},
-		{"failed call with periodic checks off", "", -1, true},
+		{"tools/list where 2026-07-28 has no ping", "2026-07-28", 50 * time.Millisecond, false},
+		{"failed call with periodic checks off", "2026-07-28", -1, true},
+		{"failed call in a session with periodic checks off", "2025-11-25", -1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,13 +101,16 @@ func TestFailedHealthCheckReconnects(t *testing.T) {
 					next.ServeHTTP(w, r)
 				})
 			}
-			sc, _ := mcptest.HTTPServer(t, "checked", breaker)
-			sc.ProtocolVersion = tt.pin
+			modes := []mcptest.Mode{mcptest.ModeNormal}
+			if tt.want == "2026-07-28" {
+				modes = append(modes, mcptest.ModeStateless)
+			}
+			sc, _ := mcptest.HTTPServer(t, "checked", breaker, modes...)
 			opts := testOptions()
 			opts.PingInterval = tt.ping
 			p := startPool(t, []mcphost.ServerConfig{sc}, opts)
-			if st := statusOf(t, p, "checked"); st.State != mcphost.StateReady {
-				t.Fatalf("not ready: %+v", st)
+			if st := statusOf(t, p, "checked"); st.State != mcphost.StateReady || st.ProtocolVersion != tt.want {
+				t.Fatalf("status %s at %q (%s), want ready at %s", st.State, st.ProtocolVersion, st.LastError, tt.want)
 			}
 			echo := findTool(t, p, "echo")
 			broken.Store(true)

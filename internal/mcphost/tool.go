@@ -74,6 +74,7 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 		return tools.ErrorResult(fmt.Sprintf("tool %s on mcp server %s did not answer within %v; the call was cancelled",
 			t.info.Name, t.srv.cfg.Name, timeout)), nil
 	case errors.Is(err, mcp.ErrConnectionClosed):
+		t.srv.reportSuspect()
 		return nil, fmt.Errorf("calling %s on mcp server %q: connection lost during the call: %w: %w",
 			t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable, err)
 	}

@@ -55,6 +55,10 @@ const (
 	ModeNoDiscover Mode = "nodiscover"
 	// ModeStderrFlood writes 1000 numbered lines and one 100 KB line to stderr.
 	ModeStderrFlood Mode = "stderrflood"
+	// ModeStateless makes an HTTP server stateless (no Mcp-Session-Id), the
+	// only kind that speaks the sessionless 2026-07-28 protocol; a stateful
+	// one answers discovery so that clients fall back to 2025-11-25.
+	ModeStateless Mode = "stateless"
 	// ModeCrashAfterStart exits 3 once a tools/list has been answered,
 	// to exercise crash loops after a successful connect.
 	ModeCrashAfterStart Mode = "crashafterstart"

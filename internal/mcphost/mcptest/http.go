@@ -18,7 +18,8 @@ func HTTPServer(t testing.TB, name string, wrap func(http.Handler) http.Handler,
 	t.Helper()
 	ts := &testServer{modes: modes, events: &eventLog{path: filepath.Join(t.TempDir(), "events")}}
 	srv := ts.build()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	hopts := &mcp.StreamableHTTPOptions{Stateless: ts.has(ModeStateless)}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, hopts)
 	return serveHTTP(t, name, ts, srv, h, wrap, mcphost.TransportHTTP)
 }
 
