@@ -84,8 +84,9 @@ const eventBuffer = 64
 // A request that cannot run as given yields only an error wrapping
 // [ErrInvalidRequest], before anything happens.
 //
-// The stream ends with an [EventDone] when the turn ended normally, at a
-// limit or at client tool calls ([StopClientTools]) (then an [EventError] and a final text explain it). A failure
+// The stream ends with an [EventDone] when the turn ended normally, at
+// client tool calls ([StopClientTools]) or at a limit (then an
+// [EventError] and a final text explain it). A failure
 // that stops the loop (the model's endpoint failed, history could not be
 // written) ends it with an error instead. Cancelling ctx, or breaking out
 // of the range, cancels the model request and the running tool calls,
