@@ -114,8 +114,10 @@ func (c *floorClient) read(stdout io.Reader) {
 		}
 		switch {
 		case m.Method != "" && len(m.ID) > 0:
-			_ = c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID,
-				"error": map[string]any{"code": -32601, "message": "method not found"}})
+			_ = c.send(map[string]any{
+				"jsonrpc": "2.0", "id": m.ID,
+				"error": map[string]any{"code": -32601, "message": "method not found"},
+			})
 		case m.Method == "" && len(m.ID) > 0:
 			id, perr := strconv.ParseInt(string(m.ID), 10, 64)
 			if perr != nil {

@@ -183,12 +183,16 @@ func everythingConfigs(p *npmPackages) map[string]func(*testing.T) mcphost.Serve
 			return mcphost.ServerConfig{Name: "everything", Command: p.node, Args: []string{p.everythingScript(), "stdio"}}
 		},
 		"streamableHttp": func(t *testing.T) mcphost.ServerConfig {
-			return mcphost.ServerConfig{Name: "everything", Transport: mcphost.TransportHTTP,
-				URL: startEverythingHTTP(t, p, "streamableHttp") + "/mcp"}
+			return mcphost.ServerConfig{
+				Name: "everything", Transport: mcphost.TransportHTTP,
+				URL: startEverythingHTTP(t, p, "streamableHttp") + "/mcp",
+			}
 		},
 		"sse": func(t *testing.T) mcphost.ServerConfig {
-			return mcphost.ServerConfig{Name: "everything", Transport: mcphost.TransportSSE,
-				URL: startEverythingHTTP(t, p, "sse") + "/sse"}
+			return mcphost.ServerConfig{
+				Name: "everything", Transport: mcphost.TransportSSE,
+				URL: startEverythingHTTP(t, p, "sse") + "/sse",
+			}
 		},
 	}
 }
@@ -411,8 +415,10 @@ func TestFilesystem(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("no"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := mcphost.ServerConfig{Name: "files", Command: p.node,
-		Args: []string{p.script(filesystemPkg, "dist/index.js"), dir}}
+	cfg := mcphost.ServerConfig{
+		Name: "files", Command: p.node,
+		Args: []string{p.script(filesystemPkg, "dist/index.js"), dir},
+	}
 	pool := startPool(t, []mcphost.ServerConfig{cfg}, nil)
 	if st := pool.Status(); st[0].State != mcphost.StateReady {
 		t.Fatalf("server-filesystem is %s: %s; stderr: %q", st[0].State, st[0].LastError, st[0].Stderr)
@@ -466,9 +472,11 @@ const memoryPkg = "@modelcontextprotocol/server-memory"
 func TestMemory(t *testing.T) {
 	p := requireNPM(t, memoryPkg)
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
-	cfg := mcphost.ServerConfig{Name: "memory", Command: p.node,
+	cfg := mcphost.ServerConfig{
+		Name: "memory", Command: p.node,
 		Args: []string{p.script(memoryPkg, "dist/index.js")},
-		Env:  map[string]string{"MEMORY_FILE_PATH": file}}
+		Env:  map[string]string{"MEMORY_FILE_PATH": file},
+	}
 	pool := startPool(t, []mcphost.ServerConfig{cfg}, nil)
 	if st := pool.Status(); st[0].State != mcphost.StateReady {
 		t.Fatalf("server-memory is %s: %s; stderr: %q", st[0].State, st[0].LastError, st[0].Stderr)
