@@ -68,9 +68,7 @@ func (r *Runtime) catalogFor(spec AgentSpec, permit func(string) bool, client []
 			add(e)
 		}
 	}
-	for _, s := range client {
-		c.specs = append(c.specs, s)
-	}
+	c.specs = append(c.specs, client...)
 	return c
 }
 
