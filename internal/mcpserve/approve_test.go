@@ -33,22 +33,38 @@ func TestApproval(t *testing.T) {
 		wantErr  bool   // IsError
 		want     mcpserve.Outcome
 	}{
-		{name: "allow", policy: mcpserve.ActionAllow, wantText: `{"path":"/tmp/x"}`,
-			want: mcpserve.Outcome{Approval: mcpserve.ApprovalNotNeeded, Called: true}},
-		{name: "ask accepted", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": true}), wantText: `{"path":"/tmp/x"}`,
-			want: mcpserve.Outcome{Approval: mcpserve.ApprovalGranted, Called: true}},
-		{name: "ask accepted with approve false", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": false}),
-			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true}},
-		{name: "ask declined", policy: mcpserve.ActionAsk, elicit: answer("decline", nil),
-			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true}},
-		{name: "ask cancelled", policy: mcpserve.ActionAsk, elicit: answer("cancel", nil),
-			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true}},
-		{name: "ask without elicitation", policy: mcpserve.ActionAsk,
-			wantText: "did not declare the elicitation capability", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalUnavailable, IsError: true}},
-		{name: "deny", policy: mcpserve.ActionDeny, elicit: answer("accept", map[string]any{"approve": true}),
-			wantText: "{server: files, tool: write, policy: ask}", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true}},
-		{name: "unknown action denies", policy: "maybe",
-			wantText: "denied by Switchboard's approval policy", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true}},
+		{
+			name: "allow", policy: mcpserve.ActionAllow, wantText: `{"path":"/tmp/x"}`,
+			want: mcpserve.Outcome{Approval: mcpserve.ApprovalNotNeeded, Called: true},
+		},
+		{
+			name: "ask accepted", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": true}), wantText: `{"path":"/tmp/x"}`,
+			want: mcpserve.Outcome{Approval: mcpserve.ApprovalGranted, Called: true},
+		},
+		{
+			name: "ask accepted with approve false", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": false}),
+			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true},
+		},
+		{
+			name: "ask declined", policy: mcpserve.ActionAsk, elicit: answer("decline", nil),
+			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true},
+		},
+		{
+			name: "ask cancelled", policy: mcpserve.ActionAsk, elicit: answer("cancel", nil),
+			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true},
+		},
+		{
+			name: "ask without elicitation", policy: mcpserve.ActionAsk,
+			wantText: "did not declare the elicitation capability", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalUnavailable, IsError: true},
+		},
+		{
+			name: "deny", policy: mcpserve.ActionDeny, elicit: answer("accept", map[string]any{"approve": true}),
+			wantText: "{server: files, tool: write, policy: ask}", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true},
+		},
+		{
+			name: "unknown action denies", policy: "maybe",
+			wantText: "denied by Switchboard's approval policy", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true},
+		},
 	}
 	for _, tt := range tests {
 		for _, transport := range []string{"http", "stdio"} {

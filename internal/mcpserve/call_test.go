@@ -3,6 +3,7 @@ package mcpserve_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -179,7 +180,7 @@ func TestCancellationReachesTool(t *testing.T) {
 	cancel()
 	select {
 	case err := <-stopped:
-		if err != context.Canceled {
+		if !errors.Is(err, context.Canceled) {
 			t.Errorf("tool context ended with %v, want context.Canceled", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -29,7 +29,7 @@ type Server struct {
 	http   http.Handler
 	owners sessionOwners
 
-	ctx    context.Context // the Server's lifetime; cancelled by Close
+	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the sync goroutine and running ServeStdio calls
 
@@ -81,11 +81,10 @@ func New(reg *tools.Registry, opts *Options) *Server {
 		Instructions: o.Instructions,
 		Logger:       o.Logger,
 		// Advertise tools (with list_changed) even while the catalogue is
-		// empty, since servers connecting later will fill it.
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
-			Logging: &mcp.LoggingCapabilities{},
-		},
+		// empty, since servers connecting later will fill it; and not
+		// logging, the SDK's default, since the gateway sends no log
+		// messages to clients.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.filterList)
 	s.http = s.newHTTPHandler()
