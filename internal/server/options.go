@@ -180,6 +180,8 @@ type Options struct {
 	// KeepAlive is the interval of SSE comments on quiet streams; default 15s.
 	KeepAlive time.Duration
 
+	// Tracing, when set, makes a span per request; nil makes none.
+	Tracing *Tracing
 	// Metrics receives observations; nil creates one (see [Server.Metrics]).
 	Metrics *Metrics
 	// Logger receives request logs; nil discards them.

@@ -64,7 +64,8 @@ func routes() []route {
 func (s *Server) buildMux() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routes() {
-		mux.Handle(rt.method+" "+rt.pattern, s.wrap(rt, rt.handle(s)))
+		label := rt.method + " " + rt.pattern
+		mux.Handle(label, s.opts.Tracing.handler(label, s.wrap(rt, rt.handle(s))))
 	}
 	return mux
 }
