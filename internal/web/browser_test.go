@@ -72,13 +72,16 @@ func step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Ac
 	}
 }
 
-// waitFor polls a JavaScript predicate until it is true.
+// waitFor polls a JavaScript predicate until it is true. On timeout it
+// reports the page's text, which usually says what went wrong.
 func waitFor(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	step(t, ctx, "waiting for "+what, chromedp.Action[chromedp.Void](func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second))(ctx, tg)
-		return chromedp.Void{}, err
-	}))
+	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(pctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, text)
+	}
 }
 
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
@@ -120,7 +123,7 @@ func noSideScroll(t *testing.T, ctx context.Context, page string) {
 }
 
 func TestBrowser(t *testing.T) {
-	s := newStack(t)
+	s := newStack(t, stackOptions{})
 	ctx := browser(t)
 
 	t.Run("approve", func(t *testing.T) {
@@ -134,8 +137,13 @@ func TestBrowser(t *testing.T) {
 		if got := eval[string](t, ctx, `document.querySelector('.approval pre').textContent`); !strings.Contains(got, `"path": "approved.txt"`) {
 			t.Errorf("approval card shows arguments %q, want them pretty-printed", got)
 		}
+		// The approval buttons are reachable from the keyboard.
 		if got := eval[string](t, ctx, `document.activeElement.textContent`); got != "Approve once" {
 			t.Errorf("focus is on %q, want the Approve once button", got)
+		}
+		step(t, ctx, "tabbing", chromedp.KeyEvent(kb.Tab))
+		if got := eval[string](t, ctx, `document.activeElement.textContent`); got != "Approve for conversation" {
+			t.Errorf("after Tab focus is on %q, want Approve for conversation", got)
 		}
 		screenshot(t, ctx, "chat-approval")
 		step(t, ctx, "approving once", chromedp.Click(chromedp.CSS(".approval .approve")))

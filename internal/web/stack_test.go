@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
@@ -28,6 +30,18 @@ type stack struct {
 	url  string
 	root string
 	db   *sqlite.DB
+	// stopped is closed when the model sees its request cancelled (the
+	// server cancels the run when the browser aborts the stream).
+	stopped chan struct{}
+	// key is alice's API key when the stack requires keys.
+	key string
+}
+
+// stackOptions vary the stack: keys turns anonymous access off and adds
+// the user alice; noModel makes the server report no configured model.
+type stackOptions struct {
+	keys    bool
+	noModel bool
 }
 
 // The store adapters below give the agent runtime the store, in the shape
@@ -126,12 +140,24 @@ func (servers) Stderr(name string) ([]string, bool) {
 
 // model answers like a model that writes a file when asked to: the first
 // step of a turn calls write_file with the file named in the message, the
-// step after the tool result says how it went, in several deltas.
-func model(writeTool string) *llmtest.FakeProvider {
-	return &llmtest.FakeProvider{Respond: func(_ context.Context, _ int, req *llm.Request) iter.Seq2[llm.Event, error] {
+// step after the tool result says how it went, in several deltas. A
+// message starting "wait" gets a first delta and then nothing until the
+// request is cancelled, which closes stopped.
+func model(writeTool string, stopped chan struct{}) *llmtest.FakeProvider {
+	var once sync.Once
+	return &llmtest.FakeProvider{Respond: func(ctx context.Context, _ int, req *llm.Request) iter.Seq2[llm.Event, error] {
 		last := req.Messages[len(req.Messages)-1]
 		var turn llmtest.Turn
 		switch {
+		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "wait"):
+			return func(yield func(llm.Event, error) bool) {
+				if !yield(llm.Event{Type: llm.EventTextDelta, Text: "Let me think about that"}, nil) {
+					return
+				}
+				<-ctx.Done()
+				once.Do(func() { close(stopped) })
+				yield(llm.Event{}, ctx.Err())
+			}
 		case last.Role == llm.RoleTool && strings.Contains(last.Text(), "declined"):
 			turn.Text = []string{"Understood: ", "I did **not** write ", "the file."}
 		case last.Role == llm.RoleTool:
@@ -153,10 +179,10 @@ func model(writeTool string) *llmtest.FakeProvider {
 	}}
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	ctx := context.Background()
-	s := &stack{root: t.TempDir()}
+	s := &stack{root: t.TempDir(), stopped: make(chan struct{})}
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
 	if err != nil {
 		t.Fatalf("opening store: %v", err)
@@ -175,7 +201,7 @@ func newStack(t *testing.T) *stack {
 			writeTool = e.Name
 		}
 	}
-	fake := model(writeTool)
+	fake := model(writeTool, s.stopped)
 	rt := agent.New(&agent.Options{
 		Models: func(string) (agent.Model, error) {
 			return agent.Model{Name: "default", Provider: fake, ToolMode: agent.ToolModeNative}, nil
@@ -186,10 +212,22 @@ func newStack(t *testing.T) *stack {
 		Audit:     audit{db},
 		Approvals: approvals{db},
 	})
+	models := []string{"default"}
+	if o.noModel {
+		models = nil
+	}
+	if o.keys {
+		key, hash := server.NewAPIKey()
+		if _, err := db.CreateUser(ctx, store.User{Name: "alice", KeyHash: hash, Permissions: []string{"*"}}); err != nil {
+			t.Fatalf("creating user: %v", err)
+		}
+		s.key = key
+	}
 	srv := server.New(&server.Options{
 		Store: db, Runner: server.RuntimeRunner(rt, reg), Tools: reg, Servers: servers{},
-		Models:         func() []string { return []string{"default"} },
-		AllowAnonymous: true,
+		Models:         func() []string { return models },
+		AllowAnonymous: !o.keys,
+		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Web:            web.Handler(&web.Options{Version: "test"}),
 	})
 	ts := httptest.NewServer(srv.Handler())

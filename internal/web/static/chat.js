@@ -173,7 +173,7 @@
     running = new AbortController();
     sendBtn.disabled = true; stopBtn.hidden = false; msgs.setAttribute("aria-busy", "true");
     setStatus("Thinking…");
-    let bubble = null;
+    let bubble = null, finished = false;
     const cards = {}, approvals = {};
     const endBubble = () => { if (bubble) { bubble.finish(); bubble = null; } };
     const handle = (name, ev) => {
@@ -227,6 +227,7 @@
           break;
         case "done":
           endBubble();
+          finished = true;
           if (ev.done) {
             const tokens = ev.done.inputTokens + ev.done.outputTokens;
             setStatus("Done · " + ev.done.toolCalls + " tool call(s)" + (tokens ? " · " + tokens + " tokens" : "") + (ev.done.stopReason && ev.done.stopReason !== "end_turn" ? " · stopped: " + ev.done.stopReason : ""));
@@ -237,9 +238,10 @@
     try {
       await SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", { message: text, agent: agentSel.value }, running.signal, handle);
     } catch (e) {
-      if (e.name === "AbortError") { note("Stopped.", "error"); setStatus("Stopped"); }
-      else { note(e.message, "error"); setStatus(""); }
+      if (e.name === "AbortError") { note("Stopped.", "error"); setStatus("Stopped"); finished = true; }
+      else note(e.message, "error");
     } finally {
+      if (!finished) setStatus("");
       endBubble();
       running = null;
       sendBtn.disabled = false; stopBtn.hidden = true; msgs.setAttribute("aria-busy", "false");

@@ -1,0 +1,131 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+func TestBrowserStop(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	ctx := browser(t)
+	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("input")),
+		chromedp.SendKeys(chromedp.ID("input"), "wait for it"),
+		// Shift+Enter adds a line instead of sending.
+		chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierShift)),
+		chromedp.SendKeys(chromedp.ID("input"), "please"))
+	if got := eval[string](t, ctx, `document.getElementById('input').value`); got != "wait for it\nplease" {
+		t.Fatalf("input after Shift+Enter = %q, want two lines", got)
+	}
+	step(t, ctx, "sending", chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+	waitFor(t, ctx, "the first words", `[...document.querySelectorAll('.msg.assistant')].some(e => e.textContent.includes('think about'))`)
+	if got := eval[string](t, ctx, `document.getElementById('messages').getAttribute('aria-busy')`); got != "true" {
+		t.Errorf("messages aria-busy = %q during the run, want true", got)
+	}
+	step(t, ctx, "stopping", chromedp.Click(chromedp.ID("stop")))
+	waitFor(t, ctx, "the stopped note", `[...document.querySelectorAll('.note.error')].some(e => e.textContent === 'Stopped.')`)
+	select {
+	case <-s.stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model's request was not cancelled after Stop")
+	}
+	if hidden := eval[bool](t, ctx, `document.getElementById('stop').hidden && !document.getElementById('send').disabled`); !hidden {
+		t.Error("after Stop the Stop button is shown or Send is disabled")
+	}
+}
+
+func TestBrowserNoModelHint(t *testing.T) {
+	s := newStack(t, stackOptions{noModel: true})
+	ctx := browser(t)
+	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"))
+	waitFor(t, ctx, "the hint", `!document.getElementById('hint').hidden`)
+	if got := eval[string](t, ctx, `document.getElementById('hint').textContent`); !strings.Contains(got, "no model is configured") {
+		t.Errorf("hint = %q, want the server's no-model hint", got)
+	}
+}
+
+func TestBrowserAPIKey(t *testing.T) {
+	s := newStack(t, stackOptions{keys: true})
+	ctx := browser(t)
+	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"))
+	waitFor(t, ctx, "the key request", `!document.getElementById('notice').hidden && document.getElementById('key-box').open`)
+	// Saving the key reloads the page; RunResponse waits for that load.
+	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.RunResponse(rctx, chromedp.SendKeys(chromedp.ID("key-input"), s.key+"\n")); err != nil {
+		t.Fatalf("saving the key: %v", err)
+	}
+	waitFor(t, ctx, "the conversations", `document.getElementById('notice').hidden && localStorage.getItem('switchboard.apiKey') !== null`)
+	step(t, ctx, "sending", chromedp.WaitVisible(chromedp.ID("input")), chromedp.SendKeys(chromedp.ID("input"), "write keyed.txt\n"))
+	waitFor(t, ctx, "the approval card", `!!document.querySelector('.approval .approve')`)
+	step(t, ctx, "approving for the conversation", chromedp.Click(chromedp.CSS(".approval .approve-conv")))
+	waitFor(t, ctx, "the answer", `[...document.querySelectorAll('.msg.assistant')].some(e => e.textContent.includes('no errors'))`)
+	if got := eval[string](t, ctx, `document.querySelector('.approval [role=status]').textContent`); got != "approved (conversation) by alice" {
+		t.Errorf("approval state = %q, want approved (conversation) by alice", got)
+	}
+}
+
+// TestBrowserRendering runs the page's markdown renderer and SSE parser
+// on hostile and awkward input inside the browser.
+func TestBrowserRendering(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	ctx := browser(t)
+	step(t, ctx, "opening a page", chromedp.Navigate(s.url+"/audit"), chromedp.WaitReady(chromedp.ID("main")))
+
+	t.Run("markdown", func(t *testing.T) {
+		tests := []struct {
+			name, src, want string
+		}{
+			{"html stays text", `<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>`,
+				`<p>&lt;img src=x onerror="window.pwned=1"&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;</p>`},
+			{"javascript link", `[click](javascript:window.pwned=1)`, `<p>[click](javascript:window.pwned=1)</p>`},
+			{"safe link", `see [docs](https://example.com/a?b=1)`,
+				`<p>see <a href="https://example.com/a?b=1" rel="noopener noreferrer" target="_blank">docs</a></p>`},
+			{"code block", "```go\nif a < b {}\n```", `<pre><code class="lang-go">if a &lt; b {}</code></pre>`},
+			{"inline and bold", "run `ls` **now**", `<p>run <code>ls</code> <strong>now</strong></p>`},
+			{"lists", "- a\n- b\n1. c", `<ul><li>a</li><li>b</li></ul><ol><li>c</li></ol>`},
+			{"unclosed fence", "```\n<b>x", `<pre><code>&lt;b&gt;x</code></pre>`},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got := eval[string](t, ctx, `(() => { const d = document.createElement('div'); d.append(SB.markdown(`+jsString(tt.src)+`)); return d.innerHTML; })()`)
+				if got != tt.want {
+					t.Errorf("markdown(%q)\n got %s\nwant %s", tt.src, got, tt.want)
+				}
+			})
+		}
+		if pwned := eval[bool](t, ctx, `window.pwned === 1`); pwned {
+			t.Error("rendered markdown ran script")
+		}
+	})
+
+	t.Run("sse", func(t *testing.T) {
+		// Every split of the stream into two chunks must give the same events.
+		const stream = "event: run\r\ndata: {\"runId\":\"r\"}\r\n\r\n: keep-alive\n\nevent: text\ndata: a\ndata: b\n\ndata:c\r\r"
+		got := eval[[]string](t, ctx, `(() => {
+			const s = `+jsString(stream)+`;
+			const out = new Set();
+			for (let i = 0; i <= s.length; i++) {
+				const evs = [];
+				const feed = SB.sseParser((n, d) => evs.push(n + "=" + d));
+				feed(s.slice(0, i)); feed(s.slice(i));
+				out.add(JSON.stringify(evs));
+			}
+			return [...out];
+		})()`)
+		want := `["run={\"runId\":\"r\"}","text=a\nb","message=c"]`
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("events over every split = %q, want only %q", got, want)
+		}
+	})
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, "`", "\\`", "$", `\$`)
+	return "`" + r.Replace(s) + "`"
+}
