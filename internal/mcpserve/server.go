@@ -31,7 +31,7 @@ type Server struct {
 
 	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the sync goroutine and running ServeStdio calls
+	wg     sync.WaitGroup // the follow goroutine and running ServeStdio calls
 
 	// mu guards closed and the Adds on wg (ServeStdio) and requests (HTTP),
 	// so that no work starts after Close began waiting.
