@@ -158,6 +158,7 @@ func freePort() (string, error) {
 // TestFloorClientEverything checks the benchmark floor client itself, so a
 // broken floor never passes for a fast one.
 func TestFloorClientEverything(t *testing.T) {
+	t.Parallel()
 	p := requireNPM(t, everythingPkg)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -203,6 +204,7 @@ func TestEverything(t *testing.T) {
 	p := requireNPM(t, everythingPkg)
 	for transport, cfg := range everythingConfigs(p) {
 		t.Run(transport, func(t *testing.T) {
+			t.Parallel() // each transport has its own server process
 			testEverything(t, cfg(t))
 		})
 	}
@@ -409,6 +411,7 @@ const filesystemPkg = "@modelcontextprotocol/server-filesystem"
 // writes are not read-only, and a path outside the allowed directory is a
 // tool error the model can read, not a Go error.
 func TestFilesystem(t *testing.T) {
+	t.Parallel()
 	p := requireNPM(t, filesystemPkg)
 	dir := t.TempDir()
 	outside := t.TempDir()
@@ -470,6 +473,7 @@ const memoryPkg = "@modelcontextprotocol/server-memory"
 // TestMemory stores an entity in server-memory and reads it back; the
 // graph lands in MEMORY_FILE_PATH, inside the test's own directory.
 func TestMemory(t *testing.T) {
+	t.Parallel()
 	p := requireNPM(t, memoryPkg)
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
 	cfg := mcphost.ServerConfig{
