@@ -70,15 +70,20 @@ type Options struct {
 	// Yes approves every call that needs approval (`--yes`). Without it
 	// the one-shot mode denies such calls and the terminal UI asks.
 	Yes bool
-	// Width is the terminal width before the first resize report; 0 means 80.
-	Width int
+	// Width and Height are the screen size when Stdout is not a terminal
+	// (a terminal reports its own); 0 means 80 by 24.
+	Width, Height int
 	// Logger receives warnings (a decision that could not be recorded);
 	// nil discards them.
 	Logger *slog.Logger
 }
 
-// defaultWidth is used when neither Options.Width nor the terminal says.
-const defaultWidth = 80
+// defaultWidth and defaultHeight are used when neither Options nor the
+// terminal say.
+const (
+	defaultWidth  = 80
+	defaultHeight = 24
+)
 
 // withDefaults returns a copy of o with every default filled in.
 func (o *Options) withDefaults() Options {
@@ -100,6 +105,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.Width <= 0 {
 		c.Width = defaultWidth
+	}
+	if c.Height <= 0 {
+		c.Height = defaultHeight
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -18,7 +18,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m,
+		// glamour highlights code blocks with chroma, whose regexp2 runs
+		// a shared clock goroutine for match timeouts; it stops by itself
+		// once no match has used it for a while.
+		goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"),
+	)
 }
 
 // decision is one recorded Decide call.
@@ -177,12 +182,17 @@ func writeCall(id, args string) llmtest.FakeReply {
 var errUnreachable = errors.New("calling model: dial tcp 127.0.0.1:1: connect: connection refused")
 
 // waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// show, when given, returns what to print on failure.
+func waitFor(t *testing.T, what string, cond func() bool, show ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			var seen string
+			for _, s := range show {
+				seen += s()
+			}
+			t.Fatalf("timed out waiting for %s; saw:\n%q", what, seen)
 		}
 		time.Sleep(time.Millisecond)
 	}

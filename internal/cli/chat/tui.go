@@ -29,6 +29,7 @@ func RunTUI(ctx context.Context, b Backend, opts *Options) error {
 		tea.WithContext(ctx),
 		tea.WithInput(o.Stdin),
 		tea.WithOutput(o.Stdout),
+		tea.WithWindowSize(o.Width, o.Height),
 		// The caller's context carries SIGINT and SIGTERM; in raw mode
 		// ctrl+c arrives as a key.
 		tea.WithoutSignalHandler(),
@@ -101,7 +102,7 @@ func newModel(ctx context.Context, b Backend, opts *Options) *model {
 	o := opts.withDefaults()
 	m := &model{
 		ctx: ctx, b: b, opts: o, th: newTheme(), given: given, conv: o.ConversationID,
-		width: o.Width, height: 24, dark: true,
+		width: o.Width, height: o.Height, dark: true,
 		calls: map[string]*entry{}, throttle: renderThrottle, now: time.Now,
 	}
 	m.input = textarea.New()

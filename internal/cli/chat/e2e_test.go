@@ -1,0 +1,105 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"iter"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+)
+
+// syncBuffer is a bytes.Buffer safe for the program's writer goroutine
+// and the test's reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer // guarded by mu
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.Strip(s.b.String())
+}
+
+// TestRunTUIProgram runs the real bubbletea program on in-memory input
+// and output: it types a message, sees the streamed answer, and quits
+// with ctrl+c.
+func TestRunTUIProgram(t *testing.T) {
+	fb := &fakeBackend{run: func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
+		return func(yield func(agent.Event, error) bool) {
+			for _, ev := range []agent.Event{text("The answer "), text("is **forty-two**."), done()} {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	}}
+	in, typed := io.Pipe()
+	var out syncBuffer
+	errc := make(chan error, 1)
+	go func() {
+		errc <- RunTUI(t.Context(), fb, &Options{Stdin: in, Stdout: &out, Width: 100, NewConversationID: func() string { return "c1" }})
+	}()
+	defer typed.Close() // ends the program's blocked read of the pipe
+
+	waitFor(t, "the prompt", func() bool { return strings.Contains(out.text(), "Ask anything") }, out.text)
+	io.WriteString(typed, "what is it?")
+	io.WriteString(typed, "\r")
+	waitFor(t, "the answer", func() bool { return strings.Contains(out.text(), "is forty-two.") })
+	if s := out.text(); !strings.Contains(s, "what is it?") {
+		t.Errorf("the output does not show the message typed:\n%s", s)
+	}
+	io.WriteString(typed, "\x03") // ctrl+c with nothing running quits
+	if err := <-errc; err != nil {
+		t.Fatalf("RunTUI: %v", err)
+	}
+	if _, reqs := fb.recorded(); len(reqs) != 1 || reqs[0].Message != "what is it?" || reqs[0].ConversationID != "c1" {
+		t.Errorf("requests = %+v, want one message in conversation c1", reqs)
+	}
+}
+
+// TestRunTUICancelledContext ends the program when the caller's context
+// ends (SIGINT through signal.NotifyContext) while a turn runs, and the
+// turn is cancelled and waited for.
+func TestRunTUICancelledContext(t *testing.T) {
+	started := make(chan struct{})
+	sawCancel := make(chan struct{})
+	fb := &fakeBackend{run: func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
+		return func(yield func(agent.Event, error) bool) {
+			close(started)
+			<-ctx.Done()
+			close(sawCancel)
+			yield(agent.Event{}, ctx.Err())
+		}
+	}}
+	ctx, cancel := context.WithCancel(t.Context())
+	in, typed := io.Pipe()
+	defer typed.Close()
+	var out syncBuffer
+	errc := make(chan error, 1)
+	go func() { errc <- RunTUI(ctx, fb, &Options{Stdin: in, Stdout: &out}) }()
+	waitFor(t, "the prompt", func() bool { return strings.Contains(out.text(), "Ask anything") }, out.text)
+	io.WriteString(typed, "work\r")
+	<-started
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("RunTUI after cancel: %v", err)
+	}
+	select {
+	case <-sawCancel:
+	default:
+		t.Fatal("RunTUI returned before the turn saw its context cancelled")
+	}
+}
