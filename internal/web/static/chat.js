@@ -215,7 +215,7 @@
           break;
         case "handoff":
           endBubble();
-          note(ev.handoff.back ? agentLabel(ev.handoff.to) + " answered; back to " + agentLabel(ev.handoff.from) : agentLabel(ev.handoff.from) + " hands over to " + agentLabel(ev.handoff.to), "handoff");
+          note(ev.handoff.back ? agentLabel(ev.handoff.from) + " answered; back to " + agentLabel(ev.handoff.to) : agentLabel(ev.handoff.from) + " hands over to " + agentLabel(ev.handoff.to), "handoff");
           break;
         case "router":
           note(ev.router.needsTools ? "Router: this needs tools" : "Router: plain chat, no tools", "router");
