@@ -99,7 +99,7 @@ func TestCrossOriginRefused(t *testing.T) {
 func TestToolPermissions(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.AllowAnonymous = true })
 	var permitted []string
-	e.runner.run = func(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error] {
+	e.runner.run = func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 		for _, ent := range e.reg.List() {
 			if req.Permit(ent.Name) {
 				permitted = append(permitted, ent.Name)

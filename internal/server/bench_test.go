@@ -48,7 +48,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 		Models: func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil },
 		Tools:  reg,
 	})
-	srv := New(&Options{Store: db, Runner: RuntimeRunner(rt, reg), Tools: reg, AllowAnonymous: true, Limits: Limits{Requests: -1, ToolCalls: -1}})
+	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true, Limits: Limits{Requests: -1, ToolCalls: -1}})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(b, srv)}
 	e.ts.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = conversations
 	convs := make([]string, conversations)

@@ -52,7 +52,7 @@ func (s *Server) chatCompletions() handlerFunc {
 }
 
 // chatRun builds the run of a chat completion request.
-func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*RunRequest, error) {
+func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.Request, error) {
 	if cr.Model == "" {
 		return nil, badRequest("model is required: an agent name or a model name from /v1/models")
 	}
@@ -63,16 +63,10 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*RunRequ
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	req := &RunRequest{
-		Request: agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID()},
-		Permit:  u.Permits, Messages: msgs,
-	}
+	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: u.Permits, Messages: msgs}
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID
-	if last := msgs[len(msgs)-1]; last.Role == llm.RoleUser {
-		req.Message = last.Text()
-	}
 	switch _, err := s.opts.Store.GetAgent(ctx, cr.Model); {
 	case err == nil:
 		req.Agent = cr.Model
@@ -110,7 +104,7 @@ func (c *completion) add(ev agent.Event) (string, *chatToolCall) {
 		c.text.WriteString(ev.Text)
 		return ev.Text, nil
 	case agent.EventToolStart:
-		if ev.Call == nil || ev.Call.Server != ClientServer {
+		if ev.Call == nil || ev.Call.Server != agent.ClientServer {
 			return "", nil
 		}
 		tc := chatToolCall{ID: ev.Call.ID, Type: "function"}

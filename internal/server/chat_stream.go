@@ -5,13 +5,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/sse"
 )
 
 // streamChat writes a run as chat.completion.chunk events and a final
 // "data: [DONE]". The run is cancelled when the client leaves; at
 // shutdown the stream ends with finish_reason "stop" and [DONE].
-func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *RunRequest, c *completion, includeUsage bool) error {
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *agent.Request, c *completion, includeUsage bool) error {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	h := w.Header()

@@ -20,8 +20,8 @@ import (
 // client's get_weather tool when offered and not yet answered, answers
 // from a tool result when there is one, and otherwise runs one of
 // Switchboard's own tools (which the client must not see) and says hello.
-func chatRunner(seen *[]*RunRequest) *fakeRunner {
-	return &fakeRunner{run: func(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error] {
+func chatRunner(seen *[]*agent.Request) *fakeRunner {
+	return &fakeRunner{run: func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 		*seen = append(*seen, req)
 		done := agent.Event{Kind: agent.EventDone, Done: &agent.Done{RunID: req.RunID, StopReason: agent.StopEndTurn, Usage: llm.Usage{InputTokens: 7, OutputTokens: 3}}}
 		last := req.Messages[len(req.Messages)-1]
@@ -29,7 +29,7 @@ func chatRunner(seen *[]*RunRequest) *fakeRunner {
 		case last.Role == llm.RoleTool:
 			return events(agent.Event{Kind: agent.EventText, Text: "It is " + last.Text()}, done)
 		case len(req.ClientTools) > 0:
-			call := &agent.CallInfo{ID: "call_1", Name: req.ClientTools[0].Name, Server: ClientServer, Arguments: json.RawMessage(`{"city":"Oslo"}`)}
+			call := &agent.CallInfo{ID: "call_1", Name: req.ClientTools[0].Name, Server: agent.ClientServer, Arguments: json.RawMessage(`{"city":"Oslo"}`)}
 			return events(agent.Event{Kind: agent.EventToolStart, Call: call}, done)
 		}
 		own := &agent.CallInfo{ID: "own", Name: "files__echo", Server: "files"}
@@ -84,7 +84,7 @@ func TestChatCompletionsOpenAIClient(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		name := map[bool]string{false: "plain", true: "stream"}[stream]
 		t.Run(name, func(t *testing.T) {
-			var seen []*RunRequest
+			var seen []*agent.Request
 			e := newEnv(t, nil)
 			*e.runner = *chatRunner(&seen)
 			c := openaiClient(e)
@@ -103,7 +103,7 @@ func TestChatCompletionsOpenAIClient(t *testing.T) {
 			if !stream && res.Usage.TotalTokens != 10 {
 				t.Errorf("usage = %+v, want 10 tokens", res.Usage)
 			}
-			if r := seen[0]; r.Model != "default" || r.Agent != "" || r.Message != "hi" || len(r.Messages) != 2 || r.User != "alice" || r.Approver != agent.AutoDeny {
+			if r := seen[0]; r.Model != "default" || r.Agent != "" || r.Message != "" || len(r.Messages) != 2 || r.User != "alice" || r.Approver != agent.AutoDeny {
 				t.Errorf("run request = %+v", r)
 			}
 
@@ -153,7 +153,7 @@ func TestModelsOpenAIClient(t *testing.T) {
 		t.Errorf("models mismatch (-want +got):\n%s", diff)
 	}
 	// An agent name as model runs that agent.
-	var seen []*RunRequest
+	var seen []*agent.Request
 	*e.runner = *chatRunner(&seen)
 	if _, err := c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 		Model: "bob", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},

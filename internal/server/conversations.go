@@ -147,12 +147,9 @@ func (s *Server) postMessage() handlerFunc {
 		if body.Agent != "" {
 			name = body.Agent
 		}
-		req := &RunRequest{
-			Request: agent.Request{
-				ConversationID: c.ID, User: u.Name, Agent: name, Message: body.Message,
-				Model: body.Model, RunID: store.NewID(),
-			},
-			Permit: u.Permits,
+		req := &agent.Request{
+			ConversationID: c.ID, User: u.Name, Agent: name, Message: body.Message,
+			Model: body.Model, RunID: store.NewID(), Permit: u.Permits,
 		}
 		return s.stream(w, r, req)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/openai/openai-go/v3"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
@@ -97,7 +98,7 @@ func TestEndToEndRealRuntime(t *testing.T) {
 		History:   storeHistory{db},
 		Approvals: storeApprovals{db},
 	})
-	srv := New(&Options{Store: db, Runner: RuntimeRunner(rt, reg), Tools: reg, AllowAnonymous: true})
+	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true})
 	e := &env{db: db, reg: reg, srv: srv}
 	e.ts = newTestServer(t, srv)
 
@@ -130,5 +131,55 @@ func TestEndToEndRealRuntime(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"user", "assistant", "tool", "assistant"}, roles); code != 200 || diff != "" {
 		t.Errorf("stored messages (status %d) mismatch (-want +got):\n%s", code, diff)
+	}
+}
+
+// TestEndToEndChatCompletions runs /v1/chat/completions through the real
+// agent runtime for a user who may call only files__echo*: the model sees
+// only the permitted catalogue tool and the client's tool, the client's
+// tool call comes back to the client, and the next request (carrying its
+// result) continues through a Switchboard tool call to the answer.
+func TestEndToEndChatCompletions(t *testing.T) {
+	db := openDB(t)
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{newTool("echo"), newTool("secret")})
+	model := llmtest.NewFakeProvider(
+		llmtest.FakeReply{Turn: llmtest.Turn{ToolCalls: []llmtest.ToolCallScript{{ID: "w1", Name: "get_weather", ArgChunks: []string{`{"city":"Oslo"}`}}}}},
+		llmtest.FakeReply{Turn: llmtest.Turn{ToolCalls: []llmtest.ToolCallScript{{ID: "e1", Name: "files__echo", ArgChunks: []string{`{"text":"sunny"}`}}}}},
+		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"It is ", "sunny"}}},
+	)
+	rt := agent.New(&agent.Options{
+		Models: func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil },
+		Tools:  reg,
+	})
+	key, hash := NewAPIKey()
+	if _, err := db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(&Options{Store: db, Runner: rt, Tools: reg, Models: func() []string { return []string{"default"} }})
+	e := &env{db: db, reg: reg, srv: srv, key: key, ts: newTestServer(t, srv)}
+	c := openaiClient(e)
+
+	params := openai.ChatCompletionNewParams{
+		Model:    "default",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Oslo?")},
+		Tools:    []openai.ChatCompletionToolUnionParam{weatherTool()},
+	}
+	res := complete(t, c, false, params)
+	msg := res.Choices[0].Message
+	if res.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Function.Name != "get_weather" {
+		t.Fatalf("first reply = %+v; want the client's get_weather call", res.Choices[0])
+	}
+	var offered []string
+	for _, s := range model.Requests()[0].Tools {
+		offered = append(offered, s.Name)
+	}
+	if diff := cmp.Diff([]string{"files__echo", "get_weather"}, offered); diff != "" {
+		t.Errorf("tools offered to the model mismatch (-want +got):\n%s", diff)
+	}
+	params.Messages = append(params.Messages, msg.ToParam(), openai.ToolMessage("sunny", msg.ToolCalls[0].ID))
+	res = complete(t, c, true, params)
+	if got := res.Choices[0].Message.Content; got != "It is sunny" || len(res.Choices[0].Message.ToolCalls) != 0 {
+		t.Errorf("final reply = %+v; want It is sunny without tool calls", res.Choices[0])
 	}
 }

@@ -62,6 +62,8 @@ func classify(err error) *Error {
 		return e
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Msg: "not found", Err: err}
+	case errors.Is(err, agent.ErrInvalidRequest):
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_request", Msg: err.Error(), Err: err}
 	case errors.Is(err, agent.ErrNotPending):
 		return &Error{Status: http.StatusConflict, Code: "not_pending", Msg: "the approval is no longer pending (decided or expired)", Err: err}
 	case errors.Is(err, store.ErrConflict):

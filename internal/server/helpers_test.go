@@ -25,11 +25,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fakeRunner is a hand-written [Runner] with function fields.
 type fakeRunner struct {
-	run    func(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error]
+	run    func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error]
 	decide func(ctx context.Context, id string, d agent.Decision) error
 }
 
-func (f *fakeRunner) Run(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error] {
+func (f *fakeRunner) Run(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 	if f.run == nil {
 		return events(agent.Event{Kind: agent.EventText, Text: "hello"}, doneEvent(req.RunID))
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
-	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -42,40 +41,19 @@ type Store interface {
 
 var _ Store = (store.Store)(nil)
 
-// RunRequest is one agent run as the server asks for it: the agent's
-// [agent.Request] plus what the server decides per caller.
-type RunRequest struct {
-	agent.Request
-	// Permit reports whether the caller may use the catalogue tool name;
-	// the runner must offer and call only permitted tools. Nil permits all.
-	Permit func(tool string) bool
-	// Messages, when not nil, is the whole conversation so far, sent by a
-	// stateless client (/v1/chat/completions); the runner uses it instead of
-	// stored history and stores nothing. Request.Message is then the last
-	// user text, or "" when the conversation ends with tool results.
-	Messages []llm.Message
-	// ClientTools are tools the client runs itself. They are offered to the
-	// model next to the catalogue's; when the model calls one, the runner
-	// yields an [agent.EventToolStart] whose Call.Server is [ClientServer]
-	// for each such call and ends the run with [agent.EventDone] without
-	// running them.
-	ClientTools []llm.ToolSpec
-}
-
-// ClientServer is the Call.Server of a call to one of
-// [RunRequest].ClientTools.
-const ClientServer = "client"
-
-// Runner runs agent turns and answers approvals; [RuntimeRunner] adapts an
-// [*agent.Runtime]. Implementations are safe for concurrent use.
+// Runner runs agent turns and answers approvals: an [*agent.Runtime] in
+// production, a fake in tests. Implementations are safe for concurrent use.
 type Runner interface {
 	// Run runs one turn and yields its events as [agent.Runtime.Run] does.
 	// Cancelling ctx or breaking out of the range ends the run.
-	Run(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error]
+	// The server sets req.Permit to the caller's tool permissions.
+	Run(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error]
 	// Decide answers a pending approval; an error wrapping
 	// [agent.ErrNotPending] means it was already decided or expired.
 	Decide(ctx context.Context, approvalID string, d agent.Decision) error
 }
+
+var _ Runner = (*agent.Runtime)(nil)
 
 // Catalog is the part of [*tools.Registry] the server uses.
 type Catalog interface {

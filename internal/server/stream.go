@@ -21,7 +21,7 @@ type runItem struct {
 // unbuffered channel, so that the handler can wait for the next event, a
 // keep-alive tick, the client leaving and shutdown at once. The caller
 // owns the goroutine: cancelling ctx ends the run, and stop waits for it.
-func (s *Server) pump(ctx context.Context, req *RunRequest) (items <-chan runItem, done <-chan struct{}, stop func()) {
+func (s *Server) pump(ctx context.Context, req *agent.Request) (items <-chan runItem, done <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan runItem)
 	fin := make(chan struct{})
@@ -42,7 +42,7 @@ func (s *Server) pump(ctx context.Context, req *RunRequest) (items <-chan runIte
 // client leaves (which cancels the run) or the server shuts down (a final
 // "shutdown" event, then the run is cancelled). Each event's data is JSON;
 // the first event is "run" with the run and conversation ids.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *RunRequest) error {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Request) error {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	h := w.Header()

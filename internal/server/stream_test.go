@@ -21,7 +21,7 @@ import (
 func approvingRunner(t *testing.T, db store.Store) *fakeRunner {
 	decided := make(chan agent.Decision, 1)
 	return &fakeRunner{
-		run: func(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error] {
+		run: func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 			return func(yield func(agent.Event, error) bool) {
 				call := &agent.CallInfo{ID: "c1", Name: "files__write", Server: "files", Arguments: json.RawMessage(`{}`)}
 				if !yield(agent.Event{Kind: agent.EventText, Text: "let me write"}, nil) {
@@ -97,7 +97,7 @@ func TestRunStreamWithApproval(t *testing.T) {
 func TestClientDisconnectCancelsRun(t *testing.T) {
 	e := newEnv(t, nil)
 	cancelled := make(chan struct{})
-	e.runner.run = func(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error] {
+	e.runner.run = func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 		return func(yield func(agent.Event, error) bool) {
 			if !yield(agent.Event{Kind: agent.EventText, Text: "thinking"}, nil) {
 				return
@@ -127,7 +127,7 @@ func TestClientDisconnectCancelsRun(t *testing.T) {
 
 func TestShutdownEndsStream(t *testing.T) {
 	e := newEnv(t, nil)
-	e.runner.run = func(ctx context.Context, req *RunRequest) iter.Seq2[agent.Event, error] {
+	e.runner.run = func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 		return func(yield func(agent.Event, error) bool) {
 			if yield(agent.Event{Kind: agent.EventText, Text: "working"}, nil) {
 				<-ctx.Done()
