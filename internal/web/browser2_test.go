@@ -38,6 +38,77 @@ func TestBrowserStop(t *testing.T) {
 	}
 }
 
+func TestBrowserHandoff(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	ctx := browser(t)
+	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"))
+	waitFor(t, ctx, "the agents", `document.querySelectorAll('#agent option').length === 2`)
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#agent option')].map(o => o.value + '=' + o.textContent)`); strings.Join(got, "|") != "=assistant|bob=bob — handles notes" {
+		t.Errorf("agent picker = %q, want assistant (default) and bob", got)
+	}
+	step(t, ctx, "mentioning bob", chromedp.SendKeys(chromedp.ID("input"), "@bob any notes?\n"))
+	waitFor(t, ctx, "the end of the run", `document.getElementById('status').textContent.startsWith('Done')`)
+	got := eval[[]string](t, ctx, `[...document.querySelectorAll('#messages > *')].map(e => e.className + ': ' + e.textContent)`)
+	want := []string{
+		"msg user: @bob any notes?",
+		"note handoff: assistant hands over to @bob",
+		"msg assistant: @bobBob here: nothing to write.",
+		"note handoff: @bob answered; back to assistant",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("thread:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestBrowserToolForms(t *testing.T) {
+	s := newStack(t, stackOptions{})
+	ctx := browser(t)
+	step(t, ctx, "opening tools", chromedp.Navigate(s.url+"/tools"), chromedp.WaitVisible(chromedp.CSS(`[data-tool="notes__search_notes"]`)))
+	if n := eval[int](t, ctx, `document.querySelectorAll('#tools .card').length`); n != 10 {
+		t.Errorf("tools page lists %d tools, want 10", n)
+	}
+	step(t, ctx, "searching by server", chromedp.SendKeys(chromedp.ID("search"), "notes"))
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#tools .card')].map(c => c.dataset.tool)`); strings.Join(got, " ") != "notes__move_note notes__search_notes" {
+		t.Errorf("search 'notes' shows %q, want the notes server's tools", got)
+	}
+	const form = `form[data-tool="notes__search_notes"] `
+	step(t, ctx, "filling the form",
+		chromedp.Click(chromedp.CSS(`[data-tool="notes__search_notes"] .try summary`)),
+		chromedp.SendKeys(chromedp.ID("f-notes__search_notes-query"), "groceries"),
+		chromedp.SetValue(chromedp.ID("f-notes__search_notes-limit"), "3"),
+		chromedp.SendKeys(chromedp.ID("f-notes__search_notes-score"), "0.5"),
+		chromedp.SetValue(chromedp.ID("f-notes__search_notes-order"), "oldest"),
+		chromedp.SendKeys(chromedp.ID("f-notes__search_notes-tags"), "home\nweekly"),
+		chromedp.Click(chromedp.CSS(form+`button[type="submit"]`)))
+	waitFor(t, ctx, "the result", `!!document.querySelector('`+form+`.result-text')`)
+	got := eval[string](t, ctx, `document.querySelector('`+form+`.result-text').textContent`)
+	if want := `got {"query":"groceries","limit":3,"score":0.5,"order":"oldest","tags":["home","weekly"]}`; got != want {
+		t.Errorf("call result = %s, want %s", got, want)
+	}
+	if got := eval[string](t, ctx, `[...document.querySelectorAll('`+form+`label')].map(l => l.textContent).join(' ')`); got != "query * limit score fail order * tags" {
+		t.Errorf("labels = %q, want required marks on query and order", got)
+	}
+	step(t, ctx, "asking for an error", chromedp.SetValue(chromedp.ID("f-notes__search_notes-fail"), "true"),
+		chromedp.Click(chromedp.CSS(form+`button[type="submit"]`)))
+	waitFor(t, ctx, "the error result", `document.querySelector('`+form+`.result').classList.contains('error')`)
+	if got := eval[string](t, ctx, `document.querySelector('`+form+`.result .badge').textContent`); got != "isError" {
+		t.Errorf("result badge = %q, want isError", got)
+	}
+
+	const raw = `form[data-tool="notes__move_note"] `
+	step(t, ctx, "writing raw JSON",
+		chromedp.Click(chromedp.CSS(`[data-tool="notes__move_note"] .try summary`)),
+		chromedp.SetValue(chromedp.ID("raw-notes__move_note"), `{"to": {"folder": "old"}}`),
+		chromedp.Click(chromedp.CSS(raw+`button[type="submit"]`)))
+	waitFor(t, ctx, "the raw result", `!!document.querySelector('`+raw+`.result-text')`)
+	if got := eval[string](t, ctx, `document.querySelector('`+raw+`.result-text').textContent`); got != `got {"to":{"folder":"old"}}` {
+		t.Errorf("raw call result = %s", got)
+	}
+	step(t, ctx, "writing bad JSON", chromedp.SetValue(chromedp.ID("raw-notes__move_note"), `{"to": `),
+		chromedp.Click(chromedp.CSS(raw+`button[type="submit"]`)))
+	waitFor(t, ctx, "the JSON error", `document.querySelector('`+raw+`.result').textContent.includes('not valid JSON')`)
+}
+
 func TestBrowserNoModelHint(t *testing.T) {
 	s := newStack(t, stackOptions{noModel: true})
 	ctx := browser(t)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -119,13 +120,75 @@ func toAgentApproval(s store.Approval) agent.Approval {
 	}
 }
 
+type agents struct{ st *sqlite.DB }
+
+func (a agents) Agent(ctx context.Context, name string) (agent.AgentSpec, bool, error) {
+	ag, err := a.st.GetAgent(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return agent.AgentSpec{}, false, nil
+	}
+	return toSpec(ag), err == nil, err
+}
+
+func (a agents) Agents(ctx context.Context) ([]agent.AgentSpec, error) {
+	list, err := a.st.ListAgents(ctx)
+	out := make([]agent.AgentSpec, len(list))
+	for i, ag := range list {
+		out[i] = toSpec(ag)
+	}
+	return out, err
+}
+
+func (a agents) AssignServer(ctx context.Context, name, server string) (agent.AgentSpec, error) {
+	ag, err := a.st.AssignServer(ctx, name, server)
+	return toSpec(ag), err
+}
+
+func (a agents) RemoveServer(ctx context.Context, name, server string) (agent.AgentSpec, error) {
+	ag, err := a.st.RemoveServer(ctx, name, server)
+	return toSpec(ag), err
+}
+
+func toSpec(a store.Agent) agent.AgentSpec {
+	return agent.AgentSpec{Name: a.Name, Description: a.Description, Model: a.Model, Prompt: a.Prompt, Servers: a.Servers, Router: agent.RouterMode(a.Router)}
+}
+
+// echoTool is a hand-written tool that answers with its arguments, or
+// with an error result when they ask for one.
+type echoTool struct{ info tools.Info }
+
+func (e echoTool) Info() tools.Info { return e.info }
+
+func (e echoTool) Call(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	res := tools.TextResult("got " + string(req.Arguments))
+	res.IsError = strings.Contains(string(req.Arguments), `"fail":true`)
+	return res, nil
+}
+
+// formTools have a schema the tools page renders as a form (every simple
+// field type) and one it cannot (oneOf), which gets the JSON fallback.
+func formTools() []tools.Tool {
+	return []tools.Tool{
+		echoTool{tools.Info{Name: "search_notes", Description: "Search the notes.", InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"query":{"type":"string","description":"Words to find."},
+			"limit":{"type":"integer","default":10},
+			"score":{"type":"number"},
+			"fail":{"type":"boolean","description":"Answer with an error."},
+			"order":{"type":"string","enum":["newest","oldest"]},
+			"tags":{"type":"array","items":{"type":"string"}}},
+			"required":["query","order"]}`)}},
+		echoTool{tools.Info{Name: "move_note", Description: "Move a note.", InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"to":{"oneOf":[{"type":"string"},{"type":"object"}]}}}`)}},
+	}
+}
+
 // servers is a hand-written [server.Servers] with one MCP server.
 type servers struct{}
 
 func (servers) Status() []server.ServerStatus {
 	return []server.ServerStatus{
 		{Name: "builtin", Kind: "builtin", State: "ready", Tools: 8},
-		{Name: "notes", Kind: "mcp", State: "failed", Transport: "stdio", Error: "process exited with status 1", Restarts: 2},
+		{Name: "notes", Kind: "mcp", State: "ready", Transport: "stdio", Tools: 2, Error: "process exited with status 1", Restarts: 2},
 	}
 }
 
@@ -149,6 +212,8 @@ func model(writeTool string, stopped chan struct{}) *llmtest.FakeProvider {
 		last := req.Messages[len(req.Messages)-1]
 		var turn llmtest.Turn
 		switch {
+		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "@bob"):
+			turn.Text = []string{"Bob here: ", "nothing to write."}
 		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "wait"):
 			return func(yield func(llm.Event, error) bool) {
 				if !yield(llm.Event{Type: llm.EventTextDelta, Text: "Let me think about that"}, nil) {
@@ -195,6 +260,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 	}
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, bt)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "notes"}, formTools())
 	writeTool := ""
 	for _, e := range reg.List() {
 		if e.Origin.Name == "write_file" {
@@ -208,10 +274,14 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		},
 		Tools:     reg,
 		Assistant: agent.AgentSpec{Router: agent.RouterOff},
+		Agents:    agents{db},
 		History:   history{db},
 		Audit:     audit{db},
 		Approvals: approvals{db},
 	})
+	if _, err := db.CreateAgent(ctx, store.Agent{Name: "bob", Description: "handles notes", Prompt: "You handle notes.", Router: "off"}); err != nil {
+		t.Fatalf("creating agent bob: %v", err)
+	}
 	models := []string{"default"}
 	if o.noModel {
 		models = nil
@@ -224,7 +294,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		s.key = key
 	}
 	srv := server.New(&server.Options{
-		Store: db, Runner: server.RuntimeRunner(rt, reg), Tools: reg, Servers: servers{},
+		Store: db, Runner: rt, Tools: reg, Servers: servers{},
 		Models:         func() []string { return models },
 		AllowAnonymous: !o.keys,
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
