@@ -115,9 +115,11 @@ func TestFailedHealthCheckReconnects(t *testing.T) {
 			echo := findTool(t, p, "echo")
 			broken.Store(true)
 			if tt.byCall {
-				if res, err := call(t, echo, map[string]any{"text": "x"}); err == nil {
+				res, err := call(t, echo, map[string]any{"text": "x"})
+				if err == nil {
 					t.Fatalf("call to a broken server succeeded: %+v", res)
 				}
+				t.Logf("call to the broken server: %v", err)
 			}
 			st := waitState(t, p, "checked", mcphost.StateRestarting)
 			if st.LastError == "" {

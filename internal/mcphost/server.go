@@ -191,9 +191,14 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 			s.opts.OnToolsChanged(s.cfg.Name, nil)
 		}
 	}()
-	// Drop list_changed signals from an earlier connection.
+	// Drop list_changed signals and suspicions raised against an earlier
+	// connection, before this one is published and can raise its own.
 	select {
 	case <-s.changed:
+	default:
+	}
+	select {
+	case <-s.suspect:
 	default:
 	}
 	lctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
@@ -225,11 +230,6 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 		t := time.NewTicker(s.opts.PingInterval)
 		defer t.Stop()
 		tick = t.C
-	}
-	// Drop a suspicion raised against an earlier connection.
-	select {
-	case <-s.suspect:
-	default:
 	}
 	for {
 		select {
@@ -284,6 +284,7 @@ func (s *server) healthCheck(ctx context.Context, c *conn) error {
 	} else {
 		_, err = c.cs.ListTools(pctx, nil)
 	}
+	s.log.Debug("health check", "error", err)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("health check failed: %w", err)
 	}
