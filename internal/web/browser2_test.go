@@ -10,9 +10,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-func TestBrowserStop(t *testing.T) {
+func testStop(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{})
-	ctx := browser(t)
+	ctx := tab(t, b)
 	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("input")),
 		chromedp.SendKeys(chromedp.ID("input"), "wait for it"),
 		// Shift+Enter adds a line instead of sending.
@@ -38,9 +38,9 @@ func TestBrowserStop(t *testing.T) {
 	}
 }
 
-func TestBrowserHandoff(t *testing.T) {
+func testHandoff(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{})
-	ctx := browser(t)
+	ctx := tab(t, b)
 	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"))
 	waitFor(t, ctx, "the agents", `document.querySelectorAll('#agent option').length === 2`)
 	if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#agent option')].map(o => o.value + '=' + o.textContent)`); strings.Join(got, "|") != "=assistant|bob=bob — handles notes" {
@@ -60,9 +60,9 @@ func TestBrowserHandoff(t *testing.T) {
 	}
 }
 
-func TestBrowserToolForms(t *testing.T) {
+func testToolForms(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{})
-	ctx := browser(t)
+	ctx := tab(t, b)
 	step(t, ctx, "opening tools", chromedp.Navigate(s.url+"/tools"), chromedp.WaitVisible(chromedp.CSS(`[data-tool="notes__search_notes"]`)))
 	if n := eval[int](t, ctx, `document.querySelectorAll('#tools .card').length`); n != 10 {
 		t.Errorf("tools page lists %d tools, want 10", n)
@@ -109,9 +109,9 @@ func TestBrowserToolForms(t *testing.T) {
 	waitFor(t, ctx, "the JSON error", `document.querySelector('`+raw+`.result').textContent.includes('not valid JSON')`)
 }
 
-func TestBrowserNoModelHint(t *testing.T) {
+func testNoModelHint(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{noModel: true})
-	ctx := browser(t)
+	ctx := tab(t, b)
 	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"))
 	waitFor(t, ctx, "the hint", `!document.getElementById('hint').hidden`)
 	if got := eval[string](t, ctx, `document.getElementById('hint').textContent`); !strings.Contains(got, "no model is configured") {
@@ -119,9 +119,9 @@ func TestBrowserNoModelHint(t *testing.T) {
 	}
 }
 
-func TestBrowserAPIKey(t *testing.T) {
+func testAPIKey(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{keys: true})
-	ctx := browser(t)
+	ctx := tab(t, b)
 	step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"))
 	waitFor(t, ctx, "the key request", `!document.getElementById('notice').hidden && document.getElementById('key-box').open`)
 	// Saving the key reloads the page; RunResponse waits for that load.
@@ -140,11 +140,11 @@ func TestBrowserAPIKey(t *testing.T) {
 	}
 }
 
-// TestBrowserRendering runs the page's markdown renderer and SSE parser
+// testRendering runs the page's markdown renderer and SSE parser
 // on hostile and awkward input inside the browser.
-func TestBrowserRendering(t *testing.T) {
+func testRendering(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{})
-	ctx := browser(t)
+	ctx := tab(t, b)
 	step(t, ctx, "opening a page", chromedp.Navigate(s.url+"/audit"), chromedp.WaitReady(chromedp.ID("main")))
 
 	t.Run("markdown", func(t *testing.T) {

@@ -122,9 +122,43 @@ func noSideScroll(t *testing.T, ctx context.Context, page string) {
 	}
 }
 
+// TestBrowser drives the UI in one headless chromium; each subtest has
+// its own Switchboard stack and its own tab.
 func TestBrowser(t *testing.T) {
+	b := browser(t)
+	tests := []struct {
+		name string
+		run  func(t *testing.T, b context.Context)
+	}{
+		{"flow", testFlow},
+		{"stop", testStop},
+		{"handoff", testHandoff},
+		{"tool forms", testToolForms},
+		{"no model hint", testNoModelHint},
+		{"api key", testAPIKey},
+		{"rendering", testRendering},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })
+	}
+}
+
+// tab opens a new tab in the browser b, closed when the test ends.
+func tab(t *testing.T, b context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(b)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	return ctx
+}
+
+// testFlow is the walk through the UI: approve and deny a write,
+// then the servers, tools and audit pages, then the chat at phone width.
+func testFlow(t *testing.T, b context.Context) {
 	s := newStack(t, stackOptions{})
-	ctx := browser(t)
+	ctx := tab(t, b)
 
 	t.Run("approve", func(t *testing.T) {
 		step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("input")))
