@@ -110,7 +110,7 @@ func (m *model) decide(a *agent.Approval, d agent.Decision) tea.Cmd {
 func (m *model) onDecided(msg decidedMsg) {
 	tool := oneLine(msg.approval.Tool)
 	if msg.err != nil {
-		m.opts.Logger.WarnContext(m.ctx, "deciding approval", "tool", tool, "err", msg.err)
+		m.opts.Logger.WarnContext(m.ctx, "deciding approval", logKeyTool, tool, logKeyErr, msg.err)
 		m.errorNote(fmt.Sprintf("could not answer the approval for %s: %v", tool, oneLine(msg.err.Error())))
 		return
 	}

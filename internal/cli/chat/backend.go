@@ -128,3 +128,9 @@ func (o *Options) decider() string {
 	}
 	return "switchboard chat"
 }
+
+// Log keys.
+const (
+	logKeyTool = "tool"
+	logKeyErr  = "err"
+)

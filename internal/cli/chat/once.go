@@ -55,6 +55,10 @@ func RunOnce(ctx context.Context, b Backend, prompt string, opts *Options) int {
 		}
 	}
 	w.finish()
+	if w.outErr != nil {
+		w.errorf("writing the answer: %v", w.outErr)
+		return exitError
+	}
 	return code
 }
 
@@ -71,6 +75,8 @@ type onceWriter struct {
 	// failed is set after an error event: the text that follows repeats
 	// the error, which already went to stderr.
 	failed bool
+	// outErr is the first error writing the answer.
+	outErr error
 }
 
 // event handles one event and reports whether it makes the run fail.
@@ -134,22 +140,31 @@ func (w *onceWriter) text(s string) {
 	}
 	if w.gap {
 		w.gap = false
-		switch {
-		case w.last == '\n':
-			io.WriteString(w.out, "\n")
-		default:
-			io.WriteString(w.out, "\n\n")
+		if w.last == '\n' {
+			w.write("\n")
+		} else {
+			w.write("\n\n")
 		}
 	}
-	io.WriteString(w.out, s)
+	w.write(s)
 	w.wrote, w.last = true, s[len(s)-1]
+}
+
+// write writes the answer, keeping the first error (a closed pipe).
+func (w *onceWriter) write(s string) {
+	if w.outErr != nil {
+		return
+	}
+	if _, err := io.WriteString(w.out, s); err != nil {
+		w.outErr = err
+	}
 }
 
 // finish ends the answer with a newline, so a shell prompt starts on its
 // own line.
 func (w *onceWriter) finish() {
 	if w.wrote && w.last != '\n' {
-		io.WriteString(w.out, "\n")
+		w.write("\n")
 		w.last = '\n'
 	}
 }

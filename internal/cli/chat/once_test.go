@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"context"
+	"errors"
 	"iter"
 	"strings"
 	"testing"
@@ -207,5 +208,21 @@ func TestRunOnceRuntime(t *testing.T) {
 		if !strings.Contains(errw.String(), wantLine) {
 			t.Errorf("yes=%v: stderr %q does not contain %q", yes, errw.String(), wantLine)
 		}
+	}
+}
+
+// failWriter fails every write, as a closed pipe does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("write |1: broken pipe") }
+
+func TestRunOnceStdoutFails(t *testing.T) {
+	fb := &fakeBackend{run: script(nil, text("hi"), done())}
+	var errw bytes.Buffer
+	if code := RunOnce(t.Context(), fb, "hello", &Options{Stdout: failWriter{}, Stderr: &errw}); code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+	if diff := cmp.Diff("switchboard: writing the answer: write |1: broken pipe\n", errw.String()); diff != "" {
+		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
 	}
 }

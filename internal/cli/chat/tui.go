@@ -35,7 +35,8 @@ func RunTUI(ctx context.Context, b Backend, opts *Options) error {
 		tea.WithoutSignalHandler(),
 	)
 	_, err := p.Run()
-	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
+	// A program killed by the caller's context is a normal end.
+	if err != nil && (!errors.Is(err, tea.ErrProgramKilled) || ctx.Err() == nil) {
 		return fmt.Errorf("running terminal chat: %w", err)
 	}
 	return nil
@@ -46,8 +47,7 @@ func RunTUI(ctx context.Context, b Backend, opts *Options) error {
 // goroutine the model owns, which hands events over through a channel
 // read by a tea.Cmd, and never touches the model.
 type model struct {
-	// ctx is the chat's lifetime; turns and decisions derive from it.
-	ctx  context.Context
+	ctx  context.Context //nolint:containedctx // the chat's lifetime; turns and decisions derive from it
 	b    Backend
 	opts Options
 	th   theme
