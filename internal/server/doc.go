@@ -37,6 +37,26 @@
 // anonymously on loopback). The UI therefore needs nothing from this
 // package but the API and its OpenAPI document.
 //
+// # Users and limits
+//
+// A user's Permissions (tool-name globs) filter the tools API, every agent
+// run (as [agent.Request].Permit) and, through the app, /mcp: the gateway
+// handler finds the user with [UserFrom] on the request's context. A user
+// stored without permissions may call no tool. The anonymous local user
+// may call every tool and owns the single-user conversations (store User
+// ""), the ones the terminal chat creates too. Requests and direct tool
+// calls are rate limited per user ([Limits]); a refused request gets 429
+// with Retry-After in seconds. Audit records name the user.
+//
+// # Observability
+//
+// [Metrics] holds the Prometheus series in its own registry, served at
+// /metrics (without authentication, for scrapers); the app calls its
+// Observe and Set methods from its agent, tool and host hooks. [Tracing]
+// makes a span per HTTP request when the app created one for
+// OTEL_EXPORTER_OTLP_ENDPOINT. Each request's logs carry its request id
+// (also sent as X-Request-Id) and user.
+//
 // # Shutdown
 //
 // [Server.Shutdown] stops accepting connections, ends every open SSE
@@ -45,6 +65,7 @@
 // caller's deadline.
 //
 // Layer: behaviour. It imports agent, tools, store (the contract only),
-// sse, llm (types) and the standard library, plus prometheus and x/time/rate.
+// sse, llm (types) and the standard library, plus prometheus, OpenTelemetry
+// and x/time/rate.
 // Only internal/app imports it; adapters reach it through [Options].
 package server

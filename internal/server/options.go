@@ -39,7 +39,7 @@ type Store interface {
 	GetUserByKeyHash(ctx context.Context, keyHash string) (store.User, error)
 }
 
-var _ Store = (store.Store)(nil)
+var _ Store = store.Store(nil)
 
 // Runner runs agent turns and answers approvals: an [*agent.Runtime] in
 // production, a fake in tests. Implementations are safe for concurrent use.
