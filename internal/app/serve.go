@@ -70,7 +70,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 
 	srv := server.New(&server.Options{
 		Store:          st,
-		Runner:         server.RuntimeRunner(rt, a.registry),
+		Runner:         rt,
 		Tools:          a.registry,
 		Servers:        serversView{a},
 		Models:         func() []string { return sortedKeys(a.cfg.Models) },
@@ -94,7 +94,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(sctx)
+	// The gateway's open MCP streams would hold Shutdown until its
+	// deadline; closing it first ends them (calls in flight are cancelled
+	// and recorded so).
+	err = gw.Close()
+	err = errors.Join(err, srv.Shutdown(sctx))
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}

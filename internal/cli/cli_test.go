@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -30,7 +29,9 @@ type result struct {
 // run runs the command line in dir with the given environment.
 func run(t *testing.T, dir string, env map[string]string, args ...string) result {
 	t.Helper()
-	var out, errb bytes.Buffer
+	// Logs and progress are written from other goroutines than the
+	// command's, as they are to os.Stderr, which is safe for that.
+	var out, errb syncBuffer
 	code := Run(context.Background(), &Env{
 		Args:   args,
 		Stdin:  strings.NewReader(env["_stdin"]),
