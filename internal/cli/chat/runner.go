@@ -221,6 +221,7 @@ func (m *model) renderEntry(e *entry) {
 	if e.dirty {
 		e.rendered, e.dirty = m.md.render(e.text), false
 		e.stable, e.stableLen = "", 0
+		e.viewWidth = 0 // draw it again
 	}
 }
 

@@ -38,6 +38,11 @@ type entry struct {
 	stable    string
 	stableLen int
 
+	// view is the entry as last drawn at width viewWidth (0: not drawn);
+	// entries that can no longer change are drawn once per width.
+	view      string
+	viewWidth int
+
 	// Tool calls only.
 	call     *agent.CallInfo
 	started  time.Time
@@ -67,8 +72,21 @@ func newTheme() theme {
 	}
 }
 
-// view renders e; spin is the spinner's current frame for running calls.
-func (e *entry) view(th *theme, spin string, width int) string {
+// draw returns e drawn at width, from the cache when e cannot have
+// changed; live (a running call, the streaming answer) is never cached.
+func (e *entry) draw(th *theme, spin string, width int, live bool) string {
+	if !live && e.viewWidth == width {
+		return e.view
+	}
+	v := e.render(th, spin, width)
+	if !live {
+		e.view, e.viewWidth = v, width
+	}
+	return v
+}
+
+// render draws e; spin is the spinner's current frame for running calls.
+func (e *entry) render(th *theme, spin string, width int) string {
 	switch e.kind {
 	case entryUser:
 		return th.user.Render("› ") + e.text

@@ -63,6 +63,8 @@ type model struct {
 	dark          bool
 
 	entries []*entry
+	// content is the transcript as last given to the viewport.
+	content string
 	// calls maps a running turn's call ids to their transcript lines.
 	calls map[string]*entry
 	// answer is the answer being streamed, nil between answers.

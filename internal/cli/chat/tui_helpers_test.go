@@ -37,10 +37,19 @@ type harness struct {
 
 func newHarness(t *testing.T, fb *fakeBackend, opts *Options) *harness {
 	t.Helper()
-	h := &harness{t: t, fb: fb, feed: make(chan agent.Event), cancelled: make(chan struct{}), msgs: make(chan tea.Msg), stop: make(chan struct{})}
+	h := newHarnessFor(t, fb, opts)
+	h.fb = fb
 	if fb.run == nil {
 		fb.run = h.run
 	}
+	return h
+}
+
+// newHarnessFor drives a model on any backend; feed and cancelled are
+// then unused.
+func newHarnessFor(t *testing.T, b Backend, opts *Options) *harness {
+	t.Helper()
+	h := &harness{t: t, feed: make(chan agent.Event), cancelled: make(chan struct{}), msgs: make(chan tea.Msg), stop: make(chan struct{})}
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -49,7 +58,7 @@ func newHarness(t *testing.T, fb *fakeBackend, opts *Options) *harness {
 		opts.NewConversationID = func() string { n++; return "conv" + string(rune('0'+n)) }
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	h.m = newModel(ctx, fb, opts)
+	h.m = newModel(ctx, b, opts)
 	h.m.throttle = time.Millisecond
 	t.Cleanup(func() {
 		cancel()

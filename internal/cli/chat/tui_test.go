@@ -136,3 +136,33 @@ func TestTUIApprovalExpired(t *testing.T) {
 	}
 	close(h.feed)
 }
+
+// TestTUIRuntimeApproval runs the model on a real agent runtime: the
+// destructive tool waits for the inline approval, runs after "a", and
+// runs again in the same conversation without asking.
+func TestTUIRuntimeApproval(t *testing.T) {
+	rb := newRuntimeBackend(
+		writeCall("w1", `{"path":"a.txt"}`), say("Wrote a.txt."),
+		writeCall("w2", `{"path":"b.txt"}`), say("Wrote b.txt."),
+	)
+	h := newHarnessFor(t, rb, nil)
+	h.typeLine("write a.txt")
+	h.pumpUntil(`⚠ approve write {"path":"a.txt"}`)
+	if n := rb.writeCount(); n != 0 {
+		t.Fatalf("the tool ran %d times before approval", n)
+	}
+	h.key("a")
+	h.pumpUntil("Wrote a.txt.")
+	h.pump("the turn to end", func(string) bool { return h.m.turn == nil })
+	for _, w := range []string{"approved write for this conversation", `✓ write {"path":"a.txt"}`} {
+		if !strings.Contains(h.view(), w) {
+			t.Errorf("view does not contain %q:\n%s", w, h.view())
+		}
+	}
+	h.typeLine("and b.txt")
+	h.pumpUntil("Wrote b.txt.")
+	h.pump("the turn to end", func(string) bool { return h.m.turn == nil })
+	if n := rb.writeCount(); n != 2 {
+		t.Errorf("the tool ran %d times, want 2", n)
+	}
+}

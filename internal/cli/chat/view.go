@@ -61,6 +61,7 @@ func (m *model) refresh() {
 	m.layout()
 	spin := m.spin.View()
 	var b strings.Builder
+	b.Grow(len(m.content) + 256)
 	for i, e := range m.entries {
 		if e.kind == entryAnswer && e != m.answer {
 			m.renderEntry(e)
@@ -72,9 +73,15 @@ func (m *model) refresh() {
 				b.WriteString("\n")
 			}
 		}
-		b.WriteString(e.view(&m.th, spin, m.width))
+		live := e == m.answer || e.kind == entryTool && !e.finished
+		b.WriteString(e.draw(&m.th, spin, m.width, live))
 	}
-	m.vp.SetContent(b.String())
+	// Setting the content measures every line; most messages (keys,
+	// status spinner frames) leave the transcript as it was.
+	if s := b.String(); s != m.content {
+		m.content = s
+		m.vp.SetContent(s)
+	}
 	if follow {
 		m.vp.GotoBottom()
 	}
