@@ -58,6 +58,13 @@ func testHandoff(t *testing.T, b context.Context) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("thread:\n got %q\nwant %q", got, want)
 	}
+
+	// A failed run shows the error; then the conversation is deleted
+	// (two clicks: the first arms the button).
+	step(t, ctx, "breaking the model", chromedp.SendKeys(chromedp.ID("input"), "break please\n"))
+	waitFor(t, ctx, "the error", `[...document.querySelectorAll('.note.error')].some(e => e.textContent.includes('the run failed'))`)
+	step(t, ctx, "deleting", chromedp.Click(chromedp.CSS("#conv-list .del")), chromedp.Click(chromedp.CSS("#conv-list .del")))
+	waitFor(t, ctx, "the empty list", `document.querySelectorAll('#conv-list li').length === 0 && !!document.getElementById('empty')`)
 }
 
 func testToolForms(t *testing.T, b context.Context) {

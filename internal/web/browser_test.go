@@ -216,6 +216,15 @@ func testFlow(t *testing.T, b context.Context) {
 		step(t, ctx, "opening servers", chromedp.Navigate(s.url+"/servers"), chromedp.WaitVisible(chromedp.CSS(`[data-server="notes"]`)))
 		step(t, ctx, "opening stderr", chromedp.Click(chromedp.CSS(`[data-server="notes"] details:last-of-type summary`)))
 		waitFor(t, ctx, "the stderr tail", `document.querySelector('[data-server="notes"]').textContent.includes('permission denied')`)
+		step(t, ctx, "restarting", chromedp.Click(chromedp.CSS(`[data-server="notes"] button[aria-label="Restart notes"]`)))
+		select {
+		case name := <-s.restarts:
+			if name != "notes" {
+				t.Errorf("restarted %q, want notes", name)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the Restart button did not restart the server")
+		}
 		screenshot(t, ctx, "servers")
 	})
 

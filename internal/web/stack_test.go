@@ -36,6 +36,8 @@ type stack struct {
 	stopped chan struct{}
 	// key is alice's API key when the stack requires keys.
 	key string
+	// restarts receives the servers the UI asked to restart.
+	restarts chan string
 }
 
 // stackOptions vary the stack: keys turns anonymous access off and adds
@@ -182,8 +184,9 @@ func formTools() []tools.Tool {
 	}
 }
 
-// servers is a hand-written [server.Servers] with one MCP server.
-type servers struct{}
+// servers is a hand-written [server.Servers] with one MCP server; restarts
+// records the names asked to restart (buffered; a full buffer drops them).
+type servers struct{ restarts chan string }
 
 func (servers) Status() []server.ServerStatus {
 	return []server.ServerStatus{
@@ -192,7 +195,16 @@ func (servers) Status() []server.ServerStatus {
 	}
 }
 
-func (servers) Restart(context.Context, string) error { return nil }
+func (s servers) Restart(_ context.Context, name string) error {
+	if name != "notes" {
+		return fmt.Errorf("restarting %q: %w", name, store.ErrNotFound)
+	}
+	select {
+	case s.restarts <- name:
+	default:
+	}
+	return nil
+}
 
 func (servers) Stderr(name string) ([]string, bool) {
 	if name != "notes" {
@@ -214,6 +226,10 @@ func model(writeTool string, stopped chan struct{}) *llmtest.FakeProvider {
 		switch {
 		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "@bob"):
 			turn.Text = []string{"Bob here: ", "nothing to write."}
+		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "break"):
+			return func(yield func(llm.Event, error) bool) {
+				yield(llm.Event{}, errors.New("the fake model broke on purpose"))
+			}
 		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "wait"):
 			return func(yield func(llm.Event, error) bool) {
 				if !yield(llm.Event{Type: llm.EventTextDelta, Text: "Let me think about that"}, nil) {
@@ -247,7 +263,7 @@ func model(writeTool string, stopped chan struct{}) *llmtest.FakeProvider {
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	ctx := context.Background()
-	s := &stack{root: t.TempDir(), stopped: make(chan struct{})}
+	s := &stack{root: t.TempDir(), stopped: make(chan struct{}), restarts: make(chan string, 4)}
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
 	if err != nil {
 		t.Fatalf("opening store: %v", err)
@@ -294,7 +310,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		s.key = key
 	}
 	srv := server.New(&server.Options{
-		Store: db, Runner: rt, Tools: reg, Servers: servers{},
+		Store: db, Runner: rt, Tools: reg, Servers: servers{s.restarts},
 		Models:         func() []string { return models },
 		AllowAnonymous: !o.keys,
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -251,8 +251,9 @@
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const text = input.value;
-    if (!text.trim() || running) return;
+    // Surrounding blank lines and spaces are never meant to be sent.
+    const text = input.value.trim();
+    if (!text || running) return;
     input.value = "";
     send(text).catch((err) => { note(err.message, "error"); });
   });
