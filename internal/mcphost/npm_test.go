@@ -137,8 +137,8 @@ func startEverythingHTTP(tb testing.TB, p *npmPackages, mode string) string {
 	})
 	select {
 	case <-ready:
-	case <-time.After(20 * time.Second):
-		tb.Fatalf("server-everything %s did not start listening on port %s within 20s", mode, port)
+	case <-time.After(npmWait):
+		tb.Fatalf("server-everything %s did not start listening on port %s within %v", mode, port, npmWait)
 	}
 	return "http://127.0.0.1:" + port
 }
@@ -160,7 +160,7 @@ func freePort() (string, error) {
 func TestFloorClientEverything(t *testing.T) {
 	t.Parallel()
 	p := requireNPM(t, everythingPkg)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), npmWait)
 	defer cancel()
 	c, err := startFloorClient(ctx, nil, p.node, p.everythingScript(), "stdio")
 	if err != nil {
@@ -174,6 +174,18 @@ func TestFloorClientEverything(t *testing.T) {
 	if !strings.Contains(string(res), "Echo: hi") {
 		t.Errorf("echo result = %s, want it to contain %q", res, "Echo: hi")
 	}
+}
+
+// npmWait bounds each wait on a Node server in these tests. Passing runs
+// take a fraction of it; it is long because CI runs every package's tests
+// at once on two cores, and Node starts slowly there.
+const npmWait = 30 * time.Second
+
+// npmOptions are testOptions with room for Node servers on a loaded machine.
+func npmOptions() *mcphost.Options {
+	o := testOptions()
+	o.ConnectTimeout = npmWait
+	return o
 }
 
 // everythingConfigs returns, per transport, how to start server-everything
@@ -212,7 +224,7 @@ func TestEverything(t *testing.T) {
 
 func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 	var sampled atomic.Int32
-	opts := testOptions()
+	opts := npmOptions()
 	opts.Sampling = func(_ context.Context, server string, req *mcphost.SamplingRequest) (*mcphost.SamplingResult, error) {
 		sampled.Add(1)
 		return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: "sampled by " + server}, Model: "test-model"}, nil
@@ -230,11 +242,11 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 	// The sampling tool exists only for clients that can sample, so the
 	// server registers it after initialize and announces it with
 	// tools/list_changed (or has it by the first tools/list).
-	if !mcptest.Poll(10*time.Second, func() bool { return hasTool(pool, "trigger-sampling-request") }) {
+	if !mcptest.Poll(npmWait, func() bool { return hasTool(pool, "trigger-sampling-request") }) {
 		t.Fatalf("tool trigger-sampling-request never appeared; tools: %v", toolNames(pool.Tools()))
 	}
 
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*npmWait)
 	defer cancel()
 	call := func(t *testing.T, name, args string) *tools.Result {
 		t.Helper()
@@ -300,7 +312,6 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 		first := make(chan struct{})
 		var once sync.Once
 		done := make(chan error, 1)
-		start := time.Now()
 		go func() {
 			_, err := findTool(t, pool, "trigger-long-running-operation").Call(cctx, &tools.CallRequest{
 				Arguments: json.RawMessage(`{"duration":60,"steps":600}`),
@@ -310,8 +321,8 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 		}()
 		select {
 		case <-first:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no progress from the long-running operation within 10s")
+		case <-time.After(npmWait):
+			t.Fatalf("no progress from the long-running operation within %v", npmWait)
 		}
 		ccancel()
 		select {
@@ -319,11 +330,8 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("cancelled call returned %v, want context.Canceled", err)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("cancelled call did not return within 5s")
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("cancelled call took %v", d)
+		case <-time.After(npmWait):
+			t.Fatalf("cancelled call did not return within %v", npmWait)
 		}
 		// The connection is still usable after a cancellation.
 		if got := call(t, "echo", `{"message":"after"}`).Text(); got != "Echo: after" {
@@ -340,7 +348,7 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 		}
 	})
 	t.Run("elicitation", func(t *testing.T) {
-		if !mcptest.Poll(10*time.Second, func() bool { return hasTool(pool, "trigger-elicitation-request") }) {
+		if !mcptest.Poll(npmWait, func() bool { return hasTool(pool, "trigger-elicitation-request") }) {
 			t.Fatalf("tool trigger-elicitation-request never appeared; tools: %v", toolNames(pool.Tools()))
 		}
 		res := call(t, "trigger-elicitation-request", `{}`)
@@ -422,11 +430,11 @@ func TestFilesystem(t *testing.T) {
 		Name: "files", Command: p.node,
 		Args: []string{p.script(filesystemPkg, "dist/index.js"), dir},
 	}
-	pool := startPool(t, []mcphost.ServerConfig{cfg}, nil)
+	pool := startPool(t, []mcphost.ServerConfig{cfg}, npmOptions())
 	if st := pool.Status(); st[0].State != mcphost.StateReady {
 		t.Fatalf("server-filesystem is %s: %s; stderr: %q", st[0].State, st[0].LastError, st[0].Stderr)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), npmWait)
 	defer cancel()
 
 	for _, tc := range []struct {
@@ -481,11 +489,11 @@ func TestMemory(t *testing.T) {
 		Args: []string{p.script(memoryPkg, "dist/index.js")},
 		Env:  map[string]string{"MEMORY_FILE_PATH": file},
 	}
-	pool := startPool(t, []mcphost.ServerConfig{cfg}, nil)
+	pool := startPool(t, []mcphost.ServerConfig{cfg}, npmOptions())
 	if st := pool.Status(); st[0].State != mcphost.StateReady {
 		t.Fatalf("server-memory is %s: %s; stderr: %q", st[0].State, st[0].LastError, st[0].Stderr)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), npmWait)
 	defer cancel()
 
 	res, err := findTool(t, pool, "create_entities").Call(ctx, &tools.CallRequest{Arguments: json.RawMessage(
