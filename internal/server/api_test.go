@@ -38,7 +38,14 @@ func (f *fakeServers) Stderr(name string) ([]string, bool) {
 
 func TestRoutesHappyPath(t *testing.T) {
 	servers := &fakeServers{}
-	e := newEnv(t, func(o *Options) { o.Servers = servers })
+	e := newEnv(t, func(o *Options) {
+		o.Servers = servers
+		// The gateway stand-in answers with the user it was handed.
+		o.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u, _ := UserFrom(r.Context())
+			writeJSON(w, http.StatusOK, map[string]string{"mcpUser": u.Name})
+		})
+	})
 	conv := e.createConversation(t)
 
 	tests := []struct {
@@ -71,6 +78,7 @@ func TestRoutesHappyPath(t *testing.T) {
 		{"approvals", "GET", "/api/v1/approvals", nil, 200, `"items":[]`},
 		{"delete conversation", "DELETE", "/api/v1/conversations/" + conv, nil, 204, ""},
 		{"web", "GET", "/", nil, 200, "Switchboard"},
+		{"mcp", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, `"mcpUser":"alice"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

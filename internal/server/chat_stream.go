@@ -14,6 +14,22 @@ import (
 // shutdown the stream ends with finish_reason "stop" and [DONE].
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *agent.Request, c *completion, includeUsage bool) error {
 	ctx := r.Context()
+	items, done, stop := s.pump(ctx, req)
+	defer stop()
+	// Wait for the run's first pair before answering, so that a request
+	// the agent refuses gets a proper error status instead of a stream.
+	var first runItem
+	select {
+	case first = <-items:
+		if first.err != nil {
+			return first.err
+		}
+	case <-done:
+	case <-ctx.Done():
+		return nil
+	case <-s.closing:
+		return errorf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+	}
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -51,31 +67,25 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *agent.R
 	if err := chunk(&chatOut{Role: "assistant", Content: &empty}, nil, nil); err != nil {
 		return nil // the client left
 	}
-	items, done, stop := s.pump(ctx, req)
-	defer stop()
+	if first.ev.Kind != "" {
+		if err := s.chatEvent(first.ev, c, chunk); err != nil {
+			return nil
+		}
+	}
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
 	for {
 		select {
 		case it := <-items:
 			if it.err != nil {
-				s.log(ctx).ErrorContext(ctx, "chat run failed", logKeyRun, req.RunID, logKeyErr, it.err)
-				b, _ := json.Marshal(errorBody{Error: struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
-				}{"run_failed", "the run failed; the server log has the cause"}})
+				f := runFailure(ctx, s.log(ctx).With(logKeyRun, req.RunID), it.err)
+				var body errorBody
+				body.Error.Code, body.Error.Message = f.Code, f.Message
+				b, _ := json.Marshal(body)
 				_ = write(b)
 				return nil
 			}
-			text, call := c.add(it.ev)
-			var err error
-			switch {
-			case text != "":
-				err = chunk(&chatOut{Content: &text}, nil, nil)
-			case call != nil:
-				err = chunk(&chatOut{ToolCalls: []chatToolCall{*call}}, nil, nil)
-			}
-			if err != nil {
+			if err := s.chatEvent(it.ev, c, chunk); err != nil {
 				return nil
 			}
 		case <-done:
@@ -93,4 +103,16 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *agent.R
 			}
 		}
 	}
+}
+
+// chatEvent adds ev to the completion and sends the chunk it makes, if any.
+func (s *Server) chatEvent(ev agent.Event, c *completion, chunk func(*chatOut, *string, *chatUsage) error) error {
+	text, call := c.add(ev)
+	switch {
+	case text != "":
+		return chunk(&chatOut{Content: &text}, nil, nil)
+	case call != nil:
+		return chunk(&chatOut{ToolCalls: []chatToolCall{*call}}, nil, nil)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -181,5 +182,34 @@ func TestEndToEndChatCompletions(t *testing.T) {
 	res = complete(t, c, true, params)
 	if got := res.Choices[0].Message.Content; got != "It is sunny" || len(res.Choices[0].Message.ToolCalls) != 0 {
 		t.Errorf("final reply = %+v; want It is sunny without tool calls", res.Choices[0])
+	}
+}
+
+// TestChatRefusedRequestIsClientError checks that a request the agent
+// refuses (a client tool named like a catalogue tool) is a 400 with the
+// agent's reason, streamed or not.
+func TestChatRefusedRequestIsClientError(t *testing.T) {
+	db := openDB(t)
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{newTool("echo")})
+	rt := agent.New(&agent.Options{
+		Models: func(string) (agent.Model, error) {
+			return agent.Model{Name: "default", Provider: llmtest.NewFakeProvider()}, nil
+		},
+		Tools: reg,
+	})
+	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
+	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(t, srv)}
+	for _, stream := range []bool{false, true} {
+		body := map[string]any{
+			"model": "default", "stream": stream,
+			"messages": []map[string]any{{"role": "user", "content": "hi"}},
+			"tools":    []map[string]any{{"type": "function", "function": map[string]any{"name": "files__echo"}}},
+		}
+		code, b := e.do(t, http.MethodPost, "/v1/chat/completions", "", body)
+		got := decode[errorBody](t, b)
+		if code != http.StatusBadRequest || got.Error.Code != "invalid_request" || !strings.Contains(got.Error.Message, "files__echo") {
+			t.Errorf("stream=%v: %d %s; want 400 naming files__echo", stream, code, b)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -71,8 +72,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Reque
 		select {
 		case it := <-items:
 			if it.err != nil {
-				log.ErrorContext(ctx, "run failed", logKeyErr, it.err)
-				_ = send("error", eventJSON{Error: &runErrorJSON{Code: "run_failed", Message: "the run failed; the server log has the cause (request id in X-Request-Id)"}})
+				_ = send("error", eventJSON{Error: runFailure(ctx, log, it.err)})
 				return nil
 			}
 			if err := send(string(it.ev.Kind), toEvent(it.ev)); err != nil {
@@ -98,4 +98,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Reque
 type runStarted struct {
 	RunID          string `json:"runId"`
 	ConversationID string `json:"conversationId"`
+}
+
+// runFailure is the error event of a run that failed: the client's own
+// mistakes (an invalid request) are told as such; other causes are logged
+// and reported without their internal text.
+func runFailure(ctx context.Context, log *slog.Logger, err error) *runErrorJSON {
+	if e := classify(err); e.Status < http.StatusInternalServerError {
+		log.DebugContext(ctx, "run refused", logKeyErr, err)
+		return &runErrorJSON{Code: e.Code, Message: e.Msg}
+	}
+	log.ErrorContext(ctx, "run failed", logKeyErr, err)
+	return &runErrorJSON{Code: "run_failed", Message: "the run failed; the server log has the cause (request id in X-Request-Id)"}
 }
