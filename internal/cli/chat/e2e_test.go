@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 )
@@ -47,10 +48,10 @@ func TestRunTUIProgram(t *testing.T) {
 		}
 	}}
 	in, typed := io.Pipe()
-	var out syncBuffer
+	var out, errw syncBuffer
 	errc := make(chan error, 1)
 	go func() {
-		errc <- RunTUI(t.Context(), fb, &Options{Stdin: in, Stdout: &out, Width: 100, NewConversationID: func() string { return "c1" }})
+		errc <- RunTUI(t.Context(), fb, &Options{Stdin: in, Stdout: &out, Stderr: &errw, Width: 100, NewConversationID: func() string { return "c1" }})
 	}()
 	defer typed.Close() // ends the program's blocked read of the pipe
 
@@ -64,6 +65,9 @@ func TestRunTUIProgram(t *testing.T) {
 	io.WriteString(typed, "\x03") // ctrl+c with nothing running quits
 	if err := <-errc; err != nil {
 		t.Fatalf("RunTUI: %v", err)
+	}
+	if diff := cmp.Diff("conversation c1: continue with --conversation c1\n", errw.text()); diff != "" {
+		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
 	}
 	if _, reqs := fb.recorded(); len(reqs) != 1 || reqs[0].Message != "what is it?" || reqs[0].ConversationID != "c1" {
 		t.Errorf("requests = %+v, want one message in conversation c1", reqs)

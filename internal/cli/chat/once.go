@@ -25,7 +25,11 @@ const (
 //
 // With opts.Yes every call that needs approval is approved; otherwise it
 // is denied, and the model is told to suggest --yes.
+//
+// When opts.ConversationID is empty, the new conversation's id is given
+// on stderr at the end, so the next run can continue it.
 func RunOnce(ctx context.Context, b Backend, prompt string, opts *Options) int {
+	given := opts != nil && opts.ConversationID != ""
 	o := opts.withDefaults()
 	w := &onceWriter{out: o.Stdout, errw: o.Stderr}
 	if strings.TrimSpace(prompt) == "" {
@@ -55,6 +59,9 @@ func RunOnce(ctx context.Context, b Backend, prompt string, opts *Options) int {
 		}
 	}
 	w.finish()
+	if !given {
+		w.errLine("· conversation %s (continue it with --conversation %s)", o.ConversationID, o.ConversationID)
+	}
 	if w.outErr != nil {
 		w.errorf("writing the answer: %v", w.outErr)
 		return exitError

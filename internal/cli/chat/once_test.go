@@ -132,10 +132,14 @@ func TestRunOnceScripted(t *testing.T) {
 
 func TestRunOnceNewConversationID(t *testing.T) {
 	fb := &fakeBackend{run: script(nil, text("hi"), done())}
-	RunOnce(t.Context(), fb, "hello", &Options{NewConversationID: func() string { return "fresh" }})
+	var errw bytes.Buffer
+	RunOnce(t.Context(), fb, "hello", &Options{NewConversationID: func() string { return "fresh" }, Stderr: &errw})
 	_, reqs := fb.recorded()
 	if len(reqs) != 1 || reqs[0].ConversationID != "fresh" {
 		t.Fatalf("requests = %+v, want one in conversation fresh", reqs)
+	}
+	if diff := cmp.Diff("· conversation fresh (continue it with --conversation fresh)\n", errw.String()); diff != "" {
+		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -219,7 +223,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("write |1: b
 func TestRunOnceStdoutFails(t *testing.T) {
 	fb := &fakeBackend{run: script(nil, text("hi"), done())}
 	var errw bytes.Buffer
-	if code := RunOnce(t.Context(), fb, "hello", &Options{Stdout: failWriter{}, Stderr: &errw}); code != 1 {
+	if code := RunOnce(t.Context(), fb, "hello", &Options{ConversationID: "c", Stdout: failWriter{}, Stderr: &errw}); code != 1 {
 		t.Errorf("exit code = %d, want 1", code)
 	}
 	if diff := cmp.Diff("switchboard: writing the answer: write |1: broken pipe\n", errw.String()); diff != "" {

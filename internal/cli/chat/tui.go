@@ -35,6 +35,10 @@ func RunTUI(ctx context.Context, b Backend, opts *Options) error {
 		tea.WithoutSignalHandler(),
 	)
 	_, err := p.Run()
+	if m.turns > 0 {
+		// The screen is gone; say how to come back to the conversation.
+		fmt.Fprintf(o.Stderr, "conversation %s: continue with --conversation %s\n", m.conv, m.conv)
+	}
 	// A program killed by the caller's context is a normal end.
 	if err != nil && (!errors.Is(err, tea.ErrProgramKilled) || ctx.Err() == nil) {
 		return fmt.Errorf("running terminal chat: %w", err)

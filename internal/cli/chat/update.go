@@ -90,8 +90,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return m.interrupt()
 	}
-	if s != "ctrl+c" && m.turn == nil {
-		m.quitArmed = false
+	if m.turn == nil {
+		m.quitArmed = false // any other key disarms the quit
 	}
 	switch s {
 	case "pgup":
