@@ -267,6 +267,10 @@ func testFlow(t *testing.T, b context.Context) {
 		for _, p := range []string{"/servers", "/tools", "/audit", "/"} {
 			step(t, ctx, "opening "+p, chromedp.Navigate(s.url+p), chromedp.WaitVisible(chromedp.ID("main")))
 			noSideScroll(t, ctx, p)
+			// Every form control has a label that names it.
+			if got := eval[[]string](t, ctx, `[...document.querySelectorAll('input, select, textarea')].filter(e => !e.labels.length && !e.getAttribute('aria-label')).map(e => e.id || e.outerHTML)`); len(got) > 0 {
+				t.Errorf("%s has form controls without a label: %q", p, got)
+			}
 		}
 		step(t, ctx, "opening the first conversation", chromedp.Click(chromedp.CSS(`#conv-list li:last-child .open`)))
 		waitFor(t, ctx, "its messages", `document.querySelectorAll('.msg.assistant').length > 0`)
