@@ -95,18 +95,23 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 // not reached, so it is an outage, not an answer.
 const codeRejectedByTransport = -32005
 
-// progressGrace bounds how long a finished call waits for progress
-// notifications the server sent just before its result. The SDK hands the
-// result to the caller straight from the reader, but queues notifications
-// for a handler goroutine, so the last ones can trail the result by a few
-// scheduler ticks.
-const progressGrace = 25 * time.Millisecond
+// A finished call waits briefly for progress notifications the server sent
+// just before its result: the SDK hands the result to the caller straight
+// from the reader, but queues notifications for a handler goroutine, so the
+// last ones can trail the result by a few scheduler ticks. The wait ends at
+// once when a report reached its total; it is longer once the server has
+// shown it reports progress, and short when it sent none.
+const (
+	progressGrace       = 100 * time.Millisecond
+	progressGraceSilent = 20 * time.Millisecond
+)
 
 // progressSink forwards progress reports until the call returns, keeping the
 // contract that Progress is never called after Call returns.
 type progressSink struct {
 	mu       sync.Mutex
-	fn       func(tools.Progress) // mu guards fn and complete; fn is nil once the call returned
+	fn       func(tools.Progress) // mu guards fn, seen and complete; fn is nil once the call returned
+	seen     bool                 // at least one report arrived
 	complete bool                 // a report reached its total
 	done     chan struct{}        // closed when complete becomes true
 }
@@ -122,16 +127,22 @@ func (p *progressSink) report(pr tools.Progress) {
 		return
 	}
 	p.fn(pr)
+	p.seen = true
 	if !p.complete && pr.Total > 0 && pr.Progress >= pr.Total {
 		p.complete = true
 		close(p.done)
 	}
 }
 
-// drain waits, at most progressGrace, for trailing reports; it returns at
-// once when a report already reached its total.
+// drain waits a moment for trailing reports; see progressGrace.
 func (p *progressSink) drain() {
-	t := time.NewTimer(progressGrace)
+	p.mu.Lock()
+	grace := progressGraceSilent
+	if p.seen {
+		grace = progressGrace
+	}
+	p.mu.Unlock()
+	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-p.done:
