@@ -158,11 +158,15 @@ func testRendering(t *testing.T, b context.Context) {
 		tests := []struct {
 			name, src, want string
 		}{
-			{"html stays text", `<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>`,
-				`<p>&lt;img src=x onerror="window.pwned=1"&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;</p>`},
+			{
+				"html stays text", `<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>`,
+				`<p>&lt;img src=x onerror="window.pwned=1"&gt;&lt;script&gt;window.pwned=1&lt;/script&gt;</p>`,
+			},
 			{"javascript link", `[click](javascript:window.pwned=1)`, `<p>[click](javascript:window.pwned=1)</p>`},
-			{"safe link", `see [docs](https://example.com/a?b=1)`,
-				`<p>see <a href="https://example.com/a?b=1" rel="noopener noreferrer" target="_blank">docs</a></p>`},
+			{
+				"safe link", `see [docs](https://example.com/a?b=1)`,
+				`<p>see <a href="https://example.com/a?b=1" rel="noopener noreferrer" target="_blank">docs</a></p>`,
+			},
 			{"code block", "```go\nif a < b {}\n```", `<pre><code class="lang-go">if a &lt; b {}</code></pre>`},
 			{"inline and bold", "run `ls` **now**", `<p>run <code>ls</code> <strong>now</strong></p>`},
 			{"lists", "- a\n- b\n1. c", `<ul><li>a</li><li>b</li></ul><ol><li>c</li></ol>`},
