@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,6 +99,7 @@ func TestErrorShapes(t *testing.T) {
 	if code, b := e.do(t, "POST", "/api/v1/agents", e.key, map[string]any{"name": "dup"}); code != 201 {
 		t.Fatalf("creating agent: %d %s", code, b)
 	}
+	conv := e.createConversation(t)
 	tests := []struct {
 		name         string
 		method, path string
@@ -115,6 +117,7 @@ func TestErrorShapes(t *testing.T) {
 		{"malformed json", "POST", "/api/v1/conversations", "", `{"title":`, 400, "invalid_json"},
 		{"unknown field", "POST", "/api/v1/conversations", "", `{"titel":"x"}`, 400, "invalid_json"},
 		{"too large", "POST", "/api/v1/conversations", "", `{"title":"` + strings.Repeat("x", 100) + `"}`, 413, "too_large"},
+		{"unknown agent for a run", "POST", "/api/v1/conversations/CONV/messages", "", map[string]string{"message": "hi", "agent": "ghost"}, 404, "not_found"},
 		{"not sse", "POST", "/api/v1/conversations/x/messages", "", map[string]string{"message": "hi"}, 406, "not_acceptable"},
 		{"bad decision", "POST", "/api/v1/approvals/x", "", map[string]string{"decision": "maybe"}, 400, "invalid_request"},
 		{"unknown approval", "POST", "/api/v1/approvals/x", "", map[string]string{"decision": "deny"}, 404, "not_found"},
@@ -137,7 +140,15 @@ func TestErrorShapes(t *testing.T) {
 			default:
 				key = tc.key
 			}
-			code, b := e.do(t, tc.method, tc.path, key, tc.body)
+			path := strings.Replace(tc.path, "CONV", conv, 1)
+			hdr := http.Header{"Accept": {"text/event-stream"}}
+			if tc.wantCode == "not_acceptable" {
+				hdr = nil
+			}
+			resp := e.send(t, tc.method, path, key, tc.body, hdr)
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			code := resp.StatusCode
 			got := decode[errorBody](t, b)
 			if code != tc.wantStatus || got.Error.Code != tc.wantCode || got.Error.Message == "" {
 				t.Fatalf("%s %s = %d %s; want %d with code %s", tc.method, tc.path, code, b, tc.wantStatus, tc.wantCode)

@@ -145,6 +145,9 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		name := c.Agent
 		if body.Agent != "" {
+			if _, err := s.opts.Store.GetAgent(r.Context(), body.Agent); err != nil {
+				return notFoundAs(err, "no agent %q; list them at /api/v1/agents", body.Agent)
+			}
 			name = body.Agent
 		}
 		req := &agent.Request{
