@@ -23,6 +23,9 @@ func testStop(t *testing.T, b context.Context) {
 	}
 	step(t, ctx, "sending", chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
 	waitFor(t, ctx, "the first words", `[...document.querySelectorAll('.msg.assistant')].some(e => e.textContent.includes('think about'))`)
+	if got := eval[string](t, ctx, `document.querySelector('details.note').textContent`); got != "ReasoningThe user wants me to wait." {
+		t.Errorf("reasoning box = %q, want the model's reasoning apart from the answer", got)
+	}
 	if got := eval[string](t, ctx, `document.getElementById('messages').getAttribute('aria-busy')`); got != "true" {
 		t.Errorf("messages aria-busy = %q during the run, want true", got)
 	}

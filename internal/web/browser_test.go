@@ -258,6 +258,13 @@ func testFlow(t *testing.T, b context.Context) {
 		eval[string](t, ctx, `document.getElementById('f-tool').value = ''`)
 		step(t, ctx, "clearing the filter", chromedp.SendKeys(chromedp.ID("f-tool"), kb.Enter))
 		waitFor(t, ctx, "three rows", `document.querySelectorAll('#audit-rows tr').length === 3`)
+		// A since in the future and an unknown user both match nothing.
+		eval[string](t, ctx, `document.getElementById('f-since').value = '2999-01-01T00:00'`)
+		step(t, ctx, "filtering by time", chromedp.SendKeys(chromedp.ID("f-user"), kb.Enter))
+		waitFor(t, ctx, "no rows", `document.querySelectorAll('#audit-rows tr').length === 0 && document.getElementById('audit-status').textContent === 'No tool calls match.'`)
+		eval[string](t, ctx, `document.getElementById('f-since').value = ''`)
+		step(t, ctx, "filtering by user", chromedp.SendKeys(chromedp.ID("f-user"), "local\n"))
+		waitFor(t, ctx, "three rows", `document.querySelectorAll('#audit-rows tr').length === 3`)
 		step(t, ctx, "expanding arguments", chromedp.Click(chromedp.CSS(`#audit-rows tr:last-child details summary`)))
 		screenshot(t, ctx, "audit")
 	})

@@ -124,6 +124,9 @@ func model(writeTool string, stopped chan struct{}) *llmtest.FakeProvider {
 			}
 		case last.Role == llm.RoleUser && strings.HasPrefix(last.Text(), "wait"):
 			return func(yield func(llm.Event, error) bool) {
+				if !yield(llm.Event{Type: llm.EventReasoningDelta, Text: "The user wants me to wait."}, nil) {
+					return
+				}
 				if !yield(llm.Event{Type: llm.EventTextDelta, Text: "Let me think about that"}, nil) {
 					return
 				}

@@ -173,17 +173,25 @@
     running = new AbortController();
     sendBtn.disabled = true; stopBtn.hidden = false; msgs.setAttribute("aria-busy", "true");
     setStatus("Thinking…");
-    let bubble = null, finished = false;
+    let bubble = null, finished = false, thinking = null;
     const cards = {}, approvals = {};
     const endBubble = () => { if (bubble) { bubble.finish(); bubble = null; } };
     const handle = (name, ev) => {
       switch (name) {
         case "text":
+          thinking = null;
           if (!bubble || bubble.agent !== (ev.agent || "")) { endBubble(); bubble = assistantBubble(ev.agent || ""); bubble.stream(); }
           bubble.append(ev.text || "");
           setStatus("Answering…");
           break;
         case "reasoning":
+          // Visible reasoning goes in a collapsed box, apart from the answer.
+          if (!thinking) {
+            endBubble();
+            thinking = el("pre", { class: "reasoning" });
+            add(el("details", { class: "note" }, el("summary", { text: "Reasoning" + (ev.agent ? " of @" + ev.agent : "") }), thinking));
+          }
+          thinking.textContent += ev.text || "";
           break;
         case "tool_start":
           endBubble();
