@@ -269,3 +269,28 @@ func (a *oauthState) save(cfg *oauth2.Config, tok *oauth2.Token) error {
 	}
 	return nil
 }
+
+// Login connects to a remote server once so that its OAuth grant is made
+// (through opts.OAuthRedirect, which must be set) and stored under
+// opts.DataDir, then disconnects. It is what `switchboard mcp login` runs;
+// a Pool started afterwards reuses and refreshes the stored token.
+func Login(ctx context.Context, sc ServerConfig, opts *Options) error {
+	o := opts.withDefaults()
+	if o.OAuthRedirect == nil {
+		return errors.New("logging in to an mcp server needs Options.OAuthRedirect to show the authorization page")
+	}
+	if sc.transport() == TransportStdio {
+		return fmt.Errorf("mcp server %q runs locally over stdio and has no OAuth login", sc.Name)
+	}
+	o.OnToolsChanged, o.OnStatus = nil, nil
+	s := newServer(sc, &o)
+	if s.auth == nil {
+		return fmt.Errorf("mcp server %q sends its own Authorization header; OAuth does not apply", sc.Name)
+	}
+	c, err := s.dial(ctx)
+	if err != nil {
+		return fmt.Errorf("logging in to mcp server %q: %w", sc.Name, err)
+	}
+	c.close()
+	return nil
+}

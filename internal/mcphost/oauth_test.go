@@ -88,3 +88,30 @@ func TestOAuth(t *testing.T) {
 		}
 	})
 }
+
+func TestLogin(t *testing.T) {
+	t.Parallel()
+	sc, as := mcptest.OAuthServer(t, "secure", time.Hour)
+	dataDir := t.TempDir()
+	opts := testOptions()
+	opts.DataDir = dataDir
+	opts.OAuthHTTPClient = loopbackClient()
+	if err := mcphost.Login(t.Context(), sc, opts); err == nil {
+		t.Fatal("Login without OAuthRedirect: no error")
+	}
+	opts.OAuthRedirect = as.Redirect
+	if err := mcphost.Login(t.Context(), sc, opts); err != nil {
+		t.Fatalf("Login: %v", err)
+	}
+	if as.Authorizations.Load() != 1 {
+		t.Errorf("%d authorizations, want 1", as.Authorizations.Load())
+	}
+	opts.OAuthRedirect = nil
+	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
+	if st := statusOf(t, p, "secure"); st.State != mcphost.StateReady {
+		t.Fatalf("pool after Login not ready: %s", st.LastError)
+	}
+	if as.Authorizations.Load() != 1 {
+		t.Errorf("the pool asked the user again after Login")
+	}
+}
