@@ -20,9 +20,9 @@ import (
 
 // BenchmarkConcurrentRuns measures whole runs through HTTP and SSE: 50
 // conversations at once, each turn with the real agent runtime, an
-// instant scripted model that calls one in-process tool and then answers,
-// the real tools.Registry, and conversations in SQLite (the agent's
-// history in memory). One op is one run. It reports runs/s, p50 and p99
+// instant model that calls one in-process tool and then answers, the real
+// tools.Registry, and conversations in SQLite (the agent's history in
+// memory). One op is one run: two model steps and one tool call. It reports runs/s, p50 and p99
 // latency, and heap in use after the runs.
 //
 //	go test -run '^$' -bench ConcurrentRuns -benchmem ./internal/server/
@@ -31,19 +31,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	db := openDB(b)
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{newTool("echo")})
-	model := &llmtest.FakeProvider{Respond: func(_ context.Context, _ int, req *llm.Request) iter.Seq2[llm.Event, error] {
-		turn := llmtest.Turn{ToolCalls: []llmtest.ToolCallScript{{ID: "c", Name: "echo", ArgChunks: []string{`{"text":"x"}`}}}}
-		if last := req.Messages[len(req.Messages)-1]; last.Role == llm.RoleTool {
-			turn = llmtest.Turn{Text: []string{"ok"}, Usage: llm.Usage{InputTokens: 10, OutputTokens: 1}}
-		}
-		return func(yield func(llm.Event, error) bool) {
-			for _, ev := range llmtest.Events(turn) {
-				if !yield(ev, nil) {
-					return
-				}
-			}
-		}
-	}}
+	model := instantModel{}
 	rt := agent.New(&agent.Options{
 		Models: func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil },
 		Tools:  reg,
@@ -51,7 +39,9 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true, Limits: Limits{Requests: -1, ToolCalls: -1}})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(b, srv)}
 	e.ts.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = conversations
-	convs := make([]string, conversations)
+	// Each run gets a fresh conversation, so that every op does the same
+	// work instead of carrying a history that grows with b.N.
+	convs := make([]string, b.N)
 	for i := range convs {
 		convs[i] = e.createConversation(b)
 	}
@@ -60,9 +50,9 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	var wg sync.WaitGroup
-	for _, c := range convs {
+	for range conversations {
 		wg.Go(func() {
-			for range work {
+			for c := range work {
 				start := time.Now()
 				resp := e.openStream(b, context.Background(), c, "go")
 				body, err := io.ReadAll(resp.Body)
@@ -80,8 +70,8 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	for range b.N {
-		work <- ""
+	for _, c := range convs {
+		work <- c
 	}
 	close(work)
 	wg.Wait()
@@ -96,4 +86,23 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
 	e.ts.Client().CloseIdleConnections()
+}
+
+// instantModel answers at once: a call of the echo tool, then, once the
+// tool's result is in, "ok". It records nothing, so memory figures are
+// Switchboard's own.
+type instantModel struct{}
+
+func (instantModel) Stream(_ context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	turn := llmtest.Turn{ToolCalls: []llmtest.ToolCallScript{{ID: "c", Name: "echo", ArgChunks: []string{`{"text":"x"}`}}}}
+	if last := req.Messages[len(req.Messages)-1]; last.Role == llm.RoleTool {
+		turn = llmtest.Turn{Text: []string{"ok"}, Usage: llm.Usage{InputTokens: 10, OutputTokens: 1}}
+	}
+	return func(yield func(llm.Event, error) bool) {
+		for _, ev := range llmtest.Events(turn) {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
 }
