@@ -97,11 +97,10 @@ colour: blue
 		{
 			name:    "other hosts' top-level keys",
 			file:    "mcp.json",
-			content: `{"servers": {}, "inputs": [], "globalShortcut": "Ctrl+Space"}`,
+			content: `{"servers": {}, "inputs": [], "globalShortcut": "Ctrl+Space", "preferences": {"menuBarEnabled": true}}`,
 			want: []string{
 				"servers: unknown key; VS Code calls the section servers; Switchboard reads it as mcpServers (line 1)",
 				"inputs: unknown key; VS Code input prompts are not supported; use ${VAR} with the value in the environment (line 1)",
-				"globalShortcut: unknown key; this is a Claude Desktop setting; copy only the mcpServers section (line 1)",
 			},
 		},
 		{

@@ -36,9 +36,10 @@
 // anyway). Roo Code's disabledTools is honoured as tools.deny. Keys whose
 // loss would change behaviour (serverUrl, httpUrl, includeTools,
 // excludeTools, envFile) are errors that say what to write instead, as are
-// the top-level keys of VS Code (servers, inputs) and Claude Desktop
-// (globalShortcut, preferences). Other unknown keys suggest the closest
-// known key.
+// the top-level keys of VS Code (servers, inputs). Claude Desktop's own
+// settings (globalShortcut, preferences) are ignored, so its
+// claude_desktop_config.json works as it is with --config. Other unknown
+// keys suggest the closest known key.
 //
 // # Values
 //

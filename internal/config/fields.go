@@ -70,8 +70,6 @@ func topKeyHint(key string) string {
 		return "VS Code calls the section servers; Switchboard reads it as mcpServers"
 	case "inputs":
 		return "VS Code input prompts are not supported; use ${VAR} with the value in the environment"
-	case "globalShortcut", "preferences":
-		return "this is a Claude Desktop setting; copy only the mcpServers section"
 	}
 	return ""
 }
@@ -93,6 +91,8 @@ func (d *decoder) structure(path string, n *yaml.Node, v reflect.Value) {
 		}
 		switch {
 		case isMCP && ignoredMCPKey(p.key):
+			continue
+		case path == "" && ignoredTopKey(p.key):
 			continue
 		case isMCP && p.key == "disabledTools":
 			// Roo Code's list of tool names to hide: the same as tools.deny
@@ -232,4 +232,15 @@ func joinKey(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// ignoredTopKey reports whether key is a top-level setting of Claude
+// Desktop's own file: claude_desktop_config.json can then be used as it is
+// (--config), its app settings ignored. They change nothing Switchboard does.
+func ignoredTopKey(key string) bool {
+	switch key {
+	case "globalShortcut", "preferences":
+		return true
+	}
+	return false
 }
