@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,14 +144,38 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-// tab opens a new tab in the browser b, closed when the test ends.
+// tab opens a new tab in the browser b, closed when the test ends. The
+// test fails on any uncaught exception, console error or security message
+// (a Content-Security-Policy violation) of the tab. Network messages are
+// not errors here: the pages handle HTTP failures themselves.
 func tab(t *testing.T, b context.Context) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(b)
-	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
+		cancel()
 		t.Fatalf("opening a tab: %v", err)
 	}
+	msgs := chromedp.Console(ctx)
+	var bad []string // owned by the goroutine until done is closed
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range msgs {
+			if err != nil {
+				return // the tab closed
+			}
+			if m.Type == chromedp.ConsoleException || m.Type == chromedp.ConsoleError && m.Source != "network" {
+				bad = append(bad, fmt.Sprintf("%s (%s) at %s:%d: %s", m.Type, m.Source, m.URL, m.Line, m.Text))
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		for _, m := range bad {
+			t.Errorf("browser console: %s", m)
+		}
+	})
 	return ctx
 }
 
