@@ -47,6 +47,9 @@ func (s *Server) serverStderr() handlerFunc {
 // restartTimeout bounds a restart requested over HTTP.
 const restartTimeout = 30 * time.Second
 
+// restartServer asks the pool to restart a server. The restart is counted
+// by the app's host hook ([Metrics.ObserveRestart]), like crash restarts,
+// so that each restart is counted once.
 func (s *Server) restartServer() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
@@ -58,7 +61,6 @@ func (s *Server) restartServer() handlerFunc {
 		if err := s.opts.Servers.Restart(ctx, name); err != nil {
 			return notFoundAs(err, "no server %q; list them at /api/v1/servers", name)
 		}
-		s.metrics.ObserveRestart(name)
 		writeJSON(w, http.StatusAccepted, map[string]string{"server": name, "status": "restarting"})
 		return nil
 	}
