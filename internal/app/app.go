@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
@@ -55,6 +56,12 @@ type App struct {
 	runtimeOnce sync.Once
 	runtime     *agent.Runtime // built on first use by Runtime
 
+	// metrics counts tool calls, model requests and server states; /metrics
+	// serves it. tracing, set while serving with an OTLP endpoint, makes
+	// spans for tool calls and model requests.
+	metrics *server.Metrics
+	tracing atomic.Pointer[server.Tracing]
+
 	// onStatus, when set, receives MCP server state changes (for metrics).
 	onStatus atomic.Pointer[func(server string, up, restarted bool)]
 
@@ -73,7 +80,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{cfg: cfg, logger: logger}
+	a := &App{cfg: cfg, logger: logger, metrics: server.NewMetrics()}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
@@ -94,14 +101,14 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		a.builtinErr = fmt.Errorf("built-in tools: %w", err)
 		logger.Warn("built-in tools unavailable", "err", err)
 	} else {
-		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, bt)
+		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe("builtin", bt))
 	}
 
 	a.pool = mcphost.NewPool(mcpServers(cfg, o.Only), &mcphost.Options{
 		Logger:  logger.With("component", "mcphost"),
 		DataDir: cfg.Data,
 		OnToolsChanged: func(server string, ts []tools.Tool) {
-			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, ts)
+			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, a.observe(server, ts))
 		},
 		Roots:         cfg.Builtin.Roots,
 		OAuthRedirect: o.OAuthRedirect,
@@ -128,7 +135,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 			TTL:     sc.TTL,
 			Logger:  logger.With("component", "openapi", "server", name),
 			OnChange: func(s *openapi.Server) {
-				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, s.Tools())
+				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, a.observe(name, s.Tools()))
 			},
 		})
 		a.openapi = append(a.openapi, srv)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -29,7 +28,8 @@ type Model struct {
 }
 
 // newModel builds the provider for one configured model.
-func newModel(name string, m config.Model, logger *slog.Logger) Model {
+func (a *App) newModel(name string, m config.Model) Model {
+	logger := a.logger
 	httpOpts := llm.HTTPOptions{Logger: logger.With("model", name)}
 	if m.Timeout > 0 {
 		httpOpts.FirstTokenTimeout = m.Timeout
@@ -64,14 +64,14 @@ func newModel(name string, m config.Model, logger *slog.Logger) Model {
 		Budget: budget,
 		Logger: logger.With("model", name),
 	})
-	return Model{Name: name, Config: m, Provider: wrapped}
+	return Model{Name: name, Config: m, Provider: observedProvider{Provider: wrapped, model: name, app: a}}
 }
 
 // Models returns every configured model in name order.
 func (a *App) Models() []Model {
 	a.modelsOnce.Do(func() {
 		for _, name := range sortedKeys(a.cfg.Models) {
-			a.models = append(a.models, newModel(name, a.cfg.Models[name], a.logger))
+			a.models = append(a.models, a.newModel(name, a.cfg.Models[name]))
 		}
 	})
 	return a.models
@@ -124,7 +124,11 @@ func (a *App) CheckModels(ctx context.Context, timeout time.Duration) []ModelChe
 
 // checkModel uses the adapter's cheap check (every adapter has one).
 func checkModel(ctx context.Context, p llm.Provider) error {
-	if u, ok := p.(interface{ Unwrap() llm.Provider }); ok {
+	for {
+		u, ok := p.(interface{ Unwrap() llm.Provider })
+		if !ok {
+			break
+		}
 		p = u.Unwrap()
 	}
 	c, ok := p.(llm.Checker)

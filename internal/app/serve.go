@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
 
@@ -55,7 +56,23 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer gw.Close()
 
-	metrics := server.NewMetrics()
+	metrics := a.metrics
+	var tracing *server.Tracing
+	if ep := a.cfg.Tracing.Endpoint; ep != "" {
+		tracing, err = server.NewTracing(ctx, ep, version.String())
+		if err != nil {
+			return fmt.Errorf("setting up tracing to %s: %w", ep, err)
+		}
+		a.tracing.Store(tracing)
+		defer func() {
+			a.tracing.Store(nil)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := tracing.Shutdown(sctx); err != nil {
+				a.logger.Warn("flushing traces", "err", err)
+			}
+		}()
+	}
 	hook := func(name string, up, restarted bool) {
 		metrics.SetServerUp(name, up)
 		if restarted {
@@ -75,11 +92,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		Servers:        serversView{a},
 		Models:         func() []string { return sortedKeys(a.cfg.Models) },
 		MCP:            mcpWithCaller(gw.Handler()),
-		Web:            web.Handler(&web.Options{Logger: a.logger.With("component", "web")}),
+		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With("component", "web")}),
 		AllowAnonymous: loopback && len(users) == 0,
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
 		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
 		Metrics:        metrics,
+		Tracing:        tracing,
 		Logger:         a.logger.With("component", "server"),
 	})
 	errc := make(chan error, 1)

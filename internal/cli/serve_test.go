@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -128,4 +130,78 @@ func TestServeMarksInterruptedCalls(t *testing.T) {
 	if r := run(t, dir, nil, "audit", "--json"); !strings.Contains(r.stdout, `"outcome":"interrupted"`) {
 		t.Errorf("serve did not mark the record interrupted:\n%s\n%s", r.stdout, stderr.String())
 	}
+}
+
+// TestServeRunsAndMeasures: a conversation turn through the HTTP API runs
+// the model and a tool server-side, streams the run as SSE, and the
+// metrics count the tool call, the model requests and the MCP server.
+func TestServeRunsAndMeasures(t *testing.T) {
+	f := newFakeOpenAI(t, "test__echo", `{"text":"from the tool"}`)
+	dir := project(t, fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n", f.URL+"/v1"),
+		mcptest.StdioServer(t, "test"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, &Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir})
+	}()
+	base := waitListening(t, &stderr)
+
+	resp, err := http.Post(base+"/api/v1/conversations", "application/json", strings.NewReader(`{"title":"t"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&conv)
+	resp.Body.Close()
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/conversations/"+conv.ID+"/messages", strings.NewReader(`{"message":"echo something"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"event: tool_start", "event: tool_end", "Tool said: from the tool", "event: done"} {
+		if !strings.Contains(string(stream), want) {
+			t.Errorf("run stream lacks %q:\n%s", want, stream)
+		}
+	}
+
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`switchboard_tool_calls_total{outcome="ok",server="test",tool="echo"} 1`,
+		`switchboard_model_requests_total{model="default",outcome="ok"} 2`,
+		`switchboard_mcp_server_up{server="test"} 1`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d:\n%s", code, stderr.String())
+	}
+}
+
+func waitListening(t *testing.T, stderr *syncBuffer) string {
+	t.Helper()
+	re := regexp.MustCompile(`listening on (http://\S+)`)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("serve did not start:\n%s", stderr.String())
+	return ""
 }

@@ -34,6 +34,8 @@ type Config struct {
 	Data string `json:"data"`
 	// Database is where conversations, approvals and the audit live.
 	Database Database `json:"database,omitempty"`
+	// Tracing sends OpenTelemetry traces; OTEL_EXPORTER_OTLP_ENDPOINT sets it.
+	Tracing Tracing `json:"tracing,omitempty"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.
@@ -282,3 +284,9 @@ type Database struct {
 
 // SQLitePath is the embedded database file inside the data directory.
 func (c *Config) SQLitePath() string { return filepath.Join(c.Data, "switchboard.db") }
+
+// Tracing configures OpenTelemetry traces (HTTP requests, tool calls, model
+// requests) sent over OTLP/HTTP. An empty Endpoint sends none.
+type Tracing struct {
+	Endpoint string `json:"endpoint,omitempty"`
+}

@@ -36,6 +36,9 @@ func (c *Config) applyEnv(getenv func(string) string, cwd, home string) {
 		c.Data = filepath.Join(cwd, ".switchboard")
 	}
 
+	if e := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); e != "" {
+		c.Tracing.Endpoint = e
+	}
 	if u := getenv("SWITCHBOARD_DATABASE_URL"); u != "" {
 		c.Database.URL = u
 	}

@@ -143,6 +143,9 @@ func (c *Config) validateAgents(p *problems) {
 }
 
 func (c *Config) validateRest(p *problems) {
+	if e := c.Tracing.Endpoint; e != "" {
+		checkURL(p, "tracing.endpoint", e)
+	}
 	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		p.add("database.url", "%q is not a postgres:// URL; leave it empty for the embedded SQLite database in the data directory", redactURL(u))
 	}

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// Every tool is wrapped once, when its source hands it to the registry, so
+// that calls from every path (the agent, the tools API, the MCP gateway,
+// `switchboard call`) are counted in the metrics and traced alike.
+
+// observedTool counts and traces the calls of one tool.
+type observedTool struct {
+	tools.Tool
+	server string
+	app    *App
+}
+
+func (t observedTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	name := t.Info().Name
+	ctx, end := t.app.tracer().Start(ctx, "tool.call", "tool", name, "server", t.server)
+	start := time.Now()
+	res, err := t.Tool.Call(ctx, req)
+	t.app.metrics.ObserveToolCall(name, t.server, toolOutcome(res, err), time.Since(start))
+	end(err)
+	return res, err
+}
+
+func toolOutcome(res *tools.Result, err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case err != nil:
+		return "error"
+	case res != nil && res.IsError:
+		return "tool_error"
+	}
+	return "ok"
+}
+
+// observe wraps the tools of one source (server "builtin" for built-ins).
+func (a *App) observe(server string, ts []tools.Tool) []tools.Tool {
+	if ts == nil {
+		return nil
+	}
+	out := make([]tools.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = observedTool{Tool: t, server: server, app: a}
+	}
+	return out
+}
+
+// tracer returns the tracing of the running service, or nil (no spans).
+func (a *App) tracer() *server.Tracing { return a.tracing.Load() }
+
+// observedProvider counts model requests, tokens and time to first token.
+type observedProvider struct {
+	llm.Provider
+	model string
+	app   *App
+}
+
+func (p observedProvider) Unwrap() llm.Provider { return p.Provider }
+
+func (p observedProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return func(yield func(llm.Event, error) bool) {
+		ctx, end := p.app.tracer().Start(ctx, "model.request", "model", p.model)
+		start := time.Now()
+		var (
+			ttft    time.Duration
+			usage   llm.Usage
+			failure error
+		)
+		for ev, err := range p.Provider.Stream(ctx, req) {
+			if err != nil {
+				failure = err
+			} else if ttft == 0 && (ev.Type == llm.EventTextDelta || ev.Type == llm.EventToolCall || ev.Type == llm.EventReasoningDelta) {
+				ttft = time.Since(start)
+			}
+			if ev.Type == llm.EventUsage {
+				usage = ev.Usage
+			}
+			if !yield(ev, err) {
+				break
+			}
+		}
+		outcome := "ok"
+		if failure != nil {
+			outcome = "error"
+		}
+		p.app.metrics.ObserveModelRequest(p.model, outcome, ttft, usage.InputTokens, usage.OutputTokens)
+		end(failure)
+	}
+}
