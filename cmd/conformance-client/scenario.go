@@ -98,8 +98,13 @@ func (s *session) run(ctx context.Context, sc scenario) error {
 		// the error message.
 		Transport: mcphost.TransportHTTP,
 	}
-	if sc.auth && s.cctx.ClientID != "" {
+	switch {
+	case sc.auth && s.cctx.ClientID != "":
 		cfg.OAuth = &mcphost.OAuthConfig{ClientID: s.cctx.ClientID, ClientSecret: s.cctx.ClientSecret}
+	case sc.auth:
+		// A published Client ID Metadata Document, as a deployed client
+		// would have; servers without support fall back to registration.
+		cfg.OAuth = &mcphost.OAuthConfig{ClientMetadataURL: "https://conformance-test.local/client-metadata.json"}
 	}
 	opts := &mcphost.Options{
 		Logger:         slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -41,6 +41,8 @@ func mcpServer(name string, s config.MCPServer) mcphost.ServerConfig {
 			ClientSecret: o.ClientSecret.Value(),
 			Scopes:       o.Scopes,
 			RedirectURL:  o.RedirectURL,
+
+			ClientMetadataURL: o.ClientMetadataURL,
 		}
 	}
 	return sc

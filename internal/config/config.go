@@ -116,6 +116,10 @@ type OAuth struct {
 	ClientSecret Secret   `json:"clientSecret,omitempty"`
 	Scopes       []string `json:"scopes,omitempty"`
 	RedirectURL  string   `json:"redirectURL,omitempty"`
+	// ClientMetadataURL is where this client's OAuth Client ID Metadata
+	// Document is published (an https URL with a path); servers that
+	// support such documents then need no registration.
+	ClientMetadataURL string `json:"clientMetadataURL,omitempty"`
 }
 
 // Filter selects names with path.Match globs: a name passes when Allow is

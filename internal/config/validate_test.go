@@ -265,12 +265,13 @@ func TestValidate(t *testing.T) {
 				editMCP("files", func(s *MCPServer) { s.Env = map[string]string{"A=B": "x"} })(c)
 				editMCP("remote", func(s *MCPServer) {
 					s.Headers = map[string]string{"Bad Header": "x"}
-					s.OAuth = &OAuth{ClientID: "x", RedirectURL: "/callback"}
+					s.OAuth = &OAuth{ClientID: "x", RedirectURL: "/callback", ClientMetadataURL: "http://x.example/c.json"}
 				})(c)
 			},
 			want: []string{
 				`mcpServers.files.env: invalid variable name "A=B"`,
 				`mcpServers.remote.headers: invalid header name "Bad Header"`,
+				`mcpServers.remote.oauth.clientMetadataURL: "http://x.example/c.json" is not an https URL with a path, such as https://example.com/oauth/client.json`,
 				`mcpServers.remote.oauth.redirectURL: "/callback" is not an http or https URL such as https://example.com/mcp`,
 			},
 		},

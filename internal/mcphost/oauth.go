@@ -91,6 +91,9 @@ func newOAuthState(s *server) *oauthState {
 			},
 		}
 	}
+	if oc.ClientMetadataURL != "" {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: oc.ClientMetadataURL}
+	}
 	if len(oc.Scopes) > 0 {
 		scopes := oc.Scopes
 		cfg.ScopeFilter = func([]string) []string { return scopes }

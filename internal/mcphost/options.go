@@ -63,6 +63,12 @@ type OAuthConfig struct {
 	ClientID     string
 	ClientSecret string
 	Scopes       []string
+	// ClientMetadataURL is an HTTPS URL (with a path) where this client's
+	// OAuth Client ID Metadata Document is published. When set and the
+	// authorization server supports such documents, the URL is the client
+	// id and no registration is needed; otherwise dynamic registration is
+	// used as without it.
+	ClientMetadataURL string
 	// RedirectURL is where the authorization server sends the browser back;
 	// "" means http://127.0.0.1:8976/callback.
 	RedirectURL string
