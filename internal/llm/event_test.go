@@ -38,7 +38,8 @@ func TestCollect(t *testing.T) {
 			name: "complete",
 			evs: []llm.Event{
 				{Type: llm.EventReasoningDelta, Text: "hm"},
-				{Type: llm.EventTextDelta, Text: "a"}, {Type: llm.EventTextDelta, Text: "b"},
+				{Type: llm.EventTextDelta, Text: "a"},
+				{Type: llm.EventTextDelta, Text: "b"},
 				{Type: llm.EventToolCall, ToolCall: call},
 				{Type: llm.EventUsage, Usage: llm.Usage{InputTokens: 1}},
 				{Type: llm.EventUsage, Usage: llm.Usage{InputTokens: 1, OutputTokens: 2}},
@@ -116,12 +117,18 @@ func TestErrorString(t *testing.T) {
 		err  *llm.Error
 		want string
 	}{
-		{&llm.Error{Provider: "openai", Kind: llm.KindRateLimit, Status: 429, Code: "rate_limit_exceeded", Message: "slow down"},
-			"openai: rate_limit (429 rate_limit_exceeded): slow down"},
-		{&llm.Error{Provider: "anthropic", Kind: llm.KindTimeout, Code: "idle", Message: "no data"},
-			"anthropic: timeout (idle): no data"},
-		{&llm.Error{Provider: "p", Kind: llm.KindInvalidRequest, Status: 400, Message: "x does not support tools", Err: llm.ErrToolsUnsupported},
-			"p: invalid_request (400): x does not support tools: model does not support tools"},
+		{
+			&llm.Error{Provider: "openai", Kind: llm.KindRateLimit, Status: 429, Code: "rate_limit_exceeded", Message: "slow down"},
+			"openai: rate_limit (429 rate_limit_exceeded): slow down",
+		},
+		{
+			&llm.Error{Provider: "anthropic", Kind: llm.KindTimeout, Code: "idle", Message: "no data"},
+			"anthropic: timeout (idle): no data",
+		},
+		{
+			&llm.Error{Provider: "p", Kind: llm.KindInvalidRequest, Status: 400, Message: "x does not support tools", Err: llm.ErrToolsUnsupported},
+			"p: invalid_request (400): x does not support tools: model does not support tools",
+		},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -132,7 +139,8 @@ func TestErrorString(t *testing.T) {
 
 func TestSystemPrompt(t *testing.T) {
 	r := &llm.Request{System: "a", Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("b")}}, llm.UserText("u"),
+		{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("b")}},
+		llm.UserText("u"),
 		{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("c")}},
 	}}
 	if got := r.SystemPrompt(); got != "a\n\nb\n\nc" {

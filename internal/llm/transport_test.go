@@ -35,16 +35,36 @@ func TestTransportRetries(t *testing.T) {
 		wantKind  llm.ErrorKind // empty: success
 		wantCalls int
 	}{
-		{"success after two 529", llm.HTTPOptions{InitialBackoff: time.Millisecond},
-			[]llmtest.Reply{jsonReply(529, overloaded), jsonReply(503, ""), jsonReply(200, `{}`)}, "", 3},
-		{"retries disabled", llm.HTTPOptions{MaxRetries: -1},
-			[]llmtest.Reply{jsonReply(500, overloaded)}, llm.KindServer, 1},
-		{"retry-after beyond the maximum wait is not waited", llm.HTTPOptions{MaxRetryWait: time.Second},
-			[]llmtest.Reply{jsonReply(429, `{"error":{"message":"slow down"}}`, "Retry-After", "120")}, llm.KindRateLimit, 1},
-		{"client errors are not retried", llm.HTTPOptions{InitialBackoff: time.Millisecond},
-			[]llmtest.Reply{jsonReply(400, `{"error":{"message":"bad"}}`)}, llm.KindInvalidRequest, 1},
-		{"three retries", llm.HTTPOptions{MaxRetries: 3, InitialBackoff: time.Millisecond},
-			[]llmtest.Reply{jsonReply(502, ""), jsonReply(502, ""), jsonReply(502, ""), jsonReply(502, "")}, llm.KindServer, 4},
+		{
+			"success after two 529",
+			llm.HTTPOptions{InitialBackoff: time.Millisecond},
+			[]llmtest.Reply{jsonReply(529, overloaded), jsonReply(503, ""), jsonReply(200, `{}`)},
+			"", 3,
+		},
+		{
+			"retries disabled",
+			llm.HTTPOptions{MaxRetries: -1},
+			[]llmtest.Reply{jsonReply(500, overloaded)},
+			llm.KindServer, 1,
+		},
+		{
+			"retry-after beyond the maximum wait is not waited",
+			llm.HTTPOptions{MaxRetryWait: time.Second},
+			[]llmtest.Reply{jsonReply(429, `{"error":{"message":"slow down"}}`, "Retry-After", "120")},
+			llm.KindRateLimit, 1,
+		},
+		{
+			"client errors are not retried",
+			llm.HTTPOptions{InitialBackoff: time.Millisecond},
+			[]llmtest.Reply{jsonReply(400, `{"error":{"message":"bad"}}`)},
+			llm.KindInvalidRequest, 1,
+		},
+		{
+			"three retries",
+			llm.HTTPOptions{MaxRetries: 3, InitialBackoff: time.Millisecond},
+			[]llmtest.Reply{jsonReply(502, ""), jsonReply(502, ""), jsonReply(502, ""), jsonReply(502, "")},
+			llm.KindServer, 4,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,6 +152,8 @@ func (c *Client) Check(ctx context.Context) error {
 	if c.model == "" || len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, stem) }) {
 		return nil
 	}
-	return &llm.Error{Provider: name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not listed by %s", c.model, c.base)}
+	return &llm.Error{
+		Provider: name, Kind: llm.KindNotFound,
+		Message: fmt.Sprintf("model %q is not listed by %s", c.model, c.base),
+	}
 }

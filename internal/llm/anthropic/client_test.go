@@ -39,8 +39,10 @@ func TestRequestEncoding(t *testing.T) {
 		System: "Be brief.",
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("Speak French.")}},
-			{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart("Look:"), llm.ImagePart("image/png", []byte{1, 2, 3}),
-				llm.ImageURLPart("data:image/jpeg;base64,/9j/"), llm.ImageURLPart("https://example.com/cat.png"), llm.TextPart("")}},
+			{Role: llm.RoleUser, Content: []llm.Part{
+				llm.TextPart("Look:"), llm.ImagePart("image/png", []byte{1, 2, 3}),
+				llm.ImageURLPart("data:image/jpeg;base64,/9j/"), llm.ImageURLPart("https://example.com/cat.png"), llm.TextPart(""),
+			}},
 			{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart("Looking.")}, ToolCalls: []llm.ToolCall{call}},
 			llm.ToolResult(call, "a cat", false),
 			llm.UserText("And now?"),

@@ -79,8 +79,10 @@ func streamBody(turn llmtest.Turn) [][]byte {
 		idx++
 	}
 	for _, c := range turn.ToolCalls {
-		out = append(out, event("content_block_start", map[string]any{"index": idx,
-			"content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}}))
+		out = append(out, event("content_block_start", map[string]any{
+			"index":         idx,
+			"content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}},
+		}))
 		out = append(out, event("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "input_json_delta", "partial_json": ""}}))
 		for _, a := range c.ArgChunks {
 			out = append(out, event("content_block_delta", map[string]any{"index": idx, "delta": map[string]any{"type": "input_json_delta", "partial_json": a}}))

@@ -180,6 +180,8 @@ func (c *Client) Check(ctx context.Context) error {
 	if c.model == "" || len(ids) == 0 || slices.Contains(ids, c.model) || slices.Contains(ids, c.model+":latest") {
 		return nil
 	}
-	return &llm.Error{Provider: c.name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not served at %s; it serves %s", c.model, c.base, strings.Join(ids, ", "))}
+	return &llm.Error{
+		Provider: c.name, Kind: llm.KindNotFound,
+		Message: fmt.Sprintf("model %q is not served at %s; it serves %s", c.model, c.base, strings.Join(ids, ", ")),
+	}
 }
