@@ -18,7 +18,6 @@ import (
 // answers with the tool result's text quoted.
 type fakeOpenAI struct {
 	*httptest.Server
-	call string // {"name": ..., "arguments": ...}
 
 	mu     sync.Mutex
 	bodies []string

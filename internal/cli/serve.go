@@ -44,7 +44,7 @@ and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
 				return usageErr(err, "")
 			}
 			defer a.Close()
-			ln, err := net.Listen("tcp", cfg.Server.Addr)
+			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", cfg.Server.Addr)
 			if err != nil {
 				return usageErr(fmt.Errorf("listening on %s: %w", cfg.Server.Addr, err), "choose another address with --addr")
 			}

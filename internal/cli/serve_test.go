@@ -118,8 +118,10 @@ func TestServeMarksInterruptedCalls(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, &Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir})
+		done <- Run(ctx, &Env{
+			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir,
+		})
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(stderr.String(), "listening on") && time.Now().Before(deadline) {
@@ -144,8 +146,10 @@ func TestServeRunsAndMeasures(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, &Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir})
+		done <- Run(ctx, &Env{
+			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir,
+		})
 	}()
 	base := waitListening(t, &stderr)
 

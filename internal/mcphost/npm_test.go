@@ -213,6 +213,7 @@ func everythingConfigs(p *npmPackages) map[string]func(*testing.T) mcphost.Serve
 // TestEverything drives the reference server through the Pool over stdio,
 // Streamable HTTP and SSE: the same behaviour is expected on each.
 func TestEverything(t *testing.T) {
+	t.Parallel()
 	p := requireNPM(t, everythingPkg)
 	for transport, cfg := range everythingConfigs(p) {
 		t.Run(transport, func(t *testing.T) {

@@ -125,7 +125,7 @@ func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, erro
 		waitErr, timedOut = <-done, true
 	case <-ctx.Done():
 		killGroup(cmd)
-		_ = <-done // the error is the kill we caused
+		waitErr = <-done // the kill we caused; ctx's error is what is reported
 	}
 	killGroup(cmd) // background children must not outlive the call
 	grace := time.NewTimer(pipeGrace)
