@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -31,6 +32,9 @@ type Options struct {
 	// OAuthRedirect completes the browser step of OAuth for remote MCP
 	// servers; nil makes such servers fail with a hint.
 	OAuthRedirect func(ctx context.Context, authURL string) (callbackURL string, err error)
+	// OAuthHTTPClient talks to authorization servers; nil means go-sdk's
+	// default, which refuses private and loopback addresses. Tests set it.
+	OAuthHTTPClient *http.Client
 }
 
 // App is a running Switchboard: its catalogue and the servers behind it.
@@ -59,6 +63,8 @@ type App struct {
 	// metrics counts tool calls, model requests and server states; /metrics
 	// serves it. tracing, set while serving with an OTLP endpoint, makes
 	// spans for tool calls and model requests.
+	oauthClient *http.Client
+
 	metrics *server.Metrics
 	tracing atomic.Pointer[server.Tracing]
 
@@ -80,7 +86,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{cfg: cfg, logger: logger, metrics: server.NewMetrics()}
+	a := &App{cfg: cfg, logger: logger, metrics: server.NewMetrics(), oauthClient: o.OAuthHTTPClient}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
@@ -110,8 +116,9 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		OnToolsChanged: func(server string, ts []tools.Tool) {
 			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, a.observe(server, ts))
 		},
-		Roots:         cfg.Builtin.Roots,
-		OAuthRedirect: o.OAuthRedirect,
+		Roots:           cfg.Builtin.Roots,
+		OAuthRedirect:   o.OAuthRedirect,
+		OAuthHTTPClient: o.OAuthHTTPClient,
 		// Servers may ask for a completion or for the user's input; both
 		// go through the agent runtime and its approval path.
 		Sampling:    a.sample,

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"os/exec"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -9,7 +13,7 @@ import (
 )
 
 func newMCPCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the whole tool catalogue as one MCP server on stdin/stdout",
 		Long: `Runs Switchboard as an MCP server over stdio, so Claude Desktop, an IDE or any
@@ -48,4 +52,51 @@ Claude Desktop (claude_desktop_config.json):
 			return err
 		},
 	}
+	cmd.AddCommand(newLoginCmd(g))
+	return cmd
+}
+
+func newLoginCmd(g *globals) *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "login SERVER",
+		Short: "Authorize Switchboard with a remote MCP server that requires OAuth",
+		Long: `Opens the server's authorization page (print the URL and, when possible, the
+browser), waits for the browser to come back to the redirect URL (oauth.redirectURL,
+default http://127.0.0.1:8976/callback), and stores the token in the data
+directory with 0600 permissions. Every later start reuses and refreshes it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, slog.LevelWarn)})
+			if err != nil {
+				return usageErr(err, "")
+			}
+			defer a.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			show := func(authURL string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Open this page to authorize Switchboard:\n\n  %s\n\n", authURL)
+				openBrowser(ctx, authURL)
+			}
+			if err := a.Login(ctx, args[0], show); err != nil {
+				return usageErr(err, "check the server's url and oauth settings; `switchboard doctor` shows the connection")
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "logged in to %s; the token is stored in %s\n", args[0], cfg.Data)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "how long to wait for the browser")
+	return cmd
+}
+
+// openBrowser asks the desktop to open u; where there is none, the printed
+// URL is the way.
+func openBrowser(ctx context.Context, u string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_ = exec.CommandContext(ctx, "xdg-open", u).Run() // best effort
 }

@@ -23,7 +23,10 @@ import (
 // until [Pool.Restart] after the user logged in.
 var ErrNeedsLogin = errors.New("the server requires OAuth authorization and no interactive login is available here: log in to it first")
 
-const defaultRedirectURL = "http://127.0.0.1:8976/callback"
+// DefaultRedirectURL is where the authorization server sends the browser
+// back when [OAuthConfig].RedirectURL is empty: a loopback address the
+// login command listens on.
+const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
 
 // storedGrant is the JSON kept in DataDir/oauth/<server>.json: enough to
 // refresh the token without talking to the user again.
@@ -68,7 +71,7 @@ func newOAuthState(s *server) *oauthState {
 	}
 	redirect := oc.RedirectURL
 	if redirect == "" {
-		redirect = defaultRedirectURL
+		redirect = DefaultRedirectURL
 	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              redirect,
