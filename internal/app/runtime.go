@@ -50,7 +50,7 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the database: %w", err)
 	}
-	if err := seedAgents(ctx, st, a.cfg.Agents); err != nil {
+	if err := seedAgents(ctx, st, a.cfg.Agents, false); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -79,11 +79,13 @@ func recoverStore(ctx context.Context, st store.Store, logger *slog.Logger) erro
 	return nil
 }
 
-// seedAgents writes the config's agents into the store. The config is the
-// source of truth for its agents: each start rewrites them from it, so a
-// server assigned at runtime to a config agent lasts until the next start.
-// Agents created at runtime are left alone.
-func seedAgents(ctx context.Context, st store.Store, cfg map[string]config.Agent) error {
+// seedAgents writes the config's agents into the store: missing ones are
+// created; with overwrite (at `serve` start) existing ones are rewritten
+// from the config, which is the source of truth for its agents, so a
+// server assigned at runtime to a config agent lasts until the service
+// restarts. Short commands never overwrite, so they cannot undo what the
+// running service changed. Agents created at runtime are left alone.
+func seedAgents(ctx context.Context, st store.Store, cfg map[string]config.Agent, overwrite bool) error {
 	for _, name := range sortedKeys(cfg) {
 		c := cfg[name]
 		want := store.Agent{
@@ -94,6 +96,8 @@ func seedAgents(ctx context.Context, st store.Store, cfg map[string]config.Agent
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			_, err = st.CreateAgent(ctx, want)
+		case err == nil && !overwrite:
+			continue
 		case err == nil:
 			want.Version = cur.Version
 			_, err = st.UpdateAgent(ctx, want)

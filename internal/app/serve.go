@@ -33,6 +33,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if err := recoverStore(ctx, st, a.logger); err != nil {
 		return err
 	}
+	if err := seedAgents(ctx, st, a.cfg.Agents, true); err != nil {
+		return err
+	}
 	rt, err := a.Runtime(ctx)
 	if err != nil {
 		return err

@@ -181,3 +181,38 @@ func TestUsers(t *testing.T) {
 		t.Errorf("users rm of a missing user: exit %d, want 2", r.code)
 	}
 }
+
+func TestAgents(t *testing.T) {
+	dir := project(t, "agents:\n  bob: {description: e-mail, servers: []}\n")
+	steps := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"agents", "add", "frank", "--description", "research", "--servers", "files"}, 0},
+		{[]string{"agents", "add", "frank"}, 2}, // exists
+		{[]string{"agents", "assign", "bob", "email"}, 0},
+		{[]string{"agents", "remove", "frank", "files"}, 0},
+		{[]string{"agents", "assign", "nobody", "email"}, 2},
+	}
+	for _, s := range steps {
+		if r := run(t, dir, nil, s.args...); r.code != s.code {
+			t.Fatalf("%v: exit %d, want %d\n%s", s.args, r.code, s.code, r.stderr)
+		}
+	}
+	r := run(t, dir, nil, "agents", "list")
+	lines := map[string]string{}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			lines[f[0]] = l
+		}
+	}
+	if !strings.Contains(lines["bob"], "email") || !strings.Contains(lines["bob"], "config") {
+		t.Errorf("bob: %q", lines["bob"])
+	}
+	if !strings.Contains(lines["frank"], "runtime") || strings.Contains(lines["frank"], "files") {
+		t.Errorf("frank: %q", lines["frank"])
+	}
+	if r := run(t, dir, nil, "agents", "rm", "frank"); r.code != 0 {
+		t.Errorf("rm: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+func newAgentsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agents",
+		Short: "List, create and change named agents and the tool servers they may use",
+		Long: `Named agents have their own model, prompt and tool servers; write @name in a
+chat to hand a message to one. Agents from the config are rewritten from it
+when serve starts; agents created here persist. Changes apply on the agent's next
+turn, with no restart.`,
+	}
+	withStore := func(run func(cmd *cobra.Command, st store.Store, args []string) error) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
+			if err != nil {
+				return usageErr(err, "")
+			}
+			defer a.Close()
+			st, err := a.Store(cmd.Context())
+			if err != nil {
+				return usageErr(err, "check database.url or the data directory (--data)")
+			}
+			err = run(cmd, st, args)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return usageErr(err, "`switchboard agents list` shows the agents")
+			case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrInvalid):
+				return usageErr(err, "")
+			}
+			return err
+		}
+	}
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the agents",
+		Args:  cobra.NoArgs,
+		RunE: withStore(func(cmd *cobra.Command, st store.Store, _ []string) error {
+			as, err := st.ListAgents(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tMODEL\tSERVERS\tSOURCE\tDESCRIPTION")
+			for _, a := range as {
+				servers := "(all)"
+				if a.Servers != nil {
+					servers = dash(strings.Join(a.Servers, ","))
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Name, dash(a.Model), servers, a.Source, oneLine(a.Description, 60))
+			}
+			return tw.Flush()
+		}),
+	}
+
+	var add store.Agent
+	var servers []string
+	create := &cobra.Command{
+		Use:   "add NAME",
+		Short: "Create an agent",
+		Args:  cobra.ExactArgs(1),
+		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+			add.Name, add.Source = args[0], store.SourceRuntime
+			if cmd.Flags().Changed("servers") {
+				add.Servers = append([]string{}, servers...)
+			}
+			_, err := st.CreateAgent(cmd.Context(), add)
+			return err
+		}),
+	}
+	f := create.Flags()
+	f.StringVar(&add.Model, "model", "", "configured `model` (default: the default model)")
+	f.StringVar(&add.Prompt, "prompt", "", "system `prompt`")
+	f.StringVar(&add.Description, "description", "", "what the agent is for")
+	f.StringVar(&add.Router, "router", "auto", "router pre-check: off, auto or always")
+	f.StringSliceVar(&servers, "servers", nil, "tool `servers` the agent may use (default: all; empty for none)")
+
+	rm := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Delete an agent",
+		Args:  cobra.ExactArgs(1),
+		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+			return st.DeleteAgent(cmd.Context(), args[0])
+		}),
+	}
+	assign := &cobra.Command{
+		Use:   "assign AGENT SERVER",
+		Short: "Let an agent use a server's tools (\"give bob email access\")",
+		Args:  cobra.ExactArgs(2),
+		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+			_, err := st.AssignServer(cmd.Context(), args[0], args[1])
+			return err
+		}),
+	}
+	remove := &cobra.Command{
+		Use:   "remove AGENT SERVER",
+		Short: "Take a server's tools away from an agent",
+		Args:  cobra.ExactArgs(2),
+		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+			_, err := st.RemoveServer(cmd.Context(), args[0], args[1])
+			return err
+		}),
+	}
+	cmd.AddCommand(list, create, rm, assign, remove)
+	return cmd
+}
