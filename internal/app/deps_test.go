@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"internal/mcphost":        3,
 	"internal/store/sqlite":   3,
 	"internal/store/postgres": 3,
+	"internal/store/sqlstore": 3, // the SQL both dialects share
 
 	"internal/agent":    4,
 	"internal/server":   4,
@@ -69,8 +70,10 @@ var adapters = map[string]bool{
 
 // sideways lists the allowed edges inside one layer.
 var sideways = map[[2]string]bool{
-	{"internal/store", "internal/llm"}:    true,
-	{"internal/server", "internal/agent"}: true, // the HTTP API runs agents
+	{"internal/store", "internal/llm"}:                     true,
+	{"internal/server", "internal/agent"}:                  true, // the HTTP API runs agents
+	{"internal/store/sqlite", "internal/store/sqlstore"}:   true,
+	{"internal/store/postgres", "internal/store/sqlstore"}: true,
 }
 
 const goSDK = "github.com/modelcontextprotocol/go-sdk"
