@@ -107,14 +107,14 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		a.builtinErr = fmt.Errorf("built-in tools: %w", err)
 		logger.Warn("built-in tools unavailable", "err", err)
 	} else {
-		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe("builtin", bt))
+		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe(tools.KindBuiltin, "builtin", bt))
 	}
 
 	a.pool = mcphost.NewPool(mcpServers(cfg, o.Only), &mcphost.Options{
 		Logger:  logger.With("component", "mcphost"),
 		DataDir: cfg.Data,
 		OnToolsChanged: func(server string, ts []tools.Tool) {
-			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, a.observe(server, ts))
+			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, a.observe(tools.KindMCP, server, ts))
 		},
 		Roots:           cfg.Builtin.Roots,
 		OAuthRedirect:   o.OAuthRedirect,
@@ -142,7 +142,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 			TTL:     sc.TTL,
 			Logger:  logger.With("component", "openapi", "server", name),
 			OnChange: func(s *openapi.Server) {
-				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, a.observe(name, s.Tools()))
+				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, a.observe(tools.KindOpenAPI, name, s.Tools()))
 			},
 		})
 		a.openapi = append(a.openapi, srv)

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -18,13 +19,18 @@ import (
 // observedTool counts and traces the calls of one tool.
 type observedTool struct {
 	tools.Tool
+	kind   tools.Kind
 	server string
 	app    *App
 }
 
 func (t observedTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
 	name := t.Info().Name
-	ctx, end := t.app.tracer().Start(ctx, "tool.call", "tool", name, "server", t.server)
+	span := "tool.call"
+	if t.kind == tools.KindMCP {
+		span = "mcp.tools/call" // the MCP request itself
+	}
+	ctx, end := t.app.tracer().Start(ctx, span, "tool", name, "server", t.server)
 	start := time.Now()
 	res, err := t.Tool.Call(ctx, req)
 	t.app.metrics.ObserveToolCall(name, t.server, toolOutcome(res, err), time.Since(start))
@@ -47,13 +53,13 @@ func toolOutcome(res *tools.Result, err error) string {
 }
 
 // observe wraps the tools of one source (server "builtin" for built-ins).
-func (a *App) observe(server string, ts []tools.Tool) []tools.Tool {
+func (a *App) observe(kind tools.Kind, server string, ts []tools.Tool) []tools.Tool {
 	if ts == nil {
 		return nil
 	}
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
-		out[i] = observedTool{Tool: t, server: server, app: a}
+		out[i] = observedTool{Tool: t, kind: kind, server: server, app: a}
 	}
 	return out
 }
@@ -97,6 +103,29 @@ func (p observedProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq
 			outcome = "error"
 		}
 		p.app.metrics.ObserveModelRequest(p.model, outcome, ttft, usage.InputTokens, usage.OutputTokens)
+		end(failure)
+	}
+}
+
+// tracedRunner makes a span per agent run, under the HTTP request's span;
+// model requests and tool calls of the run are its children.
+type tracedRunner struct {
+	*agent.Runtime
+	app *App
+}
+
+func (r tracedRunner) Run(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		ctx, end := r.app.tracer().Start(ctx, "agent.run", "agent", req.Agent, "conversation", req.ConversationID)
+		var failure error
+		for ev, err := range r.Runtime.Run(ctx, req) {
+			if err != nil {
+				failure = err
+			}
+			if !yield(ev, err) {
+				break
+			}
+		}
 		end(failure)
 	}
 }

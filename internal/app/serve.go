@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
@@ -62,6 +64,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	metrics := a.metrics
 	var tracing *server.Tracing
 	if ep := a.cfg.Tracing.Endpoint; ep != "" {
+		// OTEL_EXPORTER_OTLP_ENDPOINT is a base URL: traces go to /v1/traces.
+		if u, perr := url.Parse(ep); perr == nil && strings.Trim(u.Path, "/") == "" {
+			u.Path = "/v1/traces"
+			ep = u.String()
+		}
 		tracing, err = server.NewTracing(ctx, ep, version.String())
 		if err != nil {
 			return fmt.Errorf("setting up tracing to %s: %w", ep, err)
@@ -90,7 +97,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 
 	srv := server.New(&server.Options{
 		Store:          st,
-		Runner:         rt,
+		Runner:         tracedRunner{Runtime: rt, app: a},
 		Tools:          a.registry,
 		Servers:        serversView{a},
 		Models:         func() []string { return sortedKeys(a.cfg.Models) },

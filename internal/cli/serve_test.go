@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -208,4 +210,65 @@ func waitListening(t *testing.T, stderr *syncBuffer) string {
 	}
 	t.Fatalf("serve did not start:\n%s", stderr.String())
 	return ""
+}
+
+// TestServeTraces: with a trace endpoint, an API turn produces spans for the
+// HTTP request, the agent run, each model request and the MCP tool call.
+func TestServeTraces(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		paths []string
+		body  []byte
+	)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		paths, body = append(paths, r.URL.Path), append(body, b...)
+		mu.Unlock()
+	}))
+	defer collector.Close()
+	f := newFakeOpenAI(t, "test__echo", `{"text":"traced"}`)
+	dir := project(t, fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\ntracing: {endpoint: %q}\n",
+		f.URL+"/v1", collector.URL), mcptest.StdioServer(t, "test"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, &Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir})
+	}()
+	base := waitListening(t, &stderr)
+	resp, err := http.Post(base+"/api/v1/conversations", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&conv)
+	resp.Body.Close()
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/conversations/"+conv.ID+"/messages", strings.NewReader(`{"message":"echo"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(resp.Body); !bytes.Contains(b, []byte("event: done")) {
+		t.Errorf("run did not complete:\n%s", b)
+	}
+	resp.Body.Close()
+	cancel() // shutdown flushes the spans
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) == 0 || paths[0] != "/v1/traces" {
+		t.Fatalf("collector got %v; want exports at /v1/traces", paths)
+	}
+	for _, span := range []string{"agent.run", "model.request", "mcp.tools/call"} {
+		if !bytes.Contains(body, []byte(span)) {
+			t.Errorf("no %q span exported", span)
+		}
+	}
 }
