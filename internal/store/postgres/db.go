@@ -5,16 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlstore"
 )
 
 // Options configures [Open]. A nil or zero Options means defaults.
@@ -26,14 +23,16 @@ type Options struct {
 	ConnMaxIdleTime time.Duration
 }
 
+// shared names the embedded implementation without exporting a field.
+type shared = sqlstore.DB
+
 // DB is a [store.Store] on a PostgreSQL database. Its methods are safe for
 // concurrent use, also by several processes on the same database. Close it
 // when done.
 type DB struct {
+	// shared runs the queries, on pool.
+	*shared
 	pool *sql.DB
-	// w and r both run on pool; the names match the sqlite dialect, whose
-	// code this mirrors.
-	w, r pg
 
 	// instance identifies this DB's audit records. life is the session
 	// holding the advisory lock that says the instance is alive.
@@ -75,7 +74,8 @@ func Open(ctx context.Context, dsn string, opts *Options) (*DB, error) {
 	pool.SetMaxOpenConns(max(o.MaxConns, 2))
 	pool.SetMaxIdleConns(max(o.MaxConns, 2))
 	pool.SetConnMaxIdleTime(o.ConnMaxIdleTime)
-	db := &DB{pool: pool, w: pg{pool}, r: pg{pool}, instance: store.NewID()}
+	db := &DB{pool: pool, instance: store.NewID()}
+	db.shared = sqlstore.New(pool, pool, db.instance, db.dialect())
 	if err := db.start(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening postgres database: %w", err)
@@ -129,98 +129,4 @@ func (db *DB) Close() error {
 		}
 	})
 	return db.closeErr
-}
-
-// write runs fn in a transaction and commits it when fn returns nil.
-func (db *DB) write(ctx context.Context, fn func(tx pg) error) error {
-	tx, err := db.pool.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("beginning transaction: %w", err)
-	}
-	if err := fn(pg{tx}); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("committing transaction: %w", classify(err))
-	}
-	return nil
-}
-
-// querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
-}
-
-// pg runs queries written with '?' placeholders, as the sqlite dialect
-// writes them, after numbering them $1, $2... for PostgreSQL. It also makes
-// string arguments storable: see [textArgs].
-type pg struct{ q querier }
-
-func (p pg) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return p.q.ExecContext(ctx, rebind(query), textArgs(args)...)
-}
-
-func (p pg) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.q.QueryContext(ctx, rebind(query), textArgs(args)...)
-}
-
-func (p pg) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return p.q.QueryRowContext(ctx, rebind(query), textArgs(args)...)
-}
-
-// textArgs replaces NUL bytes and invalid UTF-8 in string arguments with
-// U+FFFD, because PostgreSQL text refuses both and a tool's error text or
-// a model's output must not make a write fail. (Tool arguments, kept byte
-// for byte, are []byte and go to bytea columns untouched.)
-func textArgs(args []any) []any {
-	cloned := false
-	for i, a := range args {
-		s, ok := a.(string)
-		if !ok || (utf8.ValidString(s) && !strings.Contains(s, "\x00")) {
-			continue
-		}
-		if !cloned {
-			// The caller's slice is not ours to change.
-			args, cloned = slices.Clone(args), true
-		}
-		args[i] = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-	}
-	return args
-}
-
-func (p pg) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	return p.q.PrepareContext(ctx, rebind(query))
-}
-
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-// rebind numbers the '?' placeholders of query. Queries in this package
-// have no '?' inside string literals.
-func rebind(query string) string {
-	if !strings.Contains(query, "?") {
-		return query
-	}
-	var b strings.Builder
-	b.Grow(len(query) + 16)
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(query[i])
-	}
-	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlstore"
 )
 
 // Options configures [Open]. A nil or zero Options means defaults.
@@ -26,19 +27,21 @@ type Options struct {
 	Readers int
 }
 
+// shared names the embedded implementation without exporting a field.
+type shared = sqlstore.DB
+
 // DB is a [store.Store] on one SQLite file. Its methods are safe for
 // concurrent use. Close it when done.
 type DB struct {
+	// shared runs the queries, on w and r.
+	*shared
 	// w is the only connection that writes (MaxOpenConns 1): SQLite admits
 	// one writer at a time, and queuing on database/sql's pool is fairer and
 	// cheaper than busy-waiting inside SQLite.
 	w *sql.DB
 	// r is a pool of query_only connections; in WAL mode they never block
 	// the writer nor wait for it.
-	r *sql.DB
-	// instance identifies this process's audit records; see InterruptRunning.
-	instance string
-
+	r         *sql.DB
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -88,7 +91,7 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 	r.SetMaxOpenConns(o.Readers)
 	r.SetMaxIdleConns(o.Readers)
 
-	db := &DB{w: w, r: r, instance: store.NewID()}
+	db := &DB{shared: sqlstore.New(w, r, store.NewID(), dialect()), w: w, r: r}
 	if err := db.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening sqlite database %s: %w", abs, err)
@@ -146,21 +149,4 @@ func (db *DB) Close() error {
 		}
 	})
 	return db.closeErr
-}
-
-// write runs fn in a transaction on the writer connection and commits it
-// when fn returns nil.
-func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("beginning transaction: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("committing transaction: %w", err)
-	}
-	return nil
 }

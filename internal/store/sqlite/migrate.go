@@ -2,16 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlstore"
 )
 
 // migrations holds NNNN_name.sql files, applied in order, each once. A file
@@ -20,50 +14,11 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations returns the embedded migrations sorted by version.
-func loadMigrations() ([]migration, error) {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("listing migrations: %w", err)
-	}
-	var ms []migration
-	for _, f := range files {
-		base := strings.TrimPrefix(f, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", base)
-		}
-		b, err := migrations.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("reading migration %s: %w", base, err)
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := range ms {
-		if ms[i].version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d; versions must be 1, 2, 3... without gaps", ms[i].name, i+1)
-		}
-	}
-	return ms, nil
-}
-
 // migrate applies the migrations the database lacks, with their
 // schema_migrations rows, in one transaction: a failure leaves the database
 // as it was, and a second process opening it meanwhile waits on the write
-// lock and then finds nothing left to do.
+// lock (the transaction begins IMMEDIATE) and then finds nothing left to do.
 func (db *DB) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return err
-	}
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT NOT NULL,
@@ -71,33 +26,16 @@ func (db *DB) migrate(ctx context.Context) error {
 	) STRICT`); err != nil {
 		return fmt.Errorf("creating schema_migrations: %w", err)
 	}
-	return db.write(ctx, func(tx *sql.Tx) error {
-		var current int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-			return fmt.Errorf("reading schema version: %w", err)
-		}
-		if latest := len(ms); current > latest {
-			return fmt.Errorf("database has schema version %d but this Switchboard knows versions up to %d; upgrade Switchboard or point it at another database: %w",
-				current, latest, store.ErrSchemaTooNew)
-		}
-		for _, m := range ms[current:] {
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("applying migration %s: %w", m.name, err)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, time.Now().UnixMicro()); err != nil {
-				return fmt.Errorf("recording migration %s: %w", m.name, err)
-			}
-		}
-		return nil
-	})
-}
-
-// SchemaVersion returns the highest migration applied to the database.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := db.r.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("reading schema version: %w", err)
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrating: %w", err)
 	}
-	return v, nil
+	defer func() { _ = tx.Rollback() }()
+	if err := sqlstore.Migrate(ctx, tx, migrations, dialect()); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing migrations: %w", err)
+	}
+	return nil
 }

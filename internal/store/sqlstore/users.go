@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -43,9 +43,9 @@ func (db *DB) CreateUser(ctx context.Context, u store.User) (store.User, error) 
 		return store.User{}, fmt.Errorf("creating user %q: %w", u.Name, err)
 	}
 	_, err = db.w.ExecContext(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Name, u.KeyHash, string(perms), ts(u.CreatedAt), u.Disabled)
+		u.ID, u.Name, u.KeyHash, string(perms), db.ts(u.CreatedAt), u.Disabled)
 	if err != nil {
-		return store.User{}, fmt.Errorf("creating user %q: %w", u.Name, classify(err))
+		return store.User{}, fmt.Errorf("creating user %q: %w", u.Name, db.classify(err))
 	}
 	return u, nil
 }

@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -39,12 +39,12 @@ func (db *DB) AppendMessages(ctx context.Context, conversationID string, msgs ..
 			return nil, fmt.Errorf("appending to conversation %q: %w", conversationID, err)
 		}
 		out[i] = m
-		rows[i] = []any{m.ID, m.ConversationID, nil, string(m.Role), content, calls, m.ToolCallID, m.ToolName, m.IsError, m.Agent, m.RunID, ts(m.CreatedAt)}
+		rows[i] = []any{m.ID, m.ConversationID, nil, string(m.Role), content, calls, m.ToolCallID, m.ToolName, m.IsError, m.Agent, m.RunID, db.ts(m.CreatedAt)}
 	}
-	err := db.write(ctx, func(tx pg) error {
+	err := db.write(ctx, func(tx conn) error {
 		var last int64
 		err := tx.QueryRowContext(ctx, `UPDATE conversations SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq`,
-			len(msgs), ts(now()), conversationID).Scan(&last)
+			len(msgs), db.ts(now()), conversationID).Scan(&last)
 		if err != nil {
 			return notFound(err, "no such conversation")
 		}
@@ -59,7 +59,7 @@ func (db *DB) AppendMessages(ctx context.Context, conversationID string, msgs ..
 			q := `INSERT INTO messages (` + messageCols + `) VALUES ` +
 				strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, len(chunk)-1) + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 			if _, err := tx.ExecContext(ctx, q, slices.Concat(chunk...)...); err != nil {
-				return classify(err)
+				return db.classify(err)
 			}
 		}
 		return nil

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -17,9 +17,9 @@ func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, erro
 	}
 	id := store.NewID()
 	_, err := db.w.ExecContext(ctx, `INSERT INTO audit (`+auditCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?)`,
-		id, ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server, argsCol(r.Arguments), r.Approval, db.instance)
+		id, db.ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server, db.argsCol(r.Arguments), r.Approval, db.instance)
 	if err != nil {
-		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, classify(err))
+		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, db.classify(err))
 	}
 	return id, nil
 }
@@ -32,7 +32,7 @@ func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult)
 	r, err := db.w.ExecContext(ctx, `UPDATE audit SET outcome = ?, error = ?, duration_ms = ?, result_bytes = ?, finished_at = ?,
 		approval = CASE WHEN ? = '' THEN approval ELSE ? END
 		WHERE id = ? AND outcome = 'running'`,
-		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, ts(now()), res.Approval, res.Approval, id)
+		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()), res.Approval, res.Approval, id)
 	if err != nil {
 		return fmt.Errorf("finishing audit record %q: %w", id, err)
 	}
@@ -50,24 +50,6 @@ func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult)
 	return fmt.Errorf("finishing audit record %q: already %s: %w", id, outcome, store.ErrConflict)
 }
 
-// InterruptRunning implements [store.Store]. SQLite serves one process, so
-// every running record that another process began counts as stale: call it
-// only from the long-running process (serve), never from a short command
-// that shares the file while serve runs.
-func (db *DB) InterruptRunning(ctx context.Context) (int64, error) {
-	res, err := db.w.ExecContext(ctx, `UPDATE audit SET outcome = 'interrupted', finished_at = ?,
-		error = 'Switchboard stopped before the call finished'
-		WHERE outcome = 'running' AND instance <> ?`, ts(now()), db.instance)
-	if err != nil {
-		return 0, fmt.Errorf("interrupting running audit records: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("interrupting running audit records: %w", err)
-	}
-	return n, nil
-}
-
 // ListAudit implements [store.Store].
 func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
 	if err := f.Validate(); err != nil {
@@ -82,7 +64,7 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 		args = append(args, v)
 	}
 	if f.Tool != "" {
-		add(`tool GLOB ?`, globPattern(f.Tool))
+		add(db.d.ToolMatch(f.Tool))
 	}
 	if f.Server != "" {
 		add(`server = ?`, f.Server)
@@ -94,10 +76,10 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 		add(`conversation_id = ?`, f.ConversationID)
 	}
 	if !f.Since.IsZero() {
-		add(`time >= ?`, ts(norm(f.Since)))
+		add(`time >= ?`, db.ts(norm(f.Since)))
 	}
 	if !f.Until.IsZero() {
-		add(`time < ?`, ts(norm(f.Until)))
+		add(`time < ?`, db.ts(norm(f.Until)))
 	}
 	if f.Outcome != "" {
 		add(`outcome = ?`, string(f.Outcome))
@@ -132,10 +114,4 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 		return nil, fmt.Errorf("listing audit records: %w", err)
 	}
 	return out, nil
-}
-
-// globPattern turns the store's glob (only * and ? are special) into a
-// SQLite GLOB pattern, where '[' would start a character class.
-func globPattern(glob string) string {
-	return strings.ReplaceAll(glob, "[", "[[]")
 }

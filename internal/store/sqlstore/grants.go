@@ -1,25 +1,20 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // addGrant inserts g unless the conversation already grants the tool; the
 // first grant (and who made it) is kept.
-func addGrant(ctx context.Context, e execer, g store.Grant) error {
+func (db *DB) addGrant(ctx context.Context, e execer, g store.Grant) error {
 	_, err := e.ExecContext(ctx, `INSERT INTO grants (conversation_id, tool, approval_id, granted_by, created_at)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, tool) DO NOTHING`,
-		g.ConversationID, g.Tool, g.ApprovalID, g.GrantedBy, ts(orNow(g.CreatedAt)))
+		g.ConversationID, g.Tool, g.ApprovalID, g.GrantedBy, db.ts(orNow(g.CreatedAt)))
 	if err != nil {
-		return fmt.Errorf("granting %s in conversation %q: %w", g.Tool, g.ConversationID, classify(err))
+		return fmt.Errorf("granting %s in conversation %q: %w", g.Tool, g.ConversationID, db.classify(err))
 	}
 	return nil
 }
@@ -29,7 +24,7 @@ func (db *DB) AddGrant(ctx context.Context, g store.Grant) error {
 	if g.ConversationID == "" || g.Tool == "" {
 		return fmt.Errorf("adding grant: %w: conversation and tool are required", store.ErrInvalid)
 	}
-	return addGrant(ctx, db.w, g)
+	return db.addGrant(ctx, db.w, g)
 }
 
 // HasGrant implements [store.Store].
@@ -71,9 +66,9 @@ func (db *DB) RecordUsage(ctx context.Context, u store.Usage) error {
 	}
 	_, err := db.w.ExecContext(ctx, `INSERT INTO usage (run_id, conversation_id, agent, model, input_tokens, output_tokens, router, started_at, finished_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.RunID, u.ConversationID, u.Agent, u.Model, u.InputTokens, u.OutputTokens, u.Router, ts(norm(u.StartedAt)), ts(norm(u.FinishedAt)))
+		u.RunID, u.ConversationID, u.Agent, u.Model, u.InputTokens, u.OutputTokens, u.Router, db.ts(norm(u.StartedAt)), db.ts(norm(u.FinishedAt)))
 	if err != nil {
-		return fmt.Errorf("recording usage of run %q: %w", u.RunID, classify(err))
+		return fmt.Errorf("recording usage of run %q: %w", u.RunID, db.classify(err))
 	}
 	return nil
 }

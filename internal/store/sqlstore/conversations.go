@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -27,9 +27,9 @@ func (db *DB) CreateConversation(ctx context.Context, c store.Conversation) (sto
 	c.CreatedAt = orNow(c.CreatedAt)
 	c.UpdatedAt = c.CreatedAt
 	_, err := db.w.ExecContext(ctx, `INSERT INTO conversations (`+conversationCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Title, c.Agent, c.User, ts(c.CreatedAt), ts(c.UpdatedAt))
+		c.ID, c.Title, c.Agent, c.User, db.ts(c.CreatedAt), db.ts(c.UpdatedAt))
 	if err != nil {
-		return store.Conversation{}, fmt.Errorf("creating conversation %q: %w", c.ID, classify(err))
+		return store.Conversation{}, fmt.Errorf("creating conversation %q: %w", c.ID, db.classify(err))
 	}
 	return c, nil
 }
@@ -54,7 +54,7 @@ func (db *DB) ListConversations(ctx context.Context, f store.ConversationFilter)
 			return nil, "", err
 		}
 		q += ` AND (updated_at < ? OR (updated_at = ? AND id < ?))`
-		args = append(args, ts(at), ts(at), id)
+		args = append(args, db.ts(at), db.ts(at), id)
 	}
 	q += ` ORDER BY updated_at DESC, id DESC LIMIT ?`
 	args = append(args, limit+1)
@@ -104,7 +104,7 @@ func (db *DB) DeleteConversation(ctx context.Context, id string) error {
 
 // SetConversationTitle implements [store.Store].
 func (db *DB) SetConversationTitle(ctx context.Context, id, title string) error {
-	res, err := db.w.ExecContext(ctx, `UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?`, title, ts(now()), id)
+	res, err := db.w.ExecContext(ctx, `UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?`, title, db.ts(now()), id)
 	if err != nil {
 		return fmt.Errorf("setting title of conversation %q: %w", id, err)
 	}

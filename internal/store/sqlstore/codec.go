@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"database/sql"
@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -30,14 +28,6 @@ func orNow(t time.Time) time.Time {
 		return now()
 	}
 	return norm(t)
-}
-
-// ts converts t to its timestamptz column value, or NULL for the zero time.
-func ts(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t
 }
 
 // tsCol scans a time column into *t; NULL gives the zero time.
@@ -126,16 +116,6 @@ func raw(s string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
-// argsCol converts tool arguments to their bytea column value. bytea, not
-// text, because arguments are kept byte for byte as the model sent them, and
-// text refuses NUL bytes and invalid UTF-8.
-func argsCol(a json.RawMessage) any {
-	if a == nil {
-		return []byte{}
-	}
-	return []byte(a)
-}
-
 // rawBytes returns a copy of b as a json.RawMessage; empty gives nil.
 func rawBytes(b []byte) json.RawMessage {
 	if len(b) == 0 {
@@ -174,21 +154,6 @@ func nullStr(s string) any {
 		return nil
 	}
 	return s
-}
-
-// classify maps PostgreSQL constraint failures onto the store's sentinels.
-func classify(err error) error {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return err
-	}
-	switch pe.Code {
-	case "23505": // unique_violation
-		return fmt.Errorf("%w: %w", store.ErrConflict, err)
-	case "23503": // foreign_key_violation
-		return fmt.Errorf("%w: %w", store.ErrNotFound, err)
-	}
-	return err
 }
 
 // notFound wraps sql.ErrNoRows as store.ErrNotFound, naming what was missing.

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -45,10 +45,10 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Appro
 	a.CreatedAt = orNow(a.CreatedAt)
 	a.ExpiresAt = norm(a.ExpiresAt)
 	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, argsCol(a.Arguments), string(a.State), string(a.Scope),
-		a.Reason, a.DecidedBy, ts(a.CreatedAt), ts(a.ExpiresAt), ts(a.DecidedAt))
+		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, db.argsCol(a.Arguments), string(a.State), string(a.Scope),
+		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt))
 	if err != nil {
-		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, classify(err))
+		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, db.classify(err))
 	}
 	return a, nil
 }
@@ -65,11 +65,11 @@ func (db *DB) DecideApproval(ctx context.Context, id string, d store.Decision) (
 		d.Scope = store.ScopeOnce
 	}
 	var out store.Approval
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(tx conn) error {
 		at := now()
 		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, scope = ?, reason = ?, decided_by = ?, decided_at = ?
 			WHERE id = ? AND state = 'pending' AND (expires_at IS NULL OR expires_at > ?)`,
-			string(d.State), string(d.Scope), d.Reason, d.DecidedBy, ts(at), id, ts(at))
+			string(d.State), string(d.Scope), d.Reason, d.DecidedBy, db.ts(at), id, db.ts(at))
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (db *DB) DecideApproval(ctx context.Context, id string, d store.Decision) (
 			return fmt.Errorf("approval is already %s: %w", a.State, store.ErrConflict)
 		}
 		if a.State == store.ApprovalApproved && a.Scope == store.ScopeConversation && a.ConversationID != "" {
-			if err := addGrant(ctx, tx, store.Grant{ConversationID: a.ConversationID, Tool: a.Tool, ApprovalID: a.ID, GrantedBy: a.DecidedBy, CreatedAt: at}); err != nil {
+			if err := db.addGrant(ctx, tx, store.Grant{ConversationID: a.ConversationID, Tool: a.Tool, ApprovalID: a.ID, GrantedBy: a.DecidedBy, CreatedAt: at}); err != nil {
 				return err
 			}
 		}
@@ -147,7 +147,7 @@ func (db *DB) ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) 
 func (db *DB) ExpirePending(ctx context.Context, before time.Time) (int64, error) {
 	res, err := db.w.ExecContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = ?,
 		reason = 'Switchboard restarted before anyone decided'
-		WHERE state = 'pending' AND created_at < ?`, ts(now()), ts(norm(before)))
+		WHERE state = 'pending' AND created_at < ?`, db.ts(now()), db.ts(norm(before)))
 	if err != nil {
 		return 0, fmt.Errorf("expiring pending approvals: %w", err)
 	}

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -45,9 +45,9 @@ func (db *DB) CreateAgent(ctx context.Context, a store.Agent) (store.Agent, erro
 		return store.Agent{}, fmt.Errorf("creating agent %q: %w", a.Name, err)
 	}
 	_, err = db.w.ExecContext(ctx, `INSERT INTO agents (`+agentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.Name, a.Description, a.Model, a.Prompt, servers, a.Router, a.Source, ts(a.CreatedAt), ts(a.UpdatedAt), a.Version)
+		a.Name, a.Description, a.Model, a.Prompt, servers, a.Router, a.Source, db.ts(a.CreatedAt), db.ts(a.UpdatedAt), a.Version)
 	if err != nil {
-		return store.Agent{}, fmt.Errorf("creating agent %q: %w", a.Name, classify(err))
+		return store.Agent{}, fmt.Errorf("creating agent %q: %w", a.Name, db.classify(err))
 	}
 	return a, nil
 }
@@ -57,12 +57,14 @@ func (db *DB) GetAgent(ctx context.Context, name string) (store.Agent, error) {
 	return db.getAgent(ctx, db.r, name)
 }
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+func (db *DB) getAgent(ctx context.Context, q queryRower, name string) (store.Agent, error) {
+	return db.getAgentLock(ctx, q, name, "")
 }
 
-func (db *DB) getAgent(ctx context.Context, q queryRower, name string) (store.Agent, error) {
-	a, err := scanAgent(q.QueryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE name = ?`, name))
+// getAgentLock reads the named agent; lock (the dialect's LockRow, such as
+// "FOR UPDATE") also locks its row until the transaction ends.
+func (db *DB) getAgentLock(ctx context.Context, q queryRower, name, lock string) (store.Agent, error) {
+	a, err := scanAgent(q.QueryRowContext(ctx, `SELECT `+agentCols+` FROM agents WHERE name = ? `+lock, name))
 	if err != nil {
 		return store.Agent{}, fmt.Errorf("getting agent %q: %w", name, notFound(err, "no such agent"))
 	}
@@ -96,7 +98,7 @@ func (db *DB) UpdateAgent(ctx context.Context, a store.Agent) (store.Agent, erro
 		return store.Agent{}, fmt.Errorf("updating agent: %w", err)
 	}
 	var out store.Agent
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(tx conn) error {
 		cur, err := db.getAgent(ctx, tx, a.Name)
 		if err != nil {
 			return err
@@ -119,7 +121,7 @@ func (db *DB) UpdateAgent(ctx context.Context, a store.Agent) (store.Agent, erro
 
 // putAgent writes a over the stored agent at a.Version, returning it at the
 // next version. ErrConflict if the row moved on meanwhile.
-func (db *DB) putAgent(ctx context.Context, tx *sql.Tx, a store.Agent) (store.Agent, error) {
+func (db *DB) putAgent(ctx context.Context, tx conn, a store.Agent) (store.Agent, error) {
 	a.Servers = slices.Clone(a.Servers)
 	servers, err := encodeList(a.Servers)
 	if err != nil {
@@ -128,7 +130,7 @@ func (db *DB) putAgent(ctx context.Context, tx *sql.Tx, a store.Agent) (store.Ag
 	a.UpdatedAt = now()
 	res, err := tx.ExecContext(ctx, `UPDATE agents SET description = ?, model = ?, prompt = ?, servers = ?, router = ?, source = ?,
 		updated_at = ?, version = version + 1 WHERE name = ? AND version = ?`,
-		a.Description, a.Model, a.Prompt, servers, a.Router, a.Source, ts(a.UpdatedAt), a.Name, a.Version)
+		a.Description, a.Model, a.Prompt, servers, a.Router, a.Source, db.ts(a.UpdatedAt), a.Name, a.Version)
 	if err != nil {
 		return store.Agent{}, err
 	}
@@ -183,8 +185,10 @@ func (db *DB) editServers(ctx context.Context, agent, server string, edit func(*
 		return store.Agent{}, fmt.Errorf("changing servers of agent %q: %w: empty server name", agent, store.ErrInvalid)
 	}
 	var out store.Agent
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		a, err := db.getAgent(ctx, tx, agent)
+	err := db.write(ctx, func(tx conn) error {
+		// Lock the row, where the dialect needs it, so that concurrent
+		// edits queue instead of failing the version check.
+		a, err := db.getAgentLock(ctx, tx, agent, db.d.LockRow)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,81 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations returns the migrations/NNNN_name.sql files of fsys sorted
+// by version, checking that versions run 1, 2, 3... without gaps.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	files, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("listing migrations: %w", err)
+	}
+	var ms []migration
+	for _, f := range files {
+		base := strings.TrimPrefix(f, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", base)
+		}
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, fmt.Errorf("reading migration %s: %w", base, err)
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := range ms {
+		if ms[i].version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d; versions must be 1, 2, 3... without gaps", ms[i].name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// Migrate applies, in tx, the migrations/NNNN_name.sql files of fsys that
+// the database lacks, each with its schema_migrations row (version, name,
+// applied_at). The caller creates schema_migrations, makes sure no other
+// process migrates meanwhile, and commits tx. Migrate refuses, with an error
+// wrapping [store.ErrSchemaTooNew], a database migrated by a newer
+// Switchboard.
+func Migrate(ctx context.Context, tx *sql.Tx, fsys fs.FS, d Dialect) error {
+	ms, err := loadMigrations(fsys)
+	if err != nil {
+		return err
+	}
+	c := conn{tx, &d}
+	var current int
+	if err := c.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	if latest := len(ms); current > latest {
+		return fmt.Errorf("database has schema version %d but this Switchboard knows versions up to %d; upgrade Switchboard or point it at another database: %w",
+			current, latest, store.ErrSchemaTooNew)
+	}
+	for _, m := range ms[current:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("applying migration %s: %w", m.name, err)
+		}
+		if _, err := c.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, d.Time(now())); err != nil {
+			return fmt.Errorf("recording migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
