@@ -91,6 +91,15 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: outcome}
 	}
 
+	if lim := t.req.Limit; lim != nil {
+		if err := lim(c.Name); err != nil {
+			text := "not run: " + err.Error()
+			t.audit(ctx, rec, AuditResult{Outcome: OutcomeDenied, Error: text})
+			t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeDenied, Text: text, IsError: true, Approval: verdict.label}})
+			return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeDenied}
+		}
+	}
+
 	select {
 	case sem <- struct{}{}:
 		defer func() { <-sem }()

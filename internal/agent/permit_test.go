@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,5 +101,40 @@ func TestPermitReachesHandoffs(t *testing.T) {
 	}
 	if len(find(evs, agent.EventToolStart)) != 0 {
 		t.Errorf("mail__read ran for bob")
+	}
+}
+
+// TestLimitRefusesCallsOverTheRate: a call the per-user limit refuses does
+// not run, and the model is told why.
+func TestLimitRefusesCallsOverTheRate(t *testing.T) {
+	var ran atomic.Int32
+	fake := llmtest.NewFakeProvider(calls("c1", "echo", `{}`, "c2", "echo", `{}`), say("One of them was refused."))
+	e := newEnv(t, fake, func(o *agent.Options) { o.Limits.ParallelToolCalls = 1 })
+	e.setTools(tool("echo", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+		ran.Add(1)
+		return tools.TextResult("ok"), nil
+	}))
+	var allowed atomic.Int32
+	limit := func(string) error {
+		if allowed.Add(1) > 1 {
+			return errors.New("too many tool calls for this user; retry in 3 s")
+		}
+		return nil
+	}
+	evs := e.mustRun(t, &agent.Request{Message: "twice", Limit: limit})
+	if ran.Load() != 1 {
+		t.Errorf("the tool ran %d times, want 1", ran.Load())
+	}
+	var refused []agent.Event
+	for _, ev := range find(evs, agent.EventToolEnd) {
+		if ev.Result.Outcome == agent.OutcomeDenied {
+			refused = append(refused, ev)
+		}
+	}
+	if len(refused) != 1 || !strings.Contains(refused[0].Result.Text, "retry in 3 s") {
+		t.Fatalf("refused calls = %+v", refused)
+	}
+	if got := toolMessages(fake.Requests(), 1); len(got) != 2 {
+		t.Errorf("the model got %d tool results, want 2 (one refusal)", len(got))
 	}
 }

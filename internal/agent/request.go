@@ -56,6 +56,11 @@ type Request struct {
 	// that does not exist. nil permits all. It is called from several
 	// goroutines and must not block.
 	Permit func(tool string) bool
+	// Limit, when set, is asked before each approved catalogue tool call
+	// runs; an error refuses the call and its text is the call's result,
+	// so the model learns why. The server uses it for per-user rate limits
+	// on tool calls. It is called from several goroutines and must not block.
+	Limit func(tool string) error
 	// Messages, when not nil, makes the run stateless: it is the whole
 	// conversation so far, oldest first, ending with the new user message
 	// or with the results of client tool calls. The runtime uses it instead

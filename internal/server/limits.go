@@ -57,3 +57,9 @@ func (l *limiters) allow(user, what string) error {
 		RetryAfter: secs,
 	}
 }
+
+// toolLimit applies the user's tool-call rate limit to the tool calls of an
+// agent run, so that a run cannot get around the limit of the tools API.
+func (s *Server) toolLimit(user string) func(tool string) error {
+	return func(string) error { return s.toolLimits.allow(user, "tool calls") }
+}
