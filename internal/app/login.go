@@ -60,11 +60,14 @@ func callbackServer(redirectURL string, show func(authURL string)) func(ctx cont
 			fmt.Fprintln(w, "Switchboard received the authorization. You can close this window.")
 		})
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		done := make(chan error, 1)
-		go func() { done <- srv.Serve(ln) }()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = srv.Serve(ln) // http.ErrServerClosed once Close below runs
+		}()
 		defer func() {
 			srv.Close()
-			<-done // http.ErrServerClosed: the callback arrived or ctx ended
+			<-done
 		}()
 		show(authURL)
 		select {

@@ -235,8 +235,10 @@ func TestServeTraces(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, &Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir})
+		done <- Run(ctx, &Env{
+			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir,
+		})
 	}()
 	base := waitListening(t, &stderr)
 	resp, err := http.Post(base+"/api/v1/conversations", "application/json", strings.NewReader(`{}`))
