@@ -38,6 +38,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if err := seedAgents(ctx, st, a.cfg.Agents, true); err != nil {
 		return err
 	}
+	if dir := a.outputDir(); dir != "" {
+		if n, err := pruneOutputs(dir, time.Now()); err != nil {
+			a.logger.Warn("pruning stored tool outputs", "dir", dir, "err", err)
+		} else if n > 0 {
+			a.logger.Info("pruned stored tool outputs", "count", n, "olderThan", OutputRetention)
+		}
+	}
 	rt, err := a.Runtime(ctx)
 	if err != nil {
 		return err

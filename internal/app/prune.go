@@ -1,0 +1,41 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// OutputRetention is how long the full text of oversized tool results is
+// kept for read_tool_output. Models read such pages within the turn that
+// produced them; a week leaves room for a conversation picked up later.
+const OutputRetention = 7 * 24 * time.Hour
+
+// pruneOutputs deletes stored tool outputs older than OutputRetention, so
+// the data directory does not grow without bound. It touches only files
+// the registry writes (out_*.txt) and reports how many it removed.
+func pruneOutputs(dir string, now time.Time) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, "out_") || !strings.HasSuffix(name, ".txt") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < OutputRetention {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
