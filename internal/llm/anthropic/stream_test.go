@@ -3,34 +3,12 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
-	"runtime"
-	"syscall"
+	"io"
 	"testing"
-	"testing/iotest"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 )
-
-func drain(body []byte, oneByte bool) ([]llm.Event, error) {
-	var r interface{ Read([]byte) (int, error) } = bytes.NewReader(body)
-	if oneByte {
-		r = iotest.OneByteReader(r)
-	}
-	var evs []llm.Event
-	var last error
-	newStream().run(r, func(ev llm.Event, err error) bool {
-		if err != nil {
-			last = err
-			return false
-		}
-		evs = append(evs, ev)
-		return true
-	})
-	return evs, last
-}
 
 // FuzzStream feeds arbitrary bodies to the event decoder: it must never
 // panic or hang, and must decode the same events however reads are split.
@@ -52,24 +30,7 @@ func FuzzStream(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		whole, err1 := drain(body, false)
-		split, err2 := drain(body, true)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("whole read error %v, byte-by-byte error %v", err1, err2)
-		}
-		if diff := cmp.Diff(whole, split); diff != "" {
-			t.Fatalf("split reads changed the events (-whole +split):\n%s", diff)
-		}
-	})
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	f.Fuzz(func(t *testing.T, body []byte) { llmtest.CheckSplitReads(t, decode, body) })
 }
 
 // recorded returns a stream of n events as the API sends them: start, a
@@ -92,33 +53,12 @@ func recorded(n int) []byte {
 	return b.Bytes()
 }
 
-// BenchmarkStream measures the decoder's cost per event: SSE framing, JSON
-// decoding, input assembly and event delivery, from memory.
+// BenchmarkStream measures the decoder's cost per chunk: SSE or NDJSON
+// framing, JSON decoding, call assembly and event delivery, from memory.
 func BenchmarkStream(b *testing.B) {
 	const n = 1000
-	body := recorded(n)
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for b.Loop() {
-		events := 0
-		newStream().run(bytes.NewReader(body), func(ev llm.Event, err error) bool {
-			if err != nil {
-				b.Fatal(err)
-			}
-			events++
-			return true
-		})
-		if want := n - 8 + 3; events != want {
-			b.Fatalf("got %d events, want %d", events, want)
-		}
-	}
-	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	runtime.ReadMemStats(&ms1)
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*n), "cpu-ns/chunk")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/chunk")
-	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N*n), "allocs/chunk")
-	b.ReportMetric(float64(len(body))/float64(n), "bytes/chunk")
+	llmtest.BenchDecode(b, decode, recorded(n), n, n-8+3)
 }
+
+// decode is the adapter's stream decoder as llmtest runs it.
+func decode(r io.Reader, yield func(llm.Event, error) bool) { newStream().run(r, yield) }

@@ -4,46 +4,28 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
+	"io"
 	"strings"
-	"syscall"
 	"testing"
-	"testing/iotest"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 )
 
-// drain runs the stream decoder over r and returns its events and error.
-func drain(body []byte, oneByte bool) ([]llm.Event, error) {
-	return drainStream(newStream("openai"), body, oneByte)
+// drainStream runs s over body and returns its events and error.
+func drainStream(s *stream, body []byte) ([]llm.Event, error) {
+	return llmtest.Drain(func(r io.Reader, yield func(llm.Event, error) bool) { s.run(r, yield) }, body, false)
 }
 
-func drainStream(s *stream, body []byte, oneByte bool) ([]llm.Event, error) {
-	r := iotestReader(body, oneByte)
-	var evs []llm.Event
-	var last error
-	s.run(r, func(ev llm.Event, err error) bool {
-		if err != nil {
-			last = err
-			return false
-		}
+// checkedDecode is decode that also holds the adapter to its promise that
+// every tool call has an id, generated when the server sent none.
+func checkedDecode(r io.Reader, yield func(llm.Event, error) bool) {
+	decode(r, func(ev llm.Event, err error) bool {
 		if ev.Type == llm.EventToolCall && ev.ToolCall.ID == "" {
 			panic("tool call without an id")
 		}
-		evs = append(evs, ev)
-		return true
+		return yield(ev, err)
 	})
-	return evs, last
-}
-
-func iotestReader(b []byte, oneByte bool) interface{ Read([]byte) (int, error) } {
-	if oneByte {
-		return iotest.OneByteReader(bytes.NewReader(b))
-	}
-	return bytes.NewReader(b)
 }
 
 // FuzzStream feeds arbitrary bodies to the chunk decoder: it must never
@@ -62,25 +44,8 @@ func FuzzStream(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		whole, err1 := drain(body, false)
-		split, err2 := drain(body, true)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("whole read error %v, byte-by-byte error %v", err1, err2)
-		}
-		opt := cmp.Comparer(func(a, b llm.ToolCall) bool { return a.Name == b.Name && bytes.Equal(a.Arguments, b.Arguments) })
-		if diff := cmp.Diff(whole, split, opt); diff != "" {
-			t.Fatalf("split reads changed the events (-whole +split):\n%s", diff)
-		}
+		llmtest.CheckSplitReads(t, checkedDecode, body, llmtest.IgnoreCallIDs)
 	})
-}
-
-// cpuTime returns the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // recorded returns a stream of n chunks: n-3 text deltas, one tool call in
@@ -97,38 +62,15 @@ func recorded(n int) []byte {
 	return b.Bytes()
 }
 
-// BenchmarkStream measures the decoder's cost per chunk: SSE framing, JSON
-// decoding, tool-call assembly and event delivery, from memory.
+// BenchmarkStream measures the decoder's cost per chunk: SSE or NDJSON
+// framing, JSON decoding, call assembly and event delivery, from memory.
 func BenchmarkStream(b *testing.B) {
 	const n = 1000
-	body := recorded(n)
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for b.Loop() {
-		events := 0
-		newStream("openai").run(bytes.NewReader(body), func(ev llm.Event, err error) bool {
-			if err != nil {
-				b.Fatal(err)
-			}
-			events++
-			return true
-		})
-		if events != n-3+2 {
-			b.Fatalf("got %d events, want %d", events, n-1)
-		}
-	}
-	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	runtime.ReadMemStats(&ms1)
-	// CPU time is reported too: on a shared machine wall time mostly
-	// measures the other processes.
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*n), "cpu-ns/chunk")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/chunk")
-	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N*n), "allocs/chunk")
-	b.ReportMetric(float64(len(body))/float64(n), "bytes/chunk")
+	llmtest.BenchDecode(b, decode, recorded(n), n, n-3+2)
 }
+
+// decode is the adapter's stream decoder as llmtest runs it.
+func decode(r io.Reader, yield func(llm.Event, error) bool) { newStream("openai").run(r, yield) }
 
 func TestArgumentsBounded(t *testing.T) {
 	piece := strings.Repeat("x", 600)
@@ -139,7 +81,7 @@ func TestArgumentsBounded(t *testing.T) {
 	}
 	s := newStream("openai")
 	s.maxArgs = 1000
-	_, err := drainStream(s, b.Bytes(), false)
+	_, err := drainStream(s, b.Bytes())
 	var e *llm.Error
 	if !errors.As(err, &e) || e.Kind != llm.KindMalformed {
 		t.Errorf("error = %v, want a malformed *llm.Error for oversized arguments", err)
