@@ -37,29 +37,8 @@ func (s *syncBuffer) String() string {
 }
 
 func TestServeWithoutModelStartsAndStops(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, &Env{
-			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir,
-		})
-	}()
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	var base string
-	deadline := time.Now().Add(30 * time.Second)
-	for base == "" && time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			base = m[1]
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if base == "" {
-		t.Fatalf("serve did not start:\n%s", stderr.String())
-	}
+	srv := startServe(t, t.TempDir())
+	base := srv.base
 	for _, p := range []string{"/healthz", "/", "/api/v1/tools"} {
 		resp, err := http.Get(base + p)
 		if err != nil {
@@ -80,14 +59,8 @@ func TestServeWithoutModelStartsAndStops(t *testing.T) {
 	if b, _ := json.Marshal(ready); !strings.Contains(string(b), "OPENAI_API_KEY") {
 		t.Errorf("/readyz does not say how to connect a model: %s", b)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("exit %d:\n%s", code, srv.stderr.String())
 	}
 }
 
@@ -116,23 +89,10 @@ func TestServeMarksInterruptedCalls(t *testing.T) {
 	if r := run(t, dir, nil, "audit", "--json"); !strings.Contains(r.stdout, `"outcome":"running"`) {
 		t.Fatalf("a short command changed the running record:\n%s", r.stdout)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, &Env{
-			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir,
-		})
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "listening on") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	cancel()
-	<-done
+	srv := startServe(t, dir)
+	srv.stop(t)
 	if r := run(t, dir, nil, "audit", "--json"); !strings.Contains(r.stdout, `"outcome":"interrupted"`) {
-		t.Errorf("serve did not mark the record interrupted:\n%s\n%s", r.stdout, stderr.String())
+		t.Errorf("serve did not mark the record interrupted:\n%s\n%s", r.stdout, srv.stderr.String())
 	}
 }
 
@@ -143,41 +103,17 @@ func TestServeRunsAndMeasures(t *testing.T) {
 	f := newFakeOpenAI(t, "test__echo", `{"text":"from the tool"}`)
 	dir := project(t, fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n", f.URL+"/v1"),
 		mcptest.StdioServer(t, "test"))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, &Env{
-			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir,
-		})
-	}()
-	base := waitListening(t, &stderr)
+	srv := startServe(t, dir)
+	base := srv.base
 
-	resp, err := http.Post(base+"/api/v1/conversations", "application/json", strings.NewReader(`{"title":"t"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conv struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&conv)
-	resp.Body.Close()
-	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/conversations/"+conv.ID+"/messages", strings.NewReader(`{"message":"echo something"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	stream := postTurn(t, base, "echo something")
 	for _, want := range []string{"event: tool_start", "event: tool_end", "Tool said: from the tool", "event: done"} {
 		if !strings.Contains(string(stream), want) {
 			t.Errorf("run stream lacks %q:\n%s", want, stream)
 		}
 	}
 
-	resp, err = http.Get(base + "/metrics")
+	resp, err := http.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,24 +128,81 @@ func TestServeRunsAndMeasures(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d:\n%s", code, stderr.String())
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("exit %d:\n%s", code, srv.stderr.String())
 	}
 }
 
-func waitListening(t *testing.T, stderr *syncBuffer) string {
+// served is `switchboard serve` running for one test on a free loopback port.
+type served struct {
+	base   string // http://127.0.0.1:PORT
+	stderr *syncBuffer
+	cancel context.CancelFunc
+	done   chan int
+}
+
+// startServe runs serve in dir and waits until it listens. The test must
+// stop it (stop is idempotent; cleanup stops it too).
+func startServe(t *testing.T, dir string) *served {
 	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		s.done <- Run(ctx, &Env{
+			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir,
+		})
+	}()
+	t.Cleanup(func() { s.stop(t) })
 	re := regexp.MustCompile(`listening on (http://\S+)`)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			return m[1]
+		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
+			s.base = m[1]
+			return s
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("serve did not start:\n%s", stderr.String())
-	return ""
+	t.Fatalf("serve did not start:\n%s", s.stderr.String())
+	return nil
+}
+
+// stop ends serve as Ctrl-C does and returns its exit code.
+func (s *served) stop(t *testing.T) int {
+	t.Helper()
+	s.cancel()
+	select {
+	case code := <-s.done:
+		s.done <- code // later calls get the same code
+		return code
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+		return -1
+	}
+}
+
+// postTurn runs one turn in a new conversation through the HTTP API and
+// returns the run's SSE stream.
+func postTurn(t *testing.T, base, message string) string {
+	t.Helper()
+	resp, err := http.Post(base+"/api/v1/conversations", "application/json", strings.NewReader(`{"title":"t"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&conv)
+	resp.Body.Close()
+	body, _ := json.Marshal(map[string]string{"message": message})
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/conversations/"+conv.ID+"/messages", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	stream, _ := io.ReadAll(resp.Body)
+	return string(stream)
 }
 
 // TestServeTraces: with a trace endpoint, an API turn produces spans for the
@@ -230,38 +223,13 @@ func TestServeTraces(t *testing.T) {
 	f := newFakeOpenAI(t, "test__echo", `{"text":"traced"}`)
 	dir := project(t, fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\ntracing: {endpoint: %q}\n",
 		f.URL+"/v1", collector.URL), mcptest.StdioServer(t, "test"))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, &Env{
-			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir,
-		})
-	}()
-	base := waitListening(t, &stderr)
-	resp, err := http.Post(base+"/api/v1/conversations", "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conv struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&conv)
-	resp.Body.Close()
-	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/conversations/"+conv.ID+"/messages", strings.NewReader(`{"message":"echo"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := io.ReadAll(resp.Body); !bytes.Contains(b, []byte("event: done")) {
+	srv := startServe(t, dir)
+	base := srv.base
+	if b := postTurn(t, base, "echo"); !strings.Contains(b, "event: done") {
 		t.Errorf("run did not complete:\n%s", b)
 	}
-	resp.Body.Close()
-	cancel() // shutdown flushes the spans
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	if code := srv.stop(t); code != 0 { // shutdown flushes the spans
+		t.Fatalf("exit %d:\n%s", code, srv.stderr.String())
 	}
 	mu.Lock()
 	defer mu.Unlock()
