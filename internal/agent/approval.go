@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // verdict is how a call's approval was resolved.
 type verdict struct {
 	ok     bool
-	label  string // Approval* value for the audit
+	label  store.AuditApproval
 	reason string // for the model, when !ok
 }
 
@@ -22,52 +23,52 @@ type verdict struct {
 func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) verdict {
 	switch t.r.opts.Policy.Decide(e) {
 	case ActionAllow:
-		return verdict{ok: true, label: ApprovalAuto}
+		return verdict{ok: true, label: store.AuditAutoApproved}
 	case ActionDeny:
-		return verdict{label: ApprovalDenied, reason: fmt.Sprintf("the approval policy does not allow %s; the call was not made. Tell the user if they need it.", e.Name)}
+		return verdict{label: store.AuditDenied, reason: fmt.Sprintf("the approval policy does not allow %s; the call was not made. Tell the user if they need it.", e.Name)}
 	}
 	granted, err := t.r.approvals.HasGrant(ctx, t.req.ConversationID, e.Name)
 	if err != nil {
 		t.r.logger.WarnContext(ctx, "checking approval grant", logKeyTool, e.Name, logKeyErr, err)
 	}
 	if granted {
-		return verdict{ok: true, label: ApprovalGranted}
+		return verdict{ok: true, label: store.AuditGranted}
 	}
 	switch t.req.Approver {
 	case AutoApprove:
-		return verdict{ok: true, label: ApprovalApproved}
+		return verdict{ok: true, label: store.AuditApproved}
 	case AutoDeny:
-		return verdict{label: ApprovalDenied, reason: fmt.Sprintf("%s needs the user's approval, and this run cannot ask for it (non-interactive; rerun with --yes to approve); the call was not made", e.Name)}
+		return verdict{label: store.AuditDenied, reason: fmt.Sprintf("%s needs the user's approval, and this run cannot ask for it (non-interactive; rerun with --yes to approve); the call was not made", e.Name)}
 	}
-	d, state := t.ask(ctx, agent, Approval{
+	d, state := t.ask(ctx, agent, store.Approval{
 		ConversationID: t.req.ConversationID, RunID: t.runID, CallID: c.ID,
 		Tool: e.Name, Server: serverOf(e), Arguments: c.Arguments,
 	})
 	switch state {
-	case StateApproved:
-		return verdict{ok: true, label: ApprovalApproved}
-	case StateExpired:
-		return verdict{label: ApprovalExpired, reason: fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.r.limits.ApprovalTimeout)}
+	case store.ApprovalApproved:
+		return verdict{ok: true, label: store.AuditApproved}
+	case store.ApprovalExpired:
+		return verdict{label: store.AuditExpired, reason: fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.r.limits.ApprovalTimeout)}
 	}
 	reason := "the user declined this call"
 	if d.Reason != "" {
 		reason += ": " + d.Reason
 	}
-	return verdict{label: ApprovalDenied, reason: reason}
+	return verdict{label: store.AuditDenied, reason: reason}
 }
 
 // ask stores a pending approval, yields it and waits for a decision, the
 // approval timeout, or the end of ctx (which counts as denied). It returns
 // the decision and the final state.
-func (t *turn) ask(ctx context.Context, agent string, a Approval) (Decision, ApprovalState) {
+func (t *turn) ask(ctx context.Context, agent string, a store.Approval) (Decision, store.ApprovalState) {
 	r := t.r
-	a.State = StatePending
+	a.State = store.ApprovalPending
 	a.CreatedAt = r.opts.Now()
 	a.ExpiresAt = a.CreatedAt.Add(r.limits.ApprovalTimeout)
 	stored, err := r.approvals.CreateApproval(ctx, a)
 	if err != nil {
 		r.logger.WarnContext(ctx, "storing approval request", logKeyTool, a.Tool, logKeyErr, err)
-		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, StateDenied
+		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, store.ApprovalDenied
 	}
 	ch := make(chan Decision, 1)
 	r.mu.Lock()
@@ -117,20 +118,22 @@ wait:
 		r.mu.Unlock()
 		if still {
 			r.expire(ctx, stored.ID)
-			stored.State, stored.Reason = StateExpired, "nobody decided in time"
+			stored.State, stored.Reason = store.ApprovalExpired, "nobody decided in time"
 			if ctx.Err() != nil {
 				stored.Reason = "the run ended before a decision"
 			}
 			t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
-			return Decision{Kind: Deny}, StateExpired
+			return Decision{Kind: Deny}, store.ApprovalExpired
 		}
 		// Decide removed the waiter and is about to deliver.
 		d = <-ch
 	}
-	stored.State, stored.Reason, stored.DecidedBy = StateDenied, d.Reason, d.By
+	stored.State, stored.Reason, stored.DecidedBy = store.ApprovalDenied, d.Reason, d.By
 	if d.Kind != Deny {
-		stored.State = StateApproved
-		stored.Conversation = d.Kind == ApproveConversation
+		stored.State, stored.Scope = store.ApprovalApproved, store.ScopeOnce
+		if d.Kind == ApproveConversation {
+			stored.Scope = store.ScopeConversation
+		}
 	}
 	t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
 	return d, stored.State
@@ -147,11 +150,11 @@ func decidedElsewhere(ctx context.Context, g ApprovalGetter, id string) (Decisio
 		return Decision{}, false
 	}
 	switch {
-	case a.State == StateApproved && a.Conversation:
+	case a.State == store.ApprovalApproved && a.Scope == store.ScopeConversation:
 		return Decision{Kind: ApproveConversation, Reason: a.Reason, By: a.DecidedBy}, true
-	case a.State == StateApproved:
+	case a.State == store.ApprovalApproved:
 		return Decision{Kind: ApproveOnce, Reason: a.Reason, By: a.DecidedBy}, true
-	case a.State == StateDenied:
+	case a.State == store.ApprovalDenied:
 		return Decision{Kind: Deny, Reason: a.Reason, By: a.DecidedBy}, true
 	}
 	return Decision{}, false
@@ -164,28 +167,32 @@ func (r *Runtime) expire(ctx context.Context, id string) {
 	}
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	if err := ex.ExpireApproval(wctx, id); err != nil && !errors.Is(err, ErrNotPending) {
+	if err := ex.ExpireApproval(wctx, id); err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
 		r.logger.WarnContext(ctx, "expiring approval", logKeyErr, err)
 	}
 }
 
 // Decide answers the pending approval id. The decision is recorded in the
-// [ApprovalStore] first (so exactly one of several deciders wins) and then
+// [Approvals] store first (so exactly one of several deciders wins) and then
 // handed to the call waiting on it, if it runs in this Runtime. It returns
 // an error wrapping [ErrNotPending] when the approval was already decided
 // or has expired, and an error for an invalid decision.
 func (r *Runtime) Decide(ctx context.Context, approvalID string, d Decision) error {
-	upd := Approval{State: StateApproved, Reason: d.Reason, DecidedBy: d.By}
+	upd := store.Decision{State: store.ApprovalApproved, Scope: store.ScopeOnce, Reason: d.Reason, DecidedBy: d.By}
 	switch d.Kind {
 	case ApproveOnce:
 	case ApproveConversation:
-		upd.Conversation = true
+		upd.Scope = store.ScopeConversation
 	case Deny:
-		upd.State = StateDenied
+		upd.State = store.ApprovalDenied
 	default:
 		return fmt.Errorf("deciding approval %s: unknown decision kind %d (want ApproveOnce, ApproveConversation or Deny)", approvalID, d.Kind)
 	}
-	if _, err := r.approvals.DecideApproval(ctx, approvalID, upd); err != nil {
+	_, err := r.approvals.DecideApproval(ctx, approvalID, upd)
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("deciding approval %s: %w: %w", approvalID, ErrNotPending, err)
+	}
+	if err != nil {
 		return fmt.Errorf("deciding approval %s: %w", approvalID, err)
 	}
 	r.mu.Lock()

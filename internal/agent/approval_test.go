@@ -13,12 +13,13 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // runDeciding runs a turn and answers every approval with decide (nil
 // leaves them pending). It returns the events and the approvals seen.
-func (e *env) runDeciding(t *testing.T, req *agent.Request, decide func(a *agent.Approval) *agent.Decision) []agent.Event {
+func (e *env) runDeciding(t *testing.T, req *agent.Request, decide func(a *store.Approval) *agent.Decision) []agent.Event {
 	t.Helper()
 	if req.ConversationID == "" {
 		req.ConversationID = "c1"
@@ -40,7 +41,7 @@ func (e *env) runDeciding(t *testing.T, req *agent.Request, decide func(a *agent
 	return evs
 }
 
-func countingTool(name string, ann *tools.Annotations, n *atomic.Int32) *fakeTool {
+func countingTool(name string, ann *tools.Annotations, n *atomic.Int32) *tools.Func {
 	return tool(name, ann, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 		n.Add(1)
 		return tools.TextResult("deleted"), nil
@@ -69,7 +70,7 @@ func TestApprovals(t *testing.T) {
 			e := newEnv(t, fake, nil)
 			e.setTools(countingTool("delete", destructive, &runs))
 			asked := 0
-			decide := func(a *agent.Approval) *agent.Decision {
+			decide := func(a *store.Approval) *agent.Decision {
 				asked++
 				if a.Tool != "delete" || a.Server != "builtin" || string(a.Arguments) == "" || a.ExpiresAt.IsZero() {
 					t.Errorf("approval = %+v", a)
@@ -87,7 +88,7 @@ func TestApprovals(t *testing.T) {
 			}
 			var approvals []string
 			for _, r := range e.audit.all() {
-				approvals = append(approvals, r.Rec.Approval)
+				approvals = append(approvals, string(r.Rec.Approval))
 			}
 			if diff := cmp.Diff(tc.wantApproval, approvals); diff != "" {
 				t.Errorf("audit approvals mismatch (-want +got):\n%s", diff)
@@ -112,7 +113,7 @@ func TestApprovalExpires(t *testing.T) {
 		e.setTools(countingTool("delete", destructive, &runs))
 		var id string
 		start := time.Now()
-		evs := e.runDeciding(t, &agent.Request{Message: "delete"}, func(a *agent.Approval) *agent.Decision {
+		evs := e.runDeciding(t, &agent.Request{Message: "delete"}, func(a *store.Approval) *agent.Decision {
 			id = a.ID
 			return nil
 		})
@@ -123,13 +124,13 @@ func TestApprovalExpires(t *testing.T) {
 			t.Error("the tool ran without approval")
 		}
 		res := find(evs, agent.EventApprovalResolved)
-		if len(res) != 1 || res[0].Approval.State != agent.StateExpired {
+		if len(res) != 1 || res[0].Approval.State != store.ApprovalExpired {
 			t.Errorf("resolved events = %+v", res)
 		}
 		if seen := toolMessages(fake.Requests(), 1); len(seen) != 1 || !strings.Contains(seen[0].Text(), "did not answer") {
 			t.Errorf("model saw %+v", seen)
 		}
-		if recs := e.audit.all(); len(recs) != 1 || recs[0].Rec.Approval != agent.ApprovalExpired || recs[0].Res.Outcome != agent.OutcomeDenied {
+		if recs := e.audit.all(); len(recs) != 1 || recs[0].Rec.Approval != store.AuditExpired || recs[0].Res.Outcome != store.OutcomeDenied {
 			t.Errorf("audit = %+v", recs)
 		}
 		if err := e.rt.Decide(t.Context(), id, agent.Decision{Kind: agent.ApproveOnce}); !errors.Is(err, agent.ErrNotPending) {
@@ -196,7 +197,7 @@ func TestApproversAndPolicy(t *testing.T) {
 			fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`), say("ok"))
 			e := newEnv(t, fake, func(o *agent.Options) { o.Policy = tc.policy })
 			e.setTools(countingTool("delete", destructive, &runs))
-			evs := e.runDeciding(t, &agent.Request{Message: "go", Approver: tc.approver}, func(*agent.Approval) *agent.Decision {
+			evs := e.runDeciding(t, &agent.Request{Message: "go", Approver: tc.approver}, func(*store.Approval) *agent.Decision {
 				t.Error("asked for approval")
 				return nil
 			})
@@ -265,7 +266,7 @@ func TestTurnTimeoutWhileAwaitingApproval(t *testing.T) {
 		if errs := find(evs, agent.EventError); len(errs) != 1 || errs[0].Error.Code != agent.CodeTurnTimeout {
 			t.Errorf("error events = %+v", errs)
 		}
-		if res := find(evs, agent.EventApprovalResolved); len(res) != 1 || res[0].Approval.State != agent.StateExpired {
+		if res := find(evs, agent.EventApprovalResolved); len(res) != 1 || res[0].Approval.State != store.ApprovalExpired {
 			t.Errorf("resolved = %+v", res)
 		}
 		if runs.Load() != 0 {

@@ -10,20 +10,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// ownTool is one of the assistant's agent-management tools.
-type ownTool struct {
-	info tools.Info
-	call func(ctx context.Context, args json.RawMessage) (*tools.Result, error)
-}
-
-func (o *ownTool) Info() tools.Info { return o.info }
-
-func (o *ownTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
-	return o.call(ctx, req.Arguments)
-}
-
-var _ tools.Tool = (*ownTool)(nil)
-
 const agentServerSchema = `{"type":"object","properties":{` +
 	`"agent":{"type":"string","description":"the agent's name, without @"},` +
 	`"server":{"type":"string","description":"a server name from list_servers"}},` +
@@ -41,22 +27,22 @@ func (r *Runtime) assistantTools() []tools.Entry {
 	// so the default policy asks.
 	destructive := &tools.Annotations{}
 	ts := []tools.Tool{
-		&ownTool{info: tools.Info{
+		&tools.Func{Spec: tools.Info{
 			Name: "list_agents", Description: "List the named agents: their model, description and the tool servers each may use.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly,
-		}, call: r.listAgents},
-		&ownTool{info: tools.Info{
+		}, Run: r.listAgents},
+		&tools.Func{Spec: tools.Info{
 			Name: "list_servers", Description: "List the tool servers (MCP, OpenAPI and builtin) and how many tools each offers.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Annotations: readOnly,
-		}, call: r.listServers},
-		&ownTool{info: tools.Info{
+		}, Run: r.listServers},
+		&tools.Func{Spec: tools.Info{
 			Name: "assign_server", Description: "Give an agent the tools of a server (\"give bob email access\"). Applies from the agent's next turn.",
 			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive,
-		}, call: r.assignServer},
-		&ownTool{info: tools.Info{
+		}, Run: r.assignServer},
+		&tools.Func{Spec: tools.Info{
 			Name: "remove_server", Description: "Take a server's tools away from an agent. Applies from the agent's next turn.",
 			InputSchema: json.RawMessage(agentServerSchema), Annotations: destructive,
-		}, call: r.removeServer},
+		}, Run: r.removeServer},
 	}
 	r.ownReg = tools.NewRegistry(nil)
 	r.ownReg.Set(tools.Source{Kind: tools.KindBuiltin}, ts)
@@ -67,8 +53,8 @@ func (r *Runtime) ownCall(ctx context.Context, name string, req *tools.CallReque
 	return r.ownReg.Call(ctx, name, req)
 }
 
-func (r *Runtime) listAgents(ctx context.Context, _ json.RawMessage) (*tools.Result, error) {
-	agents, err := r.opts.Agents.Agents(ctx)
+func (r *Runtime) listAgents(ctx context.Context, _ *tools.CallRequest) (*tools.Result, error) {
+	agents, err := r.opts.Agents.ListAgents(ctx)
 	if err != nil {
 		return tools.ErrorResult("listing agents failed: " + err.Error()), nil //nolint:nilerr // the model should see it
 	}
@@ -104,7 +90,7 @@ func serverList(s []string) string {
 func (r *Runtime) servers() ([]string, map[string]int) {
 	counts := map[string]int{}
 	var names []string
-	for _, e := range r.opts.Tools.List() {
+	for _, e := range r.tools.List() {
 		s := serverOf(e)
 		if counts[s] == 0 {
 			names = append(names, s)
@@ -115,7 +101,7 @@ func (r *Runtime) servers() ([]string, map[string]int) {
 	return names, counts
 }
 
-func (r *Runtime) listServers(context.Context, json.RawMessage) (*tools.Result, error) {
+func (r *Runtime) listServers(context.Context, *tools.CallRequest) (*tools.Result, error) {
 	names, counts := r.servers()
 	if len(names) == 0 {
 		return tools.TextResult("No tool servers are connected."), nil
@@ -144,8 +130,8 @@ func parseAgentServer(args json.RawMessage) (agentServerArgs, *tools.Result) {
 	return a, nil
 }
 
-func (r *Runtime) assignServer(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
-	a, bad := parseAgentServer(args)
+func (r *Runtime) assignServer(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	a, bad := parseAgentServer(req.Arguments)
 	if bad != nil {
 		return bad, nil
 	}
@@ -160,8 +146,8 @@ func (r *Runtime) assignServer(ctx context.Context, args json.RawMessage) (*tool
 	return tools.TextResult(fmt.Sprintf("@%s now has the tools of %s (servers: %s), from its next turn.", spec.Name, a.Server, serverList(spec.Servers))), nil
 }
 
-func (r *Runtime) removeServer(ctx context.Context, args json.RawMessage) (*tools.Result, error) {
-	a, bad := parseAgentServer(args)
+func (r *Runtime) removeServer(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	a, bad := parseAgentServer(req.Arguments)
 	if bad != nil {
 		return bad, nil
 	}

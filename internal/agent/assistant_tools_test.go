@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // TestAssistantTools calls each agent-management tool the way a model
@@ -69,8 +70,8 @@ func TestSampleWithoutConversation(t *testing.T) {
 	if err != nil || res.Text != "42" || res.Model != "main-id" {
 		t.Errorf("Sample = %+v, %v", res, err)
 	}
-	got, err := e.rt.Elicit(t.Context(), &agent.ElicitRequest{Server: "calc", Message: "name?"})
-	if err != nil || got.Action != agent.ElicitDecline {
+	got, err := e.rt.Elicit(t.Context(), &tools.ElicitRequest{Server: "calc", Message: "name?"})
+	if err != nil || got.Action != tools.ElicitDecline {
 		t.Errorf("Elicit without a conversation = %+v, %v", got, err)
 	}
 }

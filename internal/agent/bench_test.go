@@ -8,14 +8,20 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // nopHistory forgets everything, so the benchmark measures the loop and
 // not a growing conversation.
 type nopHistory struct{}
 
-func (nopHistory) Load(context.Context, string) ([]agent.Message, error)  { return nil, nil }
-func (nopHistory) Append(context.Context, string, ...agent.Message) error { return nil }
+func (nopHistory) ListMessages(context.Context, string, store.MessageFilter) ([]store.Message, error) {
+	return nil, nil
+}
+
+func (nopHistory) AppendMessages(_ context.Context, _ string, msgs ...store.Message) ([]store.Message, error) {
+	return msgs, nil
+}
 
 // BenchmarkTurn measures the loop's own overhead for one user turn with
 // one tool call: two answers of an instant model, one in-process tool.
@@ -38,10 +44,10 @@ func BenchmarkTurn(b *testing.B) {
 		}
 	})
 	e := newEnv(b, nil, func(o *agent.Options) {
-		o.Models = func(string) (agent.Model, error) { return agent.Model{Name: "instant", Provider: instant}, nil }
 		o.History = nopHistory{}
 		o.Audit, o.Usage, o.Agents = nil, nil, nil
 	})
+	e.resolve = func(string) (agent.Model, error) { return agent.Model{Name: "instant", Provider: instant}, nil }
 	e.setTools(tool("echo", readOnly, nil))
 	req := &agent.Request{ConversationID: "c1", Message: "go", RunID: "r"}
 	ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -26,8 +27,8 @@ type catalog struct {
 // agent's servers and by permit (nil permits all), plus the
 // agent-management tools for the assistant and the client tools given. It
 // is built at every run, so assignments apply on the agent's next turn.
-func (r *Runtime) catalogFor(spec AgentSpec, permit func(string) bool, client []llm.ToolSpec) catalog {
-	all := r.opts.Tools.List()
+func (r *Runtime) catalogFor(spec store.Agent, permit func(string) bool, client []llm.ToolSpec) catalog {
+	all := r.tools.List()
 	c := catalog{entries: make(map[string]tools.Entry, len(all)+len(r.own))}
 	allowed := func(name string) bool { return permit == nil || permit(name) }
 	add := func(e tools.Entry) {
@@ -89,7 +90,7 @@ const defaultAssistantPrompt = `You are Switchboard's assistant. Answer directly
 
 // systemPrompt returns spec's prompt; the assistant's also lists the agents
 // it can hand work to.
-func (r *Runtime) systemPrompt(ctx context.Context, spec AgentSpec) string {
+func (r *Runtime) systemPrompt(ctx context.Context, spec store.Agent) string {
 	if spec.Name != "" {
 		if spec.Prompt != "" {
 			return spec.Prompt
@@ -103,7 +104,7 @@ func (r *Runtime) systemPrompt(ctx context.Context, spec AgentSpec) string {
 	if r.opts.Agents == nil {
 		return p
 	}
-	agents, err := r.opts.Agents.Agents(ctx)
+	agents, err := r.opts.Agents.ListAgents(ctx)
 	if err != nil {
 		r.logger.WarnContext(ctx, "listing agents for the assistant prompt", logKeyErr, err)
 		return p

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // Client tools are run by the caller, not here, so a model step that calls
@@ -47,7 +48,7 @@ func (r *Runtime) checkClientTools(req *Request) error {
 		return nil
 	}
 	taken := map[string]bool{}
-	for _, e := range r.opts.Tools.List() {
+	for _, e := range r.tools.List() {
 		taken[e.Name] = true
 	}
 	for _, e := range r.own {
@@ -87,7 +88,7 @@ func (t *turn) handToClient(ctx context.Context, agent string, cat catalog, clie
 	text := fmt.Sprintf("not run: the same step called the client's tools %v, so the run ended to let the client run them; ask again if still needed", names)
 	for _, c := range other {
 		info := callInfo(c, cat)
-		t.audit(ctx, t.auditRecord(agent, c, info), AuditResult{Outcome: OutcomeCancelled, Error: text})
-		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeCancelled, Text: text, IsError: true}})
+		t.audit(ctx, t.auditRecord(agent, c, info), store.AuditResult{Outcome: store.OutcomeCancelled, Error: text})
+		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: store.OutcomeCancelled, Text: text, IsError: true}})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // contextFor returns the model messages agent sees from the stored
@@ -12,7 +13,7 @@ import (
 // this agent may not have). Calls left without a result (a crash between
 // call and result) get one saying so, because providers reject a call
 // without its result.
-func contextFor(agent string, hist []Message) []llm.Message {
+func contextFor(agent string, hist []store.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(hist))
 	var open []llm.ToolCall // calls of agent's last assistant message without results yet
 	closeOpen := func() {

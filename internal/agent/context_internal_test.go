@@ -7,23 +7,24 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 func TestContextFor(t *testing.T) {
 	call := func(id string) llm.ToolCall { return llm.ToolCall{ID: id, Name: "t", Arguments: []byte(`{}`)} }
-	asst := func(agent, text string, calls ...llm.ToolCall) Message {
+	asst := func(agent, text string, calls ...llm.ToolCall) store.Message {
 		m := llm.AssistantText(text)
 		if text == "" {
 			m.Content = nil
 		}
 		m.ToolCalls = calls
-		return Message{Message: m, Agent: agent}
+		return store.Message{Message: m, Agent: agent}
 	}
-	result := func(agent, id string) Message {
-		return Message{Message: llm.ToolResult(call(id), "r"+id, false), Agent: agent}
+	result := func(agent, id string) store.Message {
+		return store.Message{Message: llm.ToolResult(call(id), "r"+id, false), Agent: agent}
 	}
-	user := func(s string) Message { return Message{Message: llm.UserText(s)} }
-	hist := []Message{
+	user := func(s string) store.Message { return store.Message{Message: llm.UserText(s)} }
+	hist := []store.Message{
 		user("hi"),
 		asst("", "", call("a1")), result("", "a1"),
 		asst("", "assistant says"),

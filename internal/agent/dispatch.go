@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // callOutcome is what one call produced.
 type callOutcome struct {
-	msg      Message
-	outcome  Outcome
+	msg      store.Message
+	outcome  store.Outcome
 	timedOut bool
 }
 
@@ -23,7 +24,7 @@ type callOutcome struct {
 // waits for its own), then at most ParallelToolCalls at once. It returns a
 // result message for every call, in the order of the calls, and an error
 // when the turn must end (a limit, cancellation).
-func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []llm.ToolCall) ([]Message, error) {
+func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []llm.ToolCall) ([]store.Message, error) {
 	lim := t.r.limits
 	budget := max(lim.ToolCallsPerTurn-t.calls, 0)
 	run := calls[:min(budget, len(calls))]
@@ -42,12 +43,10 @@ func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []
 		c := calls[i]
 		text := fmt.Sprintf("not run: the limit of %d tool calls per turn was reached", lim.ToolCallsPerTurn)
 		info := callInfo(c, cat)
-		outs[i] = callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeDenied}
-		t.audit(ctx, t.auditRecord(agent, c, info), AuditResult{Outcome: OutcomeDenied, Error: text})
-		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeDenied, Text: text, IsError: true}})
+		outs[i] = t.refuse(ctx, agent, c, info, t.auditRecord(agent, c, info), store.OutcomeDenied, text)
 	}
 
-	msgs := make([]Message, len(outs))
+	msgs := make([]store.Message, len(outs))
 	var timedOut []string
 	for i, o := range outs {
 		msgs[i] = o.msg
@@ -73,30 +72,21 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	entry, known := cat.entries[c.Name]
 	rec := t.auditRecord(agent, c, info)
 	if !known {
-		text := unknownToolText(c.Name, cat)
-		t.audit(ctx, rec, AuditResult{Outcome: OutcomeError, Error: text})
-		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeError, Text: text, IsError: true}})
-		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeError}
+		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError, unknownToolText(c.Name, cat))
 	}
 
 	verdict := t.approve(ctx, agent, entry, c)
 	rec.Approval = verdict.label
 	if !verdict.ok {
-		outcome, text := OutcomeDenied, verdict.reason
 		if ctx.Err() != nil {
-			outcome, text = OutcomeCancelled, cancelledText(ctx)
+			return t.refuse(ctx, agent, c, info, rec, store.OutcomeCancelled, cancelledText(ctx))
 		}
-		t.audit(ctx, rec, AuditResult{Outcome: outcome, Error: text})
-		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: outcome, Text: text, IsError: true, Approval: verdict.label}})
-		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: outcome}
+		return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, verdict.reason)
 	}
 
 	if lim := t.req.Limit; lim != nil {
 		if err := lim(c.Name); err != nil {
-			text := "not run: " + err.Error()
-			t.audit(ctx, rec, AuditResult{Outcome: OutcomeDenied, Error: text})
-			t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeDenied, Text: text, IsError: true, Approval: verdict.label}})
-			return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeDenied}
+			return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, "not run: "+err.Error())
 		}
 	}
 
@@ -104,10 +94,7 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	case sem <- struct{}{}:
 		defer func() { <-sem }()
 	case <-ctx.Done():
-		text := cancelledText(ctx)
-		t.audit(ctx, rec, AuditResult{Outcome: OutcomeCancelled, Error: text})
-		t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{Outcome: OutcomeCancelled, Text: text, IsError: true, Approval: verdict.label}})
-		return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: OutcomeCancelled}
+		return t.refuse(ctx, agent, c, info, rec, store.OutcomeCancelled, cancelledText(ctx))
 	}
 
 	auditID := t.beginAudit(ctx, rec)
@@ -125,7 +112,7 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	if cat.own[c.Name] {
 		res, err = t.r.ownCall(callCtx, c.Name, req)
 	} else {
-		res, err = t.r.opts.Tools.Call(callCtx, c.Name, req)
+		res, err = t.r.tools.Call(callCtx, c.Name, req)
 	}
 	dur := time.Since(start)
 	timedOut := err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
@@ -137,27 +124,27 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	isError := true
 	switch {
 	case err == nil:
-		o.outcome, isError = OutcomeOK, res.IsError
+		o.outcome, isError = store.OutcomeOK, res.IsError
 		if res.IsError {
-			o.outcome = OutcomeToolError
+			o.outcome = store.OutcomeToolError
 		}
-		o.msg = Message{Message: resultToMessage(c, res), Agent: agent, RunID: t.runID}
+		o.msg = store.Message{Message: resultToMessage(c, res), Agent: agent, RunID: t.runID}
 		text = o.msg.Text()
 	case timedOut:
-		o.outcome, text = OutcomeTimeout, fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.r.limits.CallTimeout)
+		o.outcome, text = store.OutcomeTimeout, fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.r.limits.CallTimeout)
 	case ctx.Err() != nil:
-		o.outcome, text = OutcomeCancelled, cancelledText(ctx)
+		o.outcome, text = store.OutcomeCancelled, cancelledText(ctx)
 	case errors.Is(err, tools.ErrNotFound):
-		o.outcome, text = OutcomeError, unknownToolText(c.Name, cat)
+		o.outcome, text = store.OutcomeError, unknownToolText(c.Name, cat)
 	case errors.Is(err, tools.ErrUnavailable):
-		o.outcome, text = OutcomeError, fmt.Sprintf("%s is unavailable right now: %v. Try again later or use another tool.", c.Name, err)
+		o.outcome, text = store.OutcomeError, fmt.Sprintf("%s is unavailable right now: %v. Try again later or use another tool.", c.Name, err)
 	default:
-		o.outcome, text = OutcomeError, fmt.Sprintf("calling %s failed: %v", c.Name, err)
+		o.outcome, text = store.OutcomeError, fmt.Sprintf("calling %s failed: %v", c.Name, err)
 	}
 	if err != nil {
 		o.msg = t.resultMessage(agent, c, text, true)
 	}
-	ares := AuditResult{Outcome: o.outcome, Duration: dur, ResultBytes: int64(len(text))}
+	ares := store.AuditResult{Outcome: o.outcome, Duration: dur, ResultBytes: int64(len(text))}
 	if isError {
 		ares.Error = truncate(text, 1024)
 	}
@@ -168,8 +155,8 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	return o
 }
 
-func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) AuditRecord {
-	return AuditRecord{
+func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) store.AuditRecord {
+	return store.AuditRecord{
 		Time: t.r.opts.Now(), User: t.req.User, ConversationID: t.req.ConversationID, Agent: agent,
 		RunID: t.runID, CallID: c.ID, Tool: c.Name, Server: info.Server, Arguments: c.Arguments,
 	}
@@ -183,8 +170,19 @@ func callInfo(c llm.ToolCall, cat catalog) *CallInfo {
 	return info
 }
 
-func (t *turn) resultMessage(agent string, c llm.ToolCall, text string, isError bool) Message {
-	return Message{Message: llm.ToolResult(c, text, isError), Agent: agent, RunID: t.runID}
+func (t *turn) resultMessage(agent string, c llm.ToolCall, text string, isError bool) store.Message {
+	return store.Message{Message: llm.ToolResult(c, text, isError), Agent: agent, RunID: t.runID}
+}
+
+// refuse ends a call that does not run: it records it in the audit trail
+// with rec's approval, tells the consumer, and returns the error result
+// the model sees.
+func (t *turn) refuse(ctx context.Context, agent string, c llm.ToolCall, info *CallInfo, rec store.AuditRecord, outcome store.Outcome, text string) callOutcome {
+	t.audit(ctx, rec, store.AuditResult{Outcome: outcome, Error: text})
+	t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{
+		Outcome: outcome, Text: text, IsError: true, Approval: rec.Approval,
+	}})
+	return callOutcome{msg: t.resultMessage(agent, c, text, true), outcome: outcome}
 }
 
 func cancelledText(ctx context.Context) string {
@@ -249,18 +247,18 @@ func (t *turn) trackServer(server string, d int) {
 }
 
 // audit records a call that never ran.
-func (t *turn) audit(ctx context.Context, rec AuditRecord, res AuditResult) {
+func (t *turn) audit(ctx context.Context, rec store.AuditRecord, res store.AuditResult) {
 	id := t.beginAudit(ctx, rec)
 	t.finishAudit(ctx, id, res)
 }
 
-func (t *turn) beginAudit(ctx context.Context, rec AuditRecord) string {
+func (t *turn) beginAudit(ctx context.Context, rec store.AuditRecord) string {
 	if t.r.opts.Audit == nil {
 		return ""
 	}
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	id, err := t.r.opts.Audit.Begin(wctx, rec)
+	id, err := t.r.opts.Audit.BeginAudit(wctx, rec)
 	if err != nil {
 		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, err)
 		return ""
@@ -268,13 +266,13 @@ func (t *turn) beginAudit(ctx context.Context, rec AuditRecord) string {
 	return id
 }
 
-func (t *turn) finishAudit(ctx context.Context, id string, res AuditResult) {
+func (t *turn) finishAudit(ctx context.Context, id string, res store.AuditResult) {
 	if t.r.opts.Audit == nil || id == "" {
 		return
 	}
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	if err := t.r.opts.Audit.Finish(wctx, id, res); err != nil {
+	if err := t.r.opts.Audit.FinishAudit(wctx, id, res); err != nil {
 		t.r.logger.WarnContext(ctx, "finishing tool call in audit", logKeyErr, err)
 	}
 }

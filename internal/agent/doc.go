@@ -24,10 +24,16 @@
 // calls of that same step are not run: their results could not reach the
 // model through the caller's transcript, and the model asks again.
 //
-// Persistence is behind small interfaces declared here ([History], [Audit],
-// [ApprovalStore], [AgentStore], [UsageRecorder]); internal/app adapts the
-// store to them. Nil ones fall back to memory or to nothing, as documented
-// on [Options].
+// Records are internal/store's: a conversation's messages are
+// [store.Message], an agent is a [store.Agent], approvals, audit records and
+// usage are the store's records with the store's vocabulary (outcomes,
+// approval labels). Persistence is behind small interfaces declared here
+// ([History], [Agents], [Approvals], [UsageRecorder]) and the store's
+// [store.AuditLog], each holding only the methods the runtime calls, so
+// internal/app passes its store as it is and tests pass hand-written
+// fakes. Nil ones fall back to memory or to nothing, as documented on
+// [Options].
 //
-// Layer: behaviour. It imports llm and tools only; server and app import it.
+// Layer: behaviour. It imports llm, tools and store's record types; server
+// and app import it.
 package agent

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -31,7 +32,7 @@ const (
 	// [Runtime.Decide].
 	EventApproval EventKind = "approval"
 	// EventApprovalResolved says how a pending approval ended (Approval,
-	// with State, Reason and Conversation set).
+	// with State, Reason and, when approved, Scope set).
 	EventApprovalResolved EventKind = "approval_resolved"
 	// EventHandoff says the conversation passes to another agent and back
 	// (Handoff).
@@ -55,7 +56,7 @@ type Event struct {
 	Call     *CallInfo
 	Result   *CallResult
 	Progress *tools.Progress
-	Approval *Approval
+	Approval *store.Approval
 	Handoff  *Handoff
 	Router   *RouterDecision
 	Error    *RunError
@@ -75,13 +76,13 @@ type CallInfo struct {
 
 // CallResult is how a call ended.
 type CallResult struct {
-	Outcome Outcome
+	Outcome store.Outcome
 	// Text is the result text the model sees.
 	Text     string
 	IsError  bool
 	Duration time.Duration
-	// Approval is how the call was allowed or refused (Approval* values).
-	Approval string
+	// Approval is how the call was allowed or refused.
+	Approval store.AuditApproval
 }
 
 // Handoff is the conversation passing from one agent to another. Back is

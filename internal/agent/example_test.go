@@ -19,10 +19,8 @@ func Example() {
 		}),
 	})
 	model := llmtest.NewFakeProvider(calls("c1", "current_time", `{}`), say("It is ", "09:30."))
-	rt := agent.New(&agent.Options{
-		Models: func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil },
-		Tools:  reg,
-	})
+	models := func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }
+	rt := agent.New(models, reg, nil)
 	for ev, err := range rt.Run(context.Background(), &agent.Request{ConversationID: "demo", Message: "What time is it?"}) {
 		if err != nil {
 			fmt.Println("error:", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -19,7 +20,7 @@ func handoffEnv(t *testing.T, main, bob *llmtest.FakeProvider, bobServers []stri
 	t.Helper()
 	e := newEnv(t, main, nil)
 	e.models["bobm"] = bob
-	e.agents.agents["bob"] = agent.AgentSpec{Name: "bob", Model: "bobm", Prompt: "You handle e-mail.", Description: "e-mail", Servers: bobServers}
+	e.agents.agents["bob"] = store.Agent{Name: "bob", Model: "bobm", Prompt: "You handle e-mail.", Description: "e-mail", Servers: bobServers}
 	e.reg.Set(tools.Source{Kind: tools.KindOpenAPI, Server: "mail"}, []tools.Tool{tool("read", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 		return tools.TextResult("2 new mails"), nil
 	})})
@@ -91,7 +92,7 @@ func TestAssistantHandsItsAnswerOn(t *testing.T) {
 	main := llmtest.NewFakeProvider(say("@bob please send a test email"))
 	bob := llmtest.NewFakeProvider(say("Sent. @bob is done; @main may check."))
 	e := handoffEnv(t, main, bob, []string{"mail"})
-	e.agents.agents["main"] = agent.AgentSpec{Name: "main", Model: "main"}
+	e.agents.agents["main"] = store.Agent{Name: "main", Model: "main"}
 	evs := e.mustRun(t, &agent.Request{Message: "send a test email"})
 
 	if len(bob.Requests()) != 1 || len(main.Requests()) != 1 {
@@ -124,7 +125,7 @@ func TestAssignServerLive(t *testing.T) {
 	if tl := bob.Requests()[0].Tools; len(tl) != 0 {
 		t.Fatalf("bob had tools before the assignment: %+v", tl)
 	}
-	evs := e.runDeciding(t, &agent.Request{Message: "give bob email access"}, func(a *agent.Approval) *agent.Decision {
+	evs := e.runDeciding(t, &agent.Request{Message: "give bob email access"}, func(a *store.Approval) *agent.Decision {
 		if a.Tool != "assign_server" {
 			t.Errorf("approval for %s", a.Tool)
 		}
@@ -153,7 +154,7 @@ func TestAgentChangesApplyNextTurn(t *testing.T) {
 	e.mustRun(t, &agent.Request{Message: "hi", Agent: "bob"})
 
 	e.agents.mu.Lock()
-	e.agents.agents["bob"] = agent.AgentSpec{Name: "bob", Model: "other", Prompt: "v2 prompt"}
+	e.agents.agents["bob"] = store.Agent{Name: "bob", Model: "other", Prompt: "v2 prompt"}
 	e.agents.mu.Unlock()
 	evs := e.mustRun(t, &agent.Request{Message: "hi again", Agent: "bob"})
 	if text(evs) != "v2 here" || len(other.Requests()) != 1 || other.Requests()[0].System != "v2 prompt" {

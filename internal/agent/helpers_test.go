@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -22,19 +24,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fakeTool is a hand-written tool; call nil echoes the arguments.
-type fakeTool struct {
-	info tools.Info
-	call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)
-}
-
-func (f *fakeTool) Info() tools.Info { return f.info }
-
-func (f *fakeTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
-	if f.call == nil {
-		return tools.TextResult(string(req.Arguments)), nil
-	}
-	return f.call(ctx, req)
+// echo answers a call with its arguments.
+func echo(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	return tools.TextResult(string(req.Arguments)), nil
 }
 
 var (
@@ -42,53 +34,49 @@ var (
 	destructive = &tools.Annotations{}
 )
 
-func tool(name string, ann *tools.Annotations, call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)) *fakeTool {
-	return &fakeTool{info: tools.Info{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann}, call: call}
+// tool returns an in-process tool; a nil call echoes the arguments.
+func tool(name string, ann *tools.Annotations, call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)) *tools.Func {
+	if call == nil {
+		call = echo
+	}
+	return &tools.Func{Spec: tools.Info{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann}, Run: call}
 }
 
-// memAgents is a hand-written AgentStore.
+// memAgents is a hand-written agent.Agents.
 type memAgents struct {
 	mu     sync.Mutex
-	agents map[string]agent.AgentSpec
+	agents map[string]store.Agent
 }
 
-func newAgents(specs ...agent.AgentSpec) *memAgents {
-	m := &memAgents{agents: map[string]agent.AgentSpec{}}
+func newAgents(specs ...store.Agent) *memAgents {
+	m := &memAgents{agents: map[string]store.Agent{}}
 	for _, s := range specs {
 		m.agents[s.Name] = s
 	}
 	return m
 }
 
-func (m *memAgents) Agent(_ context.Context, name string) (agent.AgentSpec, bool, error) {
+func (m *memAgents) GetAgent(_ context.Context, name string) (store.Agent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.agents[name]
-	return a, ok, nil
+	if !ok {
+		return a, fmt.Errorf("agent %q: %w", name, store.ErrNotFound)
+	}
+	return a, nil
 }
 
-func (m *memAgents) Agents(context.Context) ([]agent.AgentSpec, error) {
+func (m *memAgents) ListAgents(context.Context) ([]store.Agent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []agent.AgentSpec
-	for _, a := range m.agents {
-		out = append(out, a)
+	var out []store.Agent
+	for _, name := range slices.Sorted(maps.Keys(m.agents)) {
+		out = append(out, m.agents[name])
 	}
-	slices.SortFunc(out, func(a, b agent.AgentSpec) int { return compare(a.Name, b.Name) })
 	return out, nil
 }
 
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func (m *memAgents) AssignServer(_ context.Context, name, server string) (agent.AgentSpec, error) {
+func (m *memAgents) AssignServer(_ context.Context, name, server string) (store.Agent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.agents[name]
@@ -103,7 +91,7 @@ func (m *memAgents) AssignServer(_ context.Context, name, server string) (agent.
 	return a, nil
 }
 
-func (m *memAgents) RemoveServer(_ context.Context, name, server string) (agent.AgentSpec, error) {
+func (m *memAgents) RemoveServer(_ context.Context, name, server string) (store.Agent, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.agents[name]
@@ -115,25 +103,25 @@ func (m *memAgents) RemoveServer(_ context.Context, name, server string) (agent.
 	return a, nil
 }
 
-// memAudit is a hand-written Audit that keeps every record.
+// memAudit is a hand-written store.AuditLog that keeps every record.
 type memAudit struct {
 	mu      sync.Mutex
 	records []auditEntry
 }
 
 type auditEntry struct {
-	Rec agent.AuditRecord
-	Res agent.AuditResult
+	Rec store.AuditRecord
+	Res store.AuditResult
 }
 
-func (a *memAudit) Begin(_ context.Context, rec agent.AuditRecord) (string, error) {
+func (a *memAudit) BeginAudit(_ context.Context, rec store.AuditRecord) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.records = append(a.records, auditEntry{Rec: rec})
 	return fmt.Sprint(len(a.records) - 1), nil
 }
 
-func (a *memAudit) Finish(_ context.Context, id string, res agent.AuditResult) error {
+func (a *memAudit) FinishAudit(_ context.Context, id string, res store.AuditResult) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var i int
@@ -151,17 +139,17 @@ func (a *memAudit) all() []auditEntry {
 // memUsage is a hand-written UsageRecorder.
 type memUsage struct {
 	mu   sync.Mutex
-	runs []agent.Usage
+	runs []store.Usage
 }
 
-func (u *memUsage) RecordUsage(_ context.Context, rec agent.Usage) error {
+func (u *memUsage) RecordUsage(_ context.Context, rec store.Usage) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.runs = append(u.runs, rec)
 	return nil
 }
 
-func (u *memUsage) all() []agent.Usage {
+func (u *memUsage) all() []store.Usage {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return slices.Clone(u.runs)
@@ -173,13 +161,16 @@ type env struct {
 	reg    *tools.Registry
 	models map[string]*llmtest.FakeProvider
 	modes  map[string]agent.ToolMode
-	audit  *memAudit
-	usage  *memUsage
-	agents *memAgents
+	// resolve, when set, resolves every model instead of models.
+	resolve agent.ModelFunc
+	audit   *memAudit
+	usage   *memUsage
+	agents  *memAgents
 }
 
 // newEnv builds a runtime whose default model ("" and "main") is fake;
-// configure may change the options before New.
+// configure may change the options before New, and set e.resolve to
+// resolve models another way.
 func newEnv(t testing.TB, fake *llmtest.FakeProvider, configure func(*agent.Options)) *env {
 	t.Helper()
 	e := &env{
@@ -190,26 +181,24 @@ func newEnv(t testing.TB, fake *llmtest.FakeProvider, configure func(*agent.Opti
 		usage:  &memUsage{},
 		agents: newAgents(),
 	}
-	opts := &agent.Options{
-		Models: func(name string) (agent.Model, error) {
-			if name == "" {
-				name = "main"
-			}
-			p, ok := e.models[name]
-			if !ok {
-				return agent.Model{}, fmt.Errorf("no model %q", name)
-			}
-			return agent.Model{Name: name, ID: name + "-id", Provider: p, ToolMode: e.modes[name]}, nil
-		},
-		Tools:  e.reg,
-		Agents: e.agents,
-		Audit:  e.audit,
-		Usage:  e.usage,
+	models := func(name string) (agent.Model, error) {
+		if e.resolve != nil {
+			return e.resolve(name)
+		}
+		if name == "" {
+			name = "main"
+		}
+		p, ok := e.models[name]
+		if !ok {
+			return agent.Model{}, fmt.Errorf("no model %q", name)
+		}
+		return agent.Model{Name: name, ID: name + "-id", Provider: p, ToolMode: e.modes[name]}, nil
 	}
+	opts := &agent.Options{Agents: e.agents, Audit: e.audit, Usage: e.usage}
 	if configure != nil {
 		configure(opts)
 	}
-	e.rt = agent.New(opts)
+	e.rt = agent.New(models, e.reg, opts)
 	return e
 }
 

@@ -10,12 +10,13 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // blocking is a tool that waits for its context to end and reports that
 // it saw it.
-func blocking(name string, saw chan<- error) *fakeTool {
+func blocking(name string, saw chan<- error) *tools.Func {
 	return tool(name, readOnly, func(ctx context.Context, _ *tools.CallRequest) (*tools.Result, error) {
 		<-ctx.Done()
 		if saw != nil {
@@ -34,13 +35,13 @@ func TestTimeLimits(t *testing.T) {
 		limits   agent.Limits
 		wantCode agent.ErrorCode
 		wantText string
-		wantOut  agent.Outcome // audit outcome of the call, if any
+		wantOut  store.Outcome // audit outcome of the call, if any
 	}{
 		{
 			name:     "call timeout",
 			script:   []llmtest.FakeReply{calls("c1", "hang", `{}`)},
 			limits:   agent.Limits{CallTimeout: 2 * time.Second},
-			wantCode: agent.CodeCallTimeout, wantText: "did not answer within 2s", wantOut: agent.OutcomeTimeout,
+			wantCode: agent.CodeCallTimeout, wantText: "did not answer within 2s", wantOut: store.OutcomeTimeout,
 		},
 		{
 			name:     "turn timeout in the model",
@@ -52,7 +53,7 @@ func TestTimeLimits(t *testing.T) {
 			name:     "turn timeout in a tool",
 			script:   []llmtest.FakeReply{calls("c1", "hang", `{}`)},
 			limits:   agent.Limits{TurnTimeout: time.Minute, CallTimeout: time.Hour},
-			wantCode: agent.CodeTurnTimeout, wantText: "longer than its limit", wantOut: agent.OutcomeCancelled,
+			wantCode: agent.CodeTurnTimeout, wantText: "longer than its limit", wantOut: store.OutcomeCancelled,
 		},
 	}
 	for _, tc := range tests {
@@ -108,7 +109,7 @@ func TestCancelReachesTool(t *testing.T) {
 	if got := <-saw; !errors.Is(got, context.Canceled) {
 		t.Errorf("tool saw %v", got)
 	}
-	if recs := e.audit.all(); len(recs) != 1 || recs[0].Res.Outcome != agent.OutcomeCancelled {
+	if recs := e.audit.all(); len(recs) != 1 || recs[0].Res.Outcome != store.OutcomeCancelled {
 		t.Errorf("audit = %+v", recs)
 	}
 	e.mustRun(t, &agent.Request{Message: "again"})

@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // agentResult is how one agent's run ended without error.
@@ -22,7 +24,7 @@ type agentResult struct {
 // runAgent runs spec's loop over the conversation: ask the model, run the
 // calls it asks for, feed the results back, until it answers without
 // calls. extra, when set, is an instruction appended for this run only.
-func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride string, extra *llm.Message) (res agentResult, err error) {
+func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride string, extra *llm.Message) (res agentResult, err error) {
 	modelName := spec.Model
 	if modelOverride != "" {
 		modelName = modelOverride
@@ -39,7 +41,10 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 	started := t.r.opts.Now()
 	defer func() { t.recordUsage(ctx, spec.Name, m, usage, router, started) }()
 
-	hist, err := t.hist.Load(ctx, t.req.ConversationID)
+	hist, err := t.hist.ListMessages(ctx, t.req.ConversationID, store.MessageFilter{})
+	if errors.Is(err, store.ErrNotFound) {
+		hist, err = nil, nil // a new conversation: its first message is this turn's
+	}
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
@@ -54,7 +59,7 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 		client = t.req.ClientTools
 	}
 	cat := t.r.catalogFor(spec, t.req.Permit, client)
-	if len(cat.specs) > 0 && routes(spec.Router, m.ToolMode) {
+	if len(cat.specs) > 0 && routes(RouterMode(spec.Router), m.ToolMode) {
 		d, u := t.route(ctx, m, lastUserText(msgs))
 		usage = usageSum(usage, u)
 		t.usage = usageSum(t.usage, u)
@@ -78,7 +83,7 @@ func (t *turn) runAgent(ctx context.Context, spec AgentSpec, modelOverride strin
 		usage = usageSum(usage, st.usage)
 		t.usage = usageSum(t.usage, st.usage)
 		if msg := st.message(); msg != nil {
-			if err := t.append(ctx, Message{Message: *msg, Agent: spec.Name, RunID: t.runID}); err != nil {
+			if err := t.append(ctx, store.Message{Message: *msg, Agent: spec.Name, RunID: t.runID}); err != nil {
 				return agentResult{}, err
 			}
 			msgs = append(msgs, *msg)
@@ -192,9 +197,10 @@ func (t *turn) recordUsage(ctx context.Context, agent string, m Model, u llm.Usa
 	t.agentRuns++
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	err := t.r.opts.Usage.RecordUsage(wctx, Usage{
+	err := t.r.opts.Usage.RecordUsage(wctx, store.Usage{
 		RunID: runID, ConversationID: t.req.ConversationID, Agent: agent, Model: m.Name,
-		Usage: u, Router: router, StartedAt: started, FinishedAt: t.r.opts.Now(),
+		InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+		Router: router, StartedAt: started, FinishedAt: t.r.opts.Now(),
 	})
 	if err != nil {
 		t.r.logger.WarnContext(ctx, "recording usage", logKeyConversation, t.req.ConversationID, logKeyErr, err)

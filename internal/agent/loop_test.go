@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -22,19 +23,19 @@ func TestToolFailuresGoBackToTheModel(t *testing.T) {
 	failing := tool("lookup", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 		return tools.ErrorResult("no such record: 42"), nil
 	})
-	strict := &fakeTool{info: tools.Info{Name: "strict", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), Annotations: readOnly}}
+	strict := &tools.Func{Spec: tools.Info{Name: "strict", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), Annotations: readOnly}, Run: echo}
 	gone := tool("gone", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 		return nil, tools.ErrUnavailable
 	})
 	tests := []struct {
 		name, call, args string
-		wantOutcome      agent.Outcome
+		wantOutcome      store.Outcome
 		wantText         string
 	}{
-		{"tool error", "lookup", `{}`, agent.OutcomeToolError, "no such record: 42"},
-		{"invalid arguments", "strict", `{"n":"x"}`, agent.OutcomeToolError, "invalid arguments for strict"},
-		{"unknown tool", "nosuch", `{}`, agent.OutcomeError, `there is no tool named "nosuch"`},
-		{"unavailable", "gone", `{}`, agent.OutcomeError, "gone is unavailable right now"},
+		{"tool error", "lookup", `{}`, store.OutcomeToolError, "no such record: 42"},
+		{"invalid arguments", "strict", `{"n":"x"}`, store.OutcomeToolError, "invalid arguments for strict"},
+		{"unknown tool", "nosuch", `{}`, store.OutcomeError, `there is no tool named "nosuch"`},
+		{"unavailable", "gone", `{}`, store.OutcomeError, "gone is unavailable right now"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,7 +159,7 @@ func TestToolCallLimit(t *testing.T) {
 	if d.Kind != agent.EventDone || d.Done.StopReason != agent.StopLimit || d.Done.ToolCalls != 3 {
 		t.Errorf("last event = %+v", d)
 	}
-	if recs := e.audit.all(); len(recs) != 4 || recs[3].Res.Outcome != agent.OutcomeDenied {
+	if recs := e.audit.all(); len(recs) != 4 || recs[3].Res.Outcome != store.OutcomeDenied {
 		t.Errorf("audit = %+v; want the skipped call recorded as denied", recs)
 	}
 	if n := len(fake.Requests()); n != 2 {

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -39,12 +40,8 @@ func mcpEnv(t *testing.T, fake *llmtest.FakeProvider) (*env, mcphost.ServerConfi
 			}
 			return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: res.Text}, Model: res.Model}, nil
 		},
-		Elicitation: func(ctx context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
-			res, err := e.rt.Elicit(ctx, &agent.ElicitRequest{Server: server, Message: req.Message, Mode: req.Mode, Schema: req.Schema, URL: req.URL})
-			if err != nil {
-				return nil, err
-			}
-			return &mcphost.ElicitResult{Action: res.Action, Content: res.Content}, nil
+		Elicitation: func(ctx context.Context, _ string, req *tools.ElicitRequest) (*tools.ElicitResult, error) {
+			return e.rt.Elicit(ctx, req)
 		},
 		PingInterval: -1,
 	})
@@ -78,7 +75,7 @@ func TestMCPCancelReachesServer(t *testing.T) {
 		t.Fatalf("stream error = %v, want context.Canceled", err)
 	}
 	mcptest.WaitEvent(t, events, "cancelled h1", 10*time.Second)
-	if recs := e.audit.all(); len(recs) != 1 || recs[0].Res.Outcome != agent.OutcomeCancelled || recs[0].Rec.Server != "test" {
+	if recs := e.audit.all(); len(recs) != 1 || recs[0].Res.Outcome != store.OutcomeCancelled || recs[0].Rec.Server != "test" {
 		t.Errorf("audit = %+v", recs)
 	}
 }
@@ -93,7 +90,7 @@ func TestMCPProgressAndSampling(t *testing.T) {
 		say("The server's model said pong."),
 	)
 	e, _ := mcpEnv(t, fake)
-	evs := e.runDeciding(t, &agent.Request{Message: "go"}, func(a *agent.Approval) *agent.Decision {
+	evs := e.runDeciding(t, &agent.Request{Message: "go"}, func(a *store.Approval) *agent.Decision {
 		if a.Tool != "sampling:test" || a.Server != "test" || !strings.Contains(string(a.Arguments), "ping?") {
 			t.Errorf("approval = %+v", a)
 		}
@@ -116,7 +113,7 @@ func TestMCPProgressAndSampling(t *testing.T) {
 func TestMCPElicitation(t *testing.T) {
 	fake := llmtest.NewFakeProvider(calls("c1", "test__elicit", `{}`), say("Hello Ada."))
 	e, _ := mcpEnv(t, fake)
-	evs := e.runDeciding(t, &agent.Request{Message: "ask my name"}, func(a *agent.Approval) *agent.Decision {
+	evs := e.runDeciding(t, &agent.Request{Message: "ask my name"}, func(a *store.Approval) *agent.Decision {
 		if a.Tool != "elicitation" || !strings.Contains(string(a.Arguments), "What is your name?") {
 			t.Errorf("approval = %+v", a)
 		}

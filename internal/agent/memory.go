@@ -6,68 +6,75 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // memHistory is the History used when none is configured: conversations
 // live as long as the Runtime.
 type memHistory struct {
 	mu    sync.Mutex
-	convs map[string][]Message // guarded by mu
+	convs map[string][]store.Message // guarded by mu
 }
 
-func newMemHistory() *memHistory { return &memHistory{convs: map[string][]Message{}} }
+func newMemHistory() *memHistory { return &memHistory{convs: map[string][]store.Message{}} }
 
-func (h *memHistory) Load(_ context.Context, id string) ([]Message, error) {
+func (h *memHistory) ListMessages(_ context.Context, id string, _ store.MessageFilter) ([]store.Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.convs[id]), nil
 }
 
-func (h *memHistory) Append(_ context.Context, id string, msgs ...Message) error {
+func (h *memHistory) AppendMessages(_ context.Context, id string, msgs ...store.Message) ([]store.Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.convs[id] = append(h.convs[id], msgs...)
-	return nil
+	return msgs, nil
 }
 
-// memApprovals is the ApprovalStore used when none is configured.
+// memApprovals is the Approvals store used when none is configured. It
+// keeps the store's rules: one decision per approval, none after
+// ExpiresAt, and a grant for an approval for the conversation.
 type memApprovals struct {
 	newID func() string
 	now   func() time.Time
 
 	mu     sync.Mutex
-	byID   map[string]Approval // guarded by mu
-	grants map[[2]string]bool  // conversation, tool; guarded by mu
+	byID   map[string]store.Approval // guarded by mu
+	grants map[[2]string]bool        // conversation, tool; guarded by mu
 }
 
 func newMemApprovals(newID func() string, now func() time.Time) *memApprovals {
-	return &memApprovals{newID: newID, now: now, byID: map[string]Approval{}, grants: map[[2]string]bool{}}
+	return &memApprovals{newID: newID, now: now, byID: map[string]store.Approval{}, grants: map[[2]string]bool{}}
 }
 
-func (m *memApprovals) CreateApproval(_ context.Context, a Approval) (Approval, error) {
+func (m *memApprovals) CreateApproval(_ context.Context, a store.Approval) (store.Approval, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if a.ID == "" {
 		a.ID = m.newID()
 	}
 	if _, dup := m.byID[a.ID]; dup {
-		return Approval{}, fmt.Errorf("creating approval %s: the id is taken", a.ID)
+		return store.Approval{}, fmt.Errorf("creating approval %s: the id is taken: %w", a.ID, store.ErrConflict)
 	}
-	a.State = StatePending
+	a.State = store.ApprovalPending
 	m.byID[a.ID] = a
 	return a, nil
 }
 
-func (m *memApprovals) DecideApproval(_ context.Context, id string, d Approval) (Approval, error) {
+func (m *memApprovals) DecideApproval(_ context.Context, id string, d store.Decision) (store.Approval, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.byID[id]
-	if !ok || a.State != StatePending || !a.ExpiresAt.IsZero() && !m.now().Before(a.ExpiresAt) {
-		return Approval{}, fmt.Errorf("deciding approval %s: %w", id, ErrNotPending)
+	if !ok {
+		return store.Approval{}, fmt.Errorf("deciding approval %s: %w", id, store.ErrNotFound)
 	}
-	a.State, a.Conversation, a.Reason, a.DecidedBy = d.State, d.Conversation, d.Reason, d.DecidedBy
+	if a.State != store.ApprovalPending || !a.ExpiresAt.IsZero() && !m.now().Before(a.ExpiresAt) {
+		return store.Approval{}, fmt.Errorf("deciding approval %s: it is %s: %w", id, a.State, store.ErrConflict)
+	}
+	a.State, a.Scope, a.Reason, a.DecidedBy, a.DecidedAt = d.State, d.Scope, d.Reason, d.DecidedBy, m.now()
 	m.byID[id] = a
-	if a.State == StateApproved && a.Conversation {
+	if a.State == store.ApprovalApproved && a.Scope == store.ScopeConversation {
 		m.grants[[2]string{a.ConversationID, a.Tool}] = true
 	}
 	return a, nil
@@ -83,12 +90,19 @@ func (m *memApprovals) ExpireApproval(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.byID[id]
-	if !ok || a.State != StatePending {
-		return fmt.Errorf("expiring approval %s: %w", id, ErrNotPending)
+	if !ok {
+		return fmt.Errorf("expiring approval %s: %w", id, store.ErrNotFound)
 	}
-	a.State = StateExpired
+	if a.State != store.ApprovalPending {
+		return fmt.Errorf("expiring approval %s: it is %s: %w", id, a.State, store.ErrConflict)
+	}
+	a.State = store.ApprovalExpired
 	m.byID[id] = a
 	return nil
 }
 
-var _ ApprovalExpirer = (*memApprovals)(nil)
+var (
+	_ History         = (*memHistory)(nil)
+	_ Approvals       = (*memApprovals)(nil)
+	_ ApprovalExpirer = (*memApprovals)(nil)
+)

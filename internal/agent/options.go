@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -92,31 +93,29 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Options configure a [Runtime]. Models and Tools are required; every
-// other nil or zero field means its default.
+// ModelFunc resolves a configured model name; "" asks for the default
+// model. The runtime calls it at the start of every agent run, so model
+// changes apply on the next turn.
+type ModelFunc func(name string) (Model, error)
+
+// Options configure a [Runtime]. A nil *Options, and every nil or zero
+// field, means the default.
 type Options struct {
-	// Models resolves a configured model name; "" asks for the default
-	// model. It is called at the start of every agent run, so model changes
-	// apply on the next turn.
-	Models func(name string) (Model, error)
-	// Tools is the catalogue, normally the app's [*tools.Registry]. It is
-	// listed at every model step, so tools that come and go are seen at once.
-	Tools Catalog
 	// Assistant is the default agent (Request.Agent ""). Its Name is
 	// ignored; its Servers filter the catalogue as for any agent, and it
 	// also gets the agent-management tools.
-	Assistant AgentSpec
+	Assistant store.Agent
 	// Agents are the named agents; nil means there are none, so nothing
 	// is a mention.
-	Agents AgentStore
+	Agents Agents
 	// History keeps conversations; nil keeps them in memory for the
 	// Runtime's lifetime.
 	History History
 	// Audit records every tool call; nil records nothing.
-	Audit Audit
+	Audit store.AuditLog
 	// Approvals keeps approvals and conversation grants; nil keeps them in
 	// memory.
-	Approvals ApprovalStore
+	Approvals Approvals
 	// Usage records each agent run's tokens and router decision; nil
 	// records nothing.
 	Usage UsageRecorder

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -54,7 +55,7 @@ func TestPermitHidesAndRefusesTools(t *testing.T) {
 			var ran atomic.Int32
 			fake := llmtest.NewFakeProvider(calls("c1", tc.call, `{"agent":"bob","server":"mail"}`), say("I may not."))
 			e := newEnv(t, fake, nil)
-			e.agents.agents["bob"] = agent.AgentSpec{Name: "bob", Servers: []string{}}
+			e.agents.agents["bob"] = store.Agent{Name: "bob", Servers: []string{}}
 			e.setTools(tool("echo", readOnly, nil), tool("secret", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 				ran.Add(1)
 				return tools.TextResult("the secret"), nil
@@ -65,7 +66,7 @@ func TestPermitHidesAndRefusesTools(t *testing.T) {
 				t.Errorf("offered tools mismatch (-want +got):\n%s", diff)
 			}
 			ends := find(evs, agent.EventToolEnd)
-			if len(ends) != 1 || ends[0].Result.Outcome != agent.OutcomeError || !strings.Contains(ends[0].Result.Text, "there is no tool named") {
+			if len(ends) != 1 || ends[0].Result.Outcome != store.OutcomeError || !strings.Contains(ends[0].Result.Text, "there is no tool named") {
 				t.Fatalf("tool end events = %+v", ends)
 			}
 			if strings.Contains(ends[0].Result.Text, tc.call+",") {
@@ -74,7 +75,7 @@ func TestPermitHidesAndRefusesTools(t *testing.T) {
 			if len(find(evs, agent.EventToolStart)) != 0 || ran.Load() != 0 {
 				t.Errorf("the refused tool ran")
 			}
-			if a, _, _ := e.agents.Agent(t.Context(), "bob"); len(a.Servers) != 0 {
+			if a, _ := e.agents.GetAgent(t.Context(), "bob"); len(a.Servers) != 0 {
 				t.Errorf("bob's servers changed to %v", a.Servers)
 			}
 			if got := toolMessages(fake.Requests(), 1); len(got) != 1 || !got[0].IsError {
@@ -96,7 +97,7 @@ func TestPermitReachesHandoffs(t *testing.T) {
 		t.Errorf("bob's tools mismatch (-want +got):\n%s", diff)
 	}
 	ends := find(evs, agent.EventToolEnd)
-	if len(ends) != 1 || ends[0].Result.Outcome != agent.OutcomeError || ends[0].Agent != "bob" {
+	if len(ends) != 1 || ends[0].Result.Outcome != store.OutcomeError || ends[0].Agent != "bob" {
 		t.Fatalf("tool end events = %+v", ends)
 	}
 	if len(find(evs, agent.EventToolStart)) != 0 {
@@ -127,7 +128,7 @@ func TestLimitRefusesCallsOverTheRate(t *testing.T) {
 	}
 	var refused []agent.Event
 	for _, ev := range find(evs, agent.EventToolEnd) {
-		if ev.Result.Outcome == agent.OutcomeDenied {
+		if ev.Result.Outcome == store.OutcomeDenied {
 			refused = append(refused, ev)
 		}
 	}

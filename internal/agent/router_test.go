@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 func TestRouter(t *testing.T) {
@@ -33,7 +34,7 @@ func TestRouter(t *testing.T) {
 				fake.Push(say(tc.answer))
 			}
 			fake.Push(say("Hello!"))
-			e := newEnv(t, fake, func(o *agent.Options) { o.Assistant.Router = tc.mode })
+			e := newEnv(t, fake, func(o *agent.Options) { o.Assistant.Router = string(tc.mode) })
 			e.modes["main"] = tc.toolMode
 			e.setTools(tool("echo", readOnly, nil))
 			evs := e.mustRun(t, &agent.Request{Message: "hi there", RunID: "r1"})
@@ -57,7 +58,7 @@ func TestRouter(t *testing.T) {
 					t.Errorf("router request = %+v", rr)
 				}
 			}
-			want := []agent.Usage{{RunID: "r1", ConversationID: "c1", Model: "main", Router: tc.wantRouter}}
+			want := []store.Usage{{RunID: "r1", ConversationID: "c1", Model: "main", Router: tc.wantRouter}}
 			got := e.usage.all()
 			for i := range got {
 				got[i].StartedAt, got[i].FinishedAt = want[0].StartedAt, want[0].FinishedAt

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -19,11 +20,13 @@ import (
 // concurrent use: any number of runs, decisions and sampling requests may
 // proceed at once. It owns no goroutines between runs.
 type Runtime struct {
+	models    ModelFunc
+	tools     Catalog
 	opts      Options
 	limits    Limits
 	logger    *slog.Logger
 	history   History
-	approvals ApprovalStore
+	approvals Approvals
 	// own are the assistant's agent-management tools, in ownReg.
 	own    []tools.Entry
 	ownReg *tools.Registry
@@ -37,19 +40,26 @@ type Runtime struct {
 	active map[*turn]struct{}
 }
 
-// New returns a Runtime. opts is copied; Models and Tools must be set (New
-// panics otherwise: that is a wiring mistake, not bad input).
-func New(opts *Options) *Runtime {
-	if opts == nil || opts.Models == nil || opts.Tools == nil {
-		panic("agent.New: Options.Models and Options.Tools are required")
+// New returns a Runtime that answers with the models resolves and calls
+// the tools of catalog (normally the app's [*tools.Registry], listed at
+// every model step, so tools that come and go are seen at once). Both are
+// required: New panics on nil, a wiring mistake rather than bad input.
+// opts is copied; nil means defaults.
+func New(models ModelFunc, catalog Catalog, opts *Options) *Runtime {
+	if models == nil || catalog == nil {
+		panic("agent.New: models and catalog are required")
 	}
 	r := &Runtime{
-		opts:    *opts,
-		limits:  opts.Limits.withDefaults(),
+		models:  models,
+		tools:   catalog,
 		waiting: make(map[string]chan Decision),
 		active:  make(map[*turn]struct{}),
 	}
-	r.opts.Policy.Rules = append([]Rule(nil), opts.Policy.Rules...)
+	if opts != nil {
+		r.opts = *opts
+	}
+	r.limits = r.opts.Limits.withDefaults()
+	r.opts.Policy.Rules = append([]Rule(nil), r.opts.Policy.Rules...)
 	if r.opts.Now == nil {
 		r.opts.Now = time.Now
 	}
@@ -180,7 +190,7 @@ var errTurnTimeout = errors.New("turn time limit reached")
 
 // model resolves a model name.
 func (r *Runtime) model(name string) (Model, error) {
-	m, err := r.opts.Models(name)
+	m, err := r.models(name)
 	if err != nil {
 		return Model{}, fmt.Errorf("resolving model %q: %w", name, err)
 	}
@@ -191,21 +201,21 @@ func (r *Runtime) model(name string) (Model, error) {
 }
 
 // agent returns the spec of the named agent; "" is the assistant.
-func (r *Runtime) agent(ctx context.Context, name string) (AgentSpec, error) {
+func (r *Runtime) agent(ctx context.Context, name string) (store.Agent, error) {
 	if name == "" {
 		a := r.opts.Assistant
 		a.Name = ""
 		return a, nil
 	}
 	if r.opts.Agents == nil {
-		return AgentSpec{}, fmt.Errorf("running agent %q: no such agent (no agents are configured)", name)
+		return store.Agent{}, fmt.Errorf("running agent %q: no such agent (no agents are configured)", name)
 	}
-	a, ok, err := r.opts.Agents.Agent(ctx, name)
+	a, err := r.opts.Agents.GetAgent(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Agent{}, fmt.Errorf("running agent %q: no such agent; list them with list_agents or the agents API", name)
+	}
 	if err != nil {
-		return AgentSpec{}, fmt.Errorf("loading agent %q: %w", name, err)
-	}
-	if !ok {
-		return AgentSpec{}, fmt.Errorf("running agent %q: no such agent; list them with list_agents or the agents API", name)
+		return store.Agent{}, fmt.Errorf("loading agent %q: %w", name, err)
 	}
 	return a, nil
 }
@@ -220,13 +230,12 @@ func (r *Runtime) knownMention(ctx context.Context, text, self string) (string, 
 		if m.Name == self {
 			continue
 		}
-		_, ok, err := r.opts.Agents.Agent(ctx, m.Name)
-		if err != nil {
-			r.logger.WarnContext(ctx, "looking up mentioned agent", logKeyAgent, m.Name, logKeyErr, err)
-			continue
-		}
-		if ok {
+		_, err := r.opts.Agents.GetAgent(ctx, m.Name)
+		switch {
+		case err == nil:
 			return m.Name, true
+		case !errors.Is(err, store.ErrNotFound):
+			r.logger.WarnContext(ctx, "looking up mentioned agent", logKeyAgent, m.Name, logKeyErr, err)
 		}
 	}
 	return "", false

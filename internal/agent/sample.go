@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -134,55 +135,29 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 	return &SampleResult{Text: resp.Text(), Model: id, StopReason: string(resp.StopReason)}, nil
 }
 
-// ElicitRequest is an MCP server asking the user for input
-// (elicitation/create), in neutral form.
-type ElicitRequest struct {
-	// ConversationID is as for [SampleRequest].
-	ConversationID string
-	Server         string
-	Message        string
-	// Mode is "form" (Schema says what to ask) or "url".
-	Mode   string
-	Schema json.RawMessage
-	URL    string
-}
-
-// Elicitation actions, as MCP spells them.
-const (
-	ElicitAccept  = "accept"
-	ElicitDecline = "decline"
-	ElicitCancel  = "cancel"
-)
-
-// ElicitResult is the user's answer.
-type ElicitResult struct {
-	Action  string
-	Content map[string]any
-}
-
 // Elicit puts the request to the user of the running conversation as an
 // approval of the pseudo-tool "elicitation": approving it with
 // [Decision].Content accepts with those values, denying declines, and an
 // expired approval cancels. A run that cannot ask (no conversation, or a
 // non-interactive approver) declines without asking.
-func (r *Runtime) Elicit(ctx context.Context, req *ElicitRequest) (*ElicitResult, error) {
+func (r *Runtime) Elicit(ctx context.Context, req *tools.ElicitRequest) (*tools.ElicitResult, error) {
 	t := r.turnFor(ctx, req.ConversationID, req.Server)
 	if t == nil || t.req.Approver != Interactive {
-		return &ElicitResult{Action: ElicitDecline}, nil
+		return &tools.ElicitResult{Action: tools.ElicitDecline}, nil
 	}
 	args, err := json.Marshal(map[string]any{"message": req.Message, "mode": req.Mode, "schema": req.Schema, "url": req.URL})
 	if err != nil {
 		return nil, fmt.Errorf("elicitation for %q: encoding the request: %w", req.Server, err)
 	}
 	agent, _ := t.current()
-	d, state := t.ask(ctx, agent, Approval{
+	d, state := t.ask(ctx, agent, store.Approval{
 		ConversationID: t.req.ConversationID, RunID: t.runID, Tool: "elicitation", Server: req.Server, Arguments: args,
 	})
 	switch state {
-	case StateApproved:
-		return &ElicitResult{Action: ElicitAccept, Content: d.Content}, nil
-	case StateDenied:
-		return &ElicitResult{Action: ElicitDecline}, nil
+	case store.ApprovalApproved:
+		return &tools.ElicitResult{Action: tools.ElicitAccept, Content: d.Content}, nil
+	case store.ApprovalDenied:
+		return &tools.ElicitResult{Action: tools.ElicitDecline}, nil
 	}
-	return &ElicitResult{Action: ElicitCancel}, nil
+	return &tools.ElicitResult{Action: tools.ElicitCancel}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
 	"github.com/switchboard-mcp/switchboard/internal/tools/openapi"
@@ -38,11 +39,10 @@ func TestReadMCPJSONTextMode(t *testing.T) {
 		say("Yes."), code(full), say("mcp.json configures one MCP server, files, started with npx."),
 	)
 	wrapped := textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText})
-	e := newEnv(t, fake, func(o *agent.Options) {
-		o.Models = func(string) (agent.Model, error) {
-			return agent.Model{Name: "main", Provider: wrapped, ToolMode: agent.ToolModeText}, nil
-		}
-	})
+	e := newEnv(t, fake, nil)
+	e.resolve = func(string) (agent.Model, error) {
+		return agent.Model{Name: "main", Provider: wrapped, ToolMode: agent.ToolModeText}, nil
+	}
 	bt, err := builtin.New(&builtin.Options{Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestReadMCPJSONTextMode(t *testing.T) {
 	if got := allText(reqs[2].Messages); !strings.Contains(got, "mcp.json") || !strings.Contains(strings.ToLower(got), "no such file") && !strings.Contains(strings.ToLower(got), "not found") && !strings.Contains(strings.ToLower(got), "not exist") {
 		t.Errorf("the model did not see the tool error; it saw:\n%s", got)
 	}
-	if recs := e.audit.all(); len(recs) != 2 || recs[0].Res.Outcome != agent.OutcomeToolError || recs[1].Res.Outcome != agent.OutcomeOK {
+	if recs := e.audit.all(); len(recs) != 2 || recs[0].Res.Outcome != store.OutcomeToolError || recs[1].Res.Outcome != store.OutcomeOK {
 		t.Errorf("audit = %+v", recs)
 	}
 }
@@ -107,7 +107,7 @@ func TestCheckLatestEmails(t *testing.T) {
 	bob := llmtest.NewFakeProvider(calls("b1", "email__read-emails", `{"limit": 2}`), say("Your 2 latest: kickoff moved; lunch on Friday."))
 	e := newEnv(t, main, nil)
 	e.models["bobm"] = bob
-	e.agents.agents["bob"] = agent.AgentSpec{Name: "bob", Model: "bobm", Servers: []string{"email"}}
+	e.agents.agents["bob"] = store.Agent{Name: "bob", Model: "bobm", Servers: []string{"email"}}
 	e.reg.Set(tools.Source{Kind: tools.KindOpenAPI, Server: "email"}, srv.Tools())
 
 	evs := e.mustRun(t, &agent.Request{Message: "@bob check my 2 latest emails"})

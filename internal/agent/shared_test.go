@@ -11,17 +11,18 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-// sharedApprovals is a hand-written ApprovalStore with GetApproval, like a
-// database several processes share.
+// sharedApprovals is a hand-written agent.Approvals with GetApproval, like
+// a database several processes share.
 type sharedApprovals struct {
 	mu   sync.Mutex
 	n    int
-	byID map[string]agent.Approval
+	byID map[string]store.Approval
 }
 
-func (s *sharedApprovals) CreateApproval(_ context.Context, a agent.Approval) (agent.Approval, error) {
+func (s *sharedApprovals) CreateApproval(_ context.Context, a store.Approval) (store.Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
@@ -30,21 +31,21 @@ func (s *sharedApprovals) CreateApproval(_ context.Context, a agent.Approval) (a
 	return a, nil
 }
 
-func (s *sharedApprovals) DecideApproval(_ context.Context, id string, d agent.Approval) (agent.Approval, error) {
+func (s *sharedApprovals) DecideApproval(_ context.Context, id string, d store.Decision) (store.Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.byID[id]
-	if !ok || a.State != agent.StatePending {
-		return a, fmt.Errorf("deciding %s: %w", id, agent.ErrNotPending)
+	if !ok || a.State != store.ApprovalPending {
+		return a, fmt.Errorf("deciding %s: %w", id, store.ErrConflict)
 	}
-	a.State, a.Conversation, a.Reason, a.DecidedBy = d.State, d.Conversation, d.Reason, d.DecidedBy
+	a.State, a.Scope, a.Reason, a.DecidedBy = d.State, d.Scope, d.Reason, d.DecidedBy
 	s.byID[id] = a
 	return a, nil
 }
 
 func (s *sharedApprovals) HasGrant(context.Context, string, string) (bool, error) { return false, nil }
 
-func (s *sharedApprovals) GetApproval(_ context.Context, id string) (agent.Approval, error) {
+func (s *sharedApprovals) GetApproval(_ context.Context, id string) (store.Approval, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.byID[id], nil
@@ -54,15 +55,15 @@ func (s *sharedApprovals) GetApproval(_ context.Context, id string) (agent.Appro
 // approval through another that shares the store.
 func TestDecisionFromAnotherProcess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := &sharedApprovals{byID: map[string]agent.Approval{}}
+		shared := &sharedApprovals{byID: map[string]store.Approval{}}
 		var runs atomic.Int32
 		fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`), say("done"))
-		a := newEnv(t, fake, func(o *agent.Options) { o.Approvals = store })
+		a := newEnv(t, fake, func(o *agent.Options) { o.Approvals = shared })
 		a.setTools(countingTool("delete", destructive, &runs))
-		b := newEnv(t, llmtest.NewFakeProvider(), func(o *agent.Options) { o.Approvals = store })
+		b := newEnv(t, llmtest.NewFakeProvider(), func(o *agent.Options) { o.Approvals = shared })
 
 		start := time.Now()
-		evs := a.runDeciding(t, &agent.Request{Message: "delete"}, func(ap *agent.Approval) *agent.Decision {
+		evs := a.runDeciding(t, &agent.Request{Message: "delete"}, func(ap *store.Approval) *agent.Decision {
 			if err := b.rt.Decide(t.Context(), ap.ID, agent.Decision{Kind: agent.Deny, Reason: "from b"}); err != nil {
 				t.Errorf("deciding through b: %v", err)
 			}
@@ -72,7 +73,7 @@ func TestDecisionFromAnotherProcess(t *testing.T) {
 			t.Errorf("waited %s for a decision made elsewhere", waited)
 		}
 		res := find(evs, agent.EventApprovalResolved)
-		if len(res) != 1 || res[0].Approval.State != agent.StateDenied || res[0].Approval.Reason != "from b" || runs.Load() != 0 {
+		if len(res) != 1 || res[0].Approval.State != store.ApprovalDenied || res[0].Approval.Reason != "from b" || runs.Load() != 0 {
 			t.Errorf("resolved = %+v, runs %d", res, runs.Load())
 		}
 	})

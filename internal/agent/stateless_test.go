@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // countingHistory is a History that counts its uses; stateless runs must
@@ -21,18 +22,18 @@ type countingHistory struct {
 	uses int
 }
 
-func (h *countingHistory) Load(context.Context, string) ([]agent.Message, error) {
+func (h *countingHistory) ListMessages(context.Context, string, store.MessageFilter) ([]store.Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.uses++
 	return nil, nil
 }
 
-func (h *countingHistory) Append(context.Context, string, ...agent.Message) error {
+func (h *countingHistory) AppendMessages(_ context.Context, _ string, msgs ...store.Message) ([]store.Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.uses++
-	return nil
+	return msgs, nil
 }
 
 func sysText(s string) llm.Message {
@@ -99,7 +100,7 @@ func TestStatelessRunUsesTheGivenConversation(t *testing.T) {
 			if got := text(evs); got != "done" {
 				t.Errorf("answer = %q", got)
 			}
-			if recs := e.audit.all(); len(recs) != 1 || recs[0].Rec.ConversationID != "chatcmpl-1" || recs[0].Res.Outcome != agent.OutcomeOK {
+			if recs := e.audit.all(); len(recs) != 1 || recs[0].Rec.ConversationID != "chatcmpl-1" || recs[0].Res.Outcome != store.OutcomeOK {
 				t.Errorf("audit = %+v", recs)
 			}
 			if us := e.usage.all(); len(us) != 1 || us[0].ConversationID != "chatcmpl-1" || us[0].RunID != "r1" {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // turn is the state of one [Runtime.Run]. Its fields are used by the run
@@ -46,9 +47,9 @@ func (r *Runtime) newTurn(life context.Context, req *Request) *turn {
 	t.req.ClientTools = clientTools(req.ClientTools)
 	if req.stateless() {
 		h := newMemHistory()
-		msgs := make([]Message, len(req.Messages))
+		msgs := make([]store.Message, len(req.Messages))
 		for i, m := range req.Messages {
-			msgs[i] = Message{Message: m, Agent: req.Agent}
+			msgs[i] = store.Message{Message: m, Agent: req.Agent}
 		}
 		h.convs[req.ConversationID] = msgs
 		t.hist = h
@@ -91,7 +92,7 @@ func (t *turn) run(life context.Context) error {
 		return err
 	}
 	if !t.req.stateless() {
-		if err := t.append(ctx, Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
+		if err := t.append(ctx, store.Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
 			return err
 		}
 	}
@@ -119,7 +120,7 @@ func (t *turn) run(life context.Context) error {
 }
 
 // mentionTarget returns the agent the assistant should hand text to.
-func (t *turn) mentionTarget(ctx context.Context, spec AgentSpec, text string) (string, bool) {
+func (t *turn) mentionTarget(ctx context.Context, spec store.Agent, text string) (string, bool) {
 	if spec.Name != "" || t.handoffs > 0 || text == "" {
 		return "", false
 	}
@@ -170,7 +171,7 @@ func (t *turn) end(life, ctx context.Context, speaker string, err error) error {
 	}
 	t.emit(Event{Kind: EventError, Agent: speaker, Error: &RunError{Code: se.code, Message: se.msg}})
 	t.emit(Event{Kind: EventText, Agent: speaker, Text: se.msg})
-	if aerr := t.append(ctx, Message{Message: llm.AssistantText(se.msg), Agent: speaker, RunID: t.runID}); aerr != nil {
+	if aerr := t.append(ctx, store.Message{Message: llm.AssistantText(se.msg), Agent: speaker, RunID: t.runID}); aerr != nil {
 		return aerr
 	}
 	t.emit(Event{Kind: EventDone, Agent: speaker, Done: &Done{RunID: t.runID, StopReason: StopLimit, Usage: t.usage, ToolCalls: t.calls}})
@@ -182,10 +183,10 @@ func turnTimeoutError(l Limits) *stopError {
 }
 
 // append persists msgs, also after ctx ended.
-func (t *turn) append(ctx context.Context, msgs ...Message) error {
+func (t *turn) append(ctx context.Context, msgs ...store.Message) error {
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	if err := t.hist.Append(wctx, t.req.ConversationID, msgs...); err != nil {
+	if _, err := t.hist.AppendMessages(wctx, t.req.ConversationID, msgs...); err != nil {
 		return fmt.Errorf("saving conversation %s: %w", t.req.ConversationID, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
-	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
@@ -53,20 +54,24 @@ type App struct {
 	modelsOnce sync.Once
 	models     []Model // built on first use by Models
 
-	storeOnce sync.Once
-	store     store.Store // opened on first use by Store
-	storeErr  error
+	// storeMu guards store and storeClosed: Store opens the database on
+	// first use, a failed open is tried again by the next caller, and Close
+	// closes what was opened, once.
+	storeMu     sync.Mutex
+	store       store.Store
+	storeClosed bool
 
 	runtimeOnce sync.Once
 	runtime     *agent.Runtime // built on first use by Runtime
 
-	// metrics counts tool calls, model requests and server states; /metrics
-	// serves it. tracing, set while serving with an OTLP endpoint, makes
-	// spans for tool calls and model requests.
 	oauthClient *http.Client
 
-	metrics *server.Metrics
-	tracing atomic.Pointer[server.Tracing]
+	// metrics, set while serving, counts tool calls, model requests and
+	// server states; /metrics serves it. tracing, set while serving with an
+	// OTLP endpoint, makes spans for tool calls and model requests. Both
+	// are nil otherwise, which observes nothing.
+	metrics atomic.Pointer[observe.Metrics]
+	tracing atomic.Pointer[observe.Tracing]
 
 	// onStatus, when set, receives MCP server state changes (for metrics).
 	onStatus atomic.Pointer[func(server string, up, restarted bool)]
@@ -86,7 +91,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{cfg: cfg, logger: logger, metrics: server.NewMetrics(), oauthClient: o.OAuthHTTPClient}
+	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
@@ -126,7 +131,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		OnStatus:    a.statusChanged,
 	})
 
-	for _, name := range sortedKeys(cfg.OpenAPIServers) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.OpenAPIServers)) {
 		sc := cfg.OpenAPIServers[name]
 		if sc.Disabled || !selected(o.Only, name) {
 			continue
@@ -191,9 +196,6 @@ func (a *App) RefreshOpenAPI(ctx context.Context) error {
 // Registry returns the catalogue.
 func (a *App) Registry() *tools.Registry { return a.registry }
 
-// Pool returns the MCP host, for resources and prompts.
-func (a *App) Pool() *mcphost.Pool { return a.pool }
-
 // Config returns the configuration the app was built from.
 func (a *App) Config() *config.Config { return a.cfg }
 
@@ -204,23 +206,16 @@ func (a *App) Config() *config.Config { return a.cfg }
 func (a *App) Close() error {
 	a.closeOnce.Do(func() {
 		err := a.pool.Close()
-		// Store may be opening concurrently; take its result, not a race.
-		a.storeOnce.Do(func() { a.storeErr = errors.New("app closed") })
+		// Store may be opening concurrently: the lock waits for it.
+		a.storeMu.Lock()
+		a.storeClosed = true
 		if a.store != nil {
 			err = errors.Join(err, a.store.Close())
 		}
+		a.storeMu.Unlock()
 		a.closeErr = err
 	})
 	return a.closeErr
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func selected(only []string, name string) bool {

@@ -13,7 +13,7 @@ const module = "github.com/switchboard-mcp/switchboard"
 // See STYLE.md section 2 and docs/ARCHITECTURE.md.
 var layers = map[string]int{
 	"internal/sse":     1,
-	"internal/pubsub":  1,
+	"internal/observe": 1, // metrics and tracing, for every layer
 	"internal/version": 1,
 	"internal/web":     1,
 	"internal/config":  1,

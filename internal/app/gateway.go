@@ -2,10 +2,8 @@ package app
 
 import (
 	"context"
-	"errors"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
-	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
@@ -37,55 +35,9 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		Logger:       a.logger.With("component", "mcpserve"),
 		Permit:       o.Permit,
 		Policy:       func(e tools.Entry) mcpserve.Action { return mcpserve.Action(pol.Decide(e)) },
-		Audit:        gatewayAudit{st},
+		Audit:        st,
 		Local:        mcpserve.Caller{ID: "local", Name: "local"},
 		AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins,
 		ApprovalTimeout: a.cfg.Approvals.Timeout,
 	}), nil
-}
-
-// gatewayAudit records the gateway's calls in the store's audit trail.
-type gatewayAudit struct{ st store.Store }
-
-func (g gatewayAudit) Begin(ctx context.Context, r mcpserve.CallRecord) (string, error) {
-	server := r.Origin.Server
-	if r.Origin.Kind == tools.KindBuiltin {
-		server = "builtin"
-	}
-	return g.st.BeginAudit(ctx, store.AuditRecord{
-		User: r.Caller.Name, Tool: r.Tool, Server: server, Arguments: r.Arguments,
-		Agent: "mcp:" + r.Transport, ConversationID: r.Session,
-	})
-}
-
-func (g gatewayAudit) Finish(ctx context.Context, id string, o mcpserve.Outcome) {
-	res := store.AuditResult{Duration: o.Duration, Approval: gatewayApproval(o.Approval)}
-	switch {
-	case errors.Is(o.Err, context.Canceled):
-		res.Outcome = store.OutcomeCancelled
-	case errors.Is(o.Err, context.DeadlineExceeded):
-		res.Outcome = store.OutcomeTimeout
-	case o.Err != nil:
-		res.Outcome, res.Error = store.OutcomeError, o.Err.Error()
-	case !o.Called:
-		res.Outcome = store.OutcomeDenied
-	case o.IsError:
-		res.Outcome = store.OutcomeToolError
-	default:
-		res.Outcome = store.OutcomeOK
-	}
-	// The gateway has no one to report a failed write to; the record
-	// stays "running" and the next start marks it interrupted.
-	_ = g.st.FinishAudit(ctx, id, res)
-}
-
-func gatewayApproval(a mcpserve.Approval) string {
-	switch a {
-	case mcpserve.ApprovalNotNeeded:
-		return store.AuditAutoApproved
-	case mcpserve.ApprovalGranted:
-		return store.AuditApproved
-	default:
-		return store.AuditDenied
-	}
 }

@@ -3,13 +3,15 @@ package app
 import (
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"maps"
+	"slices"
 )
 
 // mcpServers maps the enabled, selected mcpServers entries onto the host's
 // ServerConfig, in name order.
 func mcpServers(cfg *config.Config, only []string) []mcphost.ServerConfig {
 	var out []mcphost.ServerConfig
-	for _, name := range sortedKeys(cfg.MCPServers) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
 		s := cfg.MCPServers[name]
 		if s.Disabled || !selected(only, name) {
 			continue

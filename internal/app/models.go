@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,7 +72,7 @@ func (a *App) newModel(name string, m config.Model) Model {
 // Models returns every configured model in name order.
 func (a *App) Models() []Model {
 	a.modelsOnce.Do(func() {
-		for _, name := range sortedKeys(a.cfg.Models) {
+		for _, name := range slices.Sorted(maps.Keys(a.cfg.Models)) {
 			a.models = append(a.models, a.newModel(name, a.cfg.Models[name]))
 		}
 	})

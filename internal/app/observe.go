@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
-	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/observe"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -33,23 +33,9 @@ func (t observedTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.
 	ctx, end := t.app.tracer().Start(ctx, span, "tool", name, "server", t.server)
 	start := time.Now()
 	res, err := t.Tool.Call(ctx, req)
-	t.app.metrics.ObserveToolCall(name, t.server, toolOutcome(res, err), time.Since(start))
+	t.app.metrics.Load().ObserveToolCall(name, t.server, string(store.OutcomeOf(err, res != nil && res.IsError)), time.Since(start))
 	end(err)
 	return res, err
-}
-
-func toolOutcome(res *tools.Result, err error) string {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case err != nil:
-		return "error"
-	case res != nil && res.IsError:
-		return "tool_error"
-	}
-	return "ok"
 }
 
 // observe wraps the tools of one source (server "builtin" for built-ins).
@@ -65,7 +51,7 @@ func (a *App) observe(kind tools.Kind, server string, ts []tools.Tool) []tools.T
 }
 
 // tracer returns the tracing of the running service, or nil (no spans).
-func (a *App) tracer() *server.Tracing { return a.tracing.Load() }
+func (a *App) tracer() *observe.Tracing { return a.tracing.Load() }
 
 // observedProvider counts model requests, tokens and time to first token.
 type observedProvider struct {
@@ -98,11 +84,11 @@ func (p observedProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq
 				break
 			}
 		}
-		outcome := "ok"
+		outcome := store.OutcomeOK
 		if failure != nil {
-			outcome = "error"
+			outcome = store.OutcomeError
 		}
-		p.app.metrics.ObserveModelRequest(p.model, outcome, ttft, usage.InputTokens, usage.OutputTokens)
+		p.app.metrics.Load().ObserveModelRequest(p.model, string(outcome), ttft, usage.InputTokens, usage.OutputTokens)
 		end(failure)
 	}
 }

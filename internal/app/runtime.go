@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
@@ -24,14 +26,29 @@ var ErrNoModel = errors.New("no model configured")
 // NoModelHint says how to connect a model; the CLI, /readyz and the UI show it.
 const NoModelHint = "add a models section to the config, or set OPENAI_API_KEY (with OPENAI_BASE_URL for Ollama, vLLM or llama.cpp), ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST; see docs/PROVIDERS.md"
 
+// errClosed is returned by methods of an App after Close.
+var errClosed = errors.New("switchboard is shutting down")
+
 // Store opens the database on first use: PostgreSQL when database.url is
 // set, else SQLite in the data directory, and writes the config's agents
-// into it.
+// into it. A failed open is not kept: the next call tries again, with its
+// own context. Concurrent callers wait for one open. After [App.Close] it
+// fails.
 func (a *App) Store(ctx context.Context) (store.Store, error) {
-	a.storeOnce.Do(func() {
-		a.store, a.storeErr = a.openStore(ctx)
-	})
-	return a.store, a.storeErr
+	a.storeMu.Lock()
+	defer a.storeMu.Unlock()
+	switch {
+	case a.storeClosed:
+		return nil, errClosed
+	case a.store != nil:
+		return a.store, nil
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	return st, nil
 }
 
 func (a *App) openStore(ctx context.Context) (store.Store, error) {
@@ -86,7 +103,7 @@ func recoverStore(ctx context.Context, st store.Store, logger *slog.Logger) erro
 // restarts. Short commands never overwrite, so they cannot undo what the
 // running service changed. Agents created at runtime are left alone.
 func seedAgents(ctx context.Context, st store.Store, cfg map[string]config.Agent, overwrite bool) error {
-	for _, name := range sortedKeys(cfg) {
+	for _, name := range slices.Sorted(maps.Keys(cfg)) {
 		c := cfg[name]
 		want := store.Agent{
 			Name: name, Description: c.Description, Model: c.Model, Prompt: c.Prompt,
@@ -117,17 +134,15 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 		return nil, err
 	}
 	a.runtimeOnce.Do(func() {
-		a.runtime = agent.New(&agent.Options{
-			Models: a.agentModel,
-			Tools:  a.registry,
-			Assistant: agent.AgentSpec{
-				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: agent.RouterMode(a.cfg.Assistant.Router),
+		a.runtime = agent.New(a.agentModel, a.registry, &agent.Options{
+			Assistant: store.Agent{
+				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: a.cfg.Assistant.Router,
 			},
-			Agents:    agents{st},
-			History:   history{st},
-			Audit:     audit{st},
-			Approvals: approvals{st},
-			Usage:     usage{st},
+			Agents:    st,
+			History:   runtimeStore{st},
+			Audit:     st,
+			Approvals: runtimeStore{st},
+			Usage:     st,
 			Policy:    policy(a.cfg.Approvals),
 			Limits: agent.Limits{
 				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,
@@ -162,7 +177,7 @@ func (a *App) agentModel(name string) (agent.Model, error) {
 			ContextWindow: m.Config.ContextWindow, MaxTokens: m.Config.MaxTokens, Temperature: m.Config.Temperature,
 		}, nil
 	}
-	return agent.Model{}, fmt.Errorf("no model named %q; configured: %v", name, sortedKeys(a.cfg.Models))
+	return agent.Model{}, fmt.Errorf("no model named %q; configured: %v", name, slices.Sorted(maps.Keys(a.cfg.Models)))
 }
 
 func policy(c config.Approvals) agent.Policy {
@@ -216,32 +231,33 @@ func (a *App) sample(ctx context.Context, server string, req *mcphost.SamplingRe
 }
 
 // elicit puts an MCP server's elicitation request to the user through the runtime.
-func (a *App) elicit(ctx context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+func (a *App) elicit(ctx context.Context, _ string, req *tools.ElicitRequest) (*tools.ElicitResult, error) {
 	rt, err := a.Runtime(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := rt.Elicit(ctx, &agent.ElicitRequest{Server: server, Message: req.Message, Mode: req.Mode, Schema: req.Schema, URL: req.URL})
-	if err != nil {
-		return nil, err
-	}
-	return &mcphost.ElicitResult{Action: res.Action, Content: res.Content}, nil
+	return rt.Elicit(ctx, req)
 }
 
 // Agents lists the named agents (config and runtime), by name.
-func (a *App) Agents(ctx context.Context) ([]agent.AgentSpec, error) {
+func (a *App) Agents(ctx context.Context) ([]store.Agent, error) {
 	st, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return agents{st}.Agents(ctx)
+	return st.ListAgents(ctx)
 }
 
-// History returns a stored conversation's messages, oldest first.
-func (a *App) History(ctx context.Context, conversationID string) ([]agent.Message, error) {
+// History returns a stored conversation's messages, oldest first; a
+// conversation that does not exist has none.
+func (a *App) History(ctx context.Context, conversationID string) ([]store.Message, error) {
 	st, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return history{st}.Load(ctx, conversationID)
+	msgs, err := st.ListMessages(ctx, conversationID, store.MessageFilter{})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return msgs, err
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -68,15 +71,19 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer gw.Close()
 
-	metrics := a.metrics
-	var tracing *server.Tracing
+	// The metrics exist while the service runs: one-shot commands build no
+	// registry they would never serve.
+	metrics := observe.NewMetrics()
+	a.metrics.Store(metrics)
+	defer a.metrics.Store(nil)
+	var tracing *observe.Tracing
 	if ep := a.cfg.Tracing.Endpoint; ep != "" {
 		// OTEL_EXPORTER_OTLP_ENDPOINT is a base URL: traces go to /v1/traces.
 		if u, perr := url.Parse(ep); perr == nil && strings.Trim(u.Path, "/") == "" {
 			u.Path = "/v1/traces"
 			ep = u.String()
 		}
-		tracing, err = server.NewTracing(ctx, ep, version.String())
+		tracing, err = observe.NewTracing(ctx, ep, version.String())
 		if err != nil {
 			return fmt.Errorf("setting up tracing to %s: %w", ep, err)
 		}
@@ -102,12 +109,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer a.onStatus.Store(nil)
 
-	srv := server.New(&server.Options{
-		Store:          st,
-		Runner:         tracedRunner{Runtime: rt, app: a},
-		Tools:          a.registry,
+	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
 		Servers:        serversView{a},
-		Models:         func() []string { return sortedKeys(a.cfg.Models) },
+		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
 		MCP:            mcpWithCaller(gw.Handler()),
 		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With("component", "web")}),
 		AllowAnonymous: loopback && len(users) == 0,
@@ -209,7 +213,7 @@ func (v serversView) Restart(ctx context.Context, name string) error {
 		}
 	}
 	if _, ok := v.a.cfg.MCPServers[name]; !ok {
-		return fmt.Errorf("server %q: %w", name, store.ErrNotFound)
+		return fmt.Errorf("server %q: %w", name, server.ErrNoServer)
 	}
 	return v.a.pool.Restart(name)
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
@@ -45,7 +47,7 @@ func (a *App) Servers() []ServerStatus {
 	for _, st := range a.pool.Status() {
 		running[st.Name] = st
 	}
-	for _, name := range sortedKeys(a.cfg.MCPServers) {
+	for _, name := range slices.Sorted(maps.Keys(a.cfg.MCPServers)) {
 		sc := a.cfg.MCPServers[name]
 		st, ok := running[name]
 		if !ok {
@@ -92,7 +94,7 @@ func (a *App) Servers() []ServerStatus {
 			Since:     st.LoadedAt,
 		})
 	}
-	for _, name := range sortedKeys(a.cfg.OpenAPIServers) {
+	for _, name := range slices.Sorted(maps.Keys(a.cfg.OpenAPIServers)) {
 		if loaded[name] {
 			continue
 		}

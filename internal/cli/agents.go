@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -21,22 +20,10 @@ chat to hand a message to one. Agents from the config are rewritten from it
 when serve starts; agents created here persist. Changes apply on the agent's next
 turn, with no restart.`,
 	}
+	// withStore adds the hints of agent commands to the store's errors.
 	withStore := func(run func(cmd *cobra.Command, st store.Store, args []string) error) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
-			if err != nil {
-				return usageErr(err, "")
-			}
-			defer a.Close()
-			st, err := a.Store(cmd.Context())
-			if err != nil {
-				return usageErr(err, "check database.url or the data directory (--data)")
-			}
-			err = run(cmd, st, args)
+		return g.withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+			err := run(cmd, st, args)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				return usageErr(err, "`switchboard agents list` shows the agents")
@@ -44,7 +31,7 @@ turn, with no restart.`,
 				return usageErr(err, "")
 			}
 			return err
-		}
+		})
 	}
 
 	list := &cobra.Command{

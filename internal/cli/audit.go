@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -49,23 +48,17 @@ approval). A call cut off by a crash shows as interrupted.
 --since takes a duration back from now (24h, 30m) or a date (2026-11-22 or
 RFC 3339). --json prints one JSON object per line.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, err := parseSince(since, time.Now())
+		PreRunE: func(*cobra.Command, []string) error {
+			_, err := parseSince(since, time.Now())
 			if err != nil {
 				return usageErr(err, "--since takes 24h, 30m, 2026-11-22 or 2026-11-22T10:00:00Z")
 			}
-			cfg, err := g.load()
+			return nil
+		},
+		RunE: g.withStore(func(cmd *cobra.Command, st store.Store, _ []string) error {
+			from, err := parseSince(since, time.Now())
 			if err != nil {
-				return err
-			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
-			if err != nil {
-				return usageErr(err, "")
-			}
-			defer a.Close()
-			st, err := a.Store(cmd.Context())
-			if err != nil {
-				return usageErr(err, "check database.url or the data directory (--data)")
+				return err // PreRunE has checked it
 			}
 			recs, err := st.ListAudit(cmd.Context(), store.AuditFilter{
 				Tool: tool, Server: server, User: user, ConversationID: conversation,
@@ -81,7 +74,7 @@ RFC 3339). --json prints one JSON object per line.`,
 				for _, r := range recs {
 					if err := enc.Encode(auditJSON{
 						ID: r.ID, Time: r.Time, Tool: r.Tool, Server: r.Server, Arguments: r.Arguments,
-						Outcome: string(r.Outcome), Error: r.Error, Approval: r.Approval, DurationMS: r.DurationMS,
+						Outcome: string(r.Outcome), Error: r.Error, Approval: string(r.Approval), DurationMS: r.DurationMS,
 						ResultBytes: r.ResultBytes, User: r.User, Conversation: r.ConversationID, Agent: r.Agent,
 					}); err != nil {
 						return err
@@ -93,11 +86,11 @@ RFC 3339). --json prints one JSON object per line.`,
 			fmt.Fprintln(tw, "TIME\tTOOL\tOUTCOME\tAPPROVAL\tDURATION\tUSER\tCONVERSATION\tARGUMENTS")
 			for _, r := range recs {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Tool,
-					r.Outcome, dash(r.Approval), (time.Duration(r.DurationMS) * time.Millisecond).String(), dash(r.User),
+					r.Outcome, dash(string(r.Approval)), (time.Duration(r.DurationMS) * time.Millisecond).String(), dash(r.User),
 					dash(shortID(r.ConversationID)), oneLine(string(r.Arguments), 60))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per call: tool, server, arguments, outcome, approval, duration, user, conversation")

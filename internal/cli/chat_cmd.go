@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/cli/chat"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -53,7 +55,7 @@ Write @name at the start of a word to hand the message to a named agent.`,
 					return usageErr(fmt.Errorf("no model named %q", model), "`switchboard models` lists the configured models")
 				}
 			}
-			a, err := g.start(cmd.Context(), nil)
+			a, err := g.startWith(cmd.Context(), cfg, nil)
 			if err != nil {
 				return err
 			}
@@ -79,7 +81,7 @@ Write @name at the start of a word to hand the message to a named agent.`,
 				Stderr:         cmd.ErrOrStderr(),
 				Stdin:          cmd.InOrStdin(),
 				Yes:            yes,
-				Logger:         g.logger(cfg, 0),
+				Logger:         g.logger(cfg, slog.LevelWarn),
 			}
 			if prompt != "" {
 				if code := chat.RunOnce(cmd.Context(), b, prompt, opts); code != 0 {
@@ -123,23 +125,23 @@ func (b *chatBackend) Servers() []chat.ServerLine {
 	return out
 }
 
-func (b *chatBackend) Agents(ctx context.Context) ([]agent.AgentSpec, error) {
+func (b *chatBackend) Agents(ctx context.Context) ([]store.Agent, error) {
 	return b.app.Agents(ctx)
 }
 
-func (b *chatBackend) History(ctx context.Context, id string) ([]agent.Message, error) {
+func (b *chatBackend) History(ctx context.Context, id string) ([]store.Message, error) {
 	return b.app.History(ctx, id)
 }
 
-func (b *chatBackend) agentSpec(ctx context.Context, name string) (agent.AgentSpec, bool, error) {
+func (b *chatBackend) agentSpec(ctx context.Context, name string) (store.Agent, bool, error) {
 	list, err := b.app.Agents(ctx)
 	if err != nil {
-		return agent.AgentSpec{}, false, err
+		return store.Agent{}, false, err
 	}
 	for _, s := range list {
 		if s.Name == name {
 			return s, true, nil
 		}
 	}
-	return agent.AgentSpec{}, false, nil
+	return store.Agent{}, false, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,9 +48,9 @@ failed. Exits 1 when a check fails.`,
 			} else if !asJSON {
 				fmt.Fprintf(out, "data: %s  ok\n", cfg.Data)
 			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
+			a, err := g.newApp(cfg, g.logger(cfg, slog.LevelWarn))
 			if err != nil {
-				return usageErr(err, "")
+				return err
 			}
 			defer a.Close()
 			reports := a.Diagnose(cmd.Context(), onlyServer(server))

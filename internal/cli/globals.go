@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // globals holds the flags every command accepts and what they lead to.
@@ -59,8 +61,9 @@ func (g *globals) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// logger builds the process logger on stderr. One-shot commands log only
-// warnings by default so that their output stays readable.
+// logger builds the process logger on stderr at defaultLevel unless
+// --log-level or the config says otherwise. One-shot commands pass
+// slog.LevelWarn so that their output stays readable; serve passes Info.
 func (g *globals) logger(cfg *config.Config, defaultLevel slog.Level) *slog.Logger {
 	return newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, defaultLevel)
 }
@@ -77,6 +80,46 @@ func newLogger(w io.Writer, level, format string, def slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// newApp builds the app from cfg, starting nothing. The caller must Close
+// it.
+func (g *globals) newApp(cfg *config.Config, logger *slog.Logger) (*app.App, error) {
+	a, err := app.New(cfg, &app.Options{Logger: logger})
+	if err != nil {
+		return nil, usageErr(err, "")
+	}
+	return a, nil
+}
+
+// withApp makes the RunE of a one-shot command that needs the app but no
+// tool server: it loads the config, builds the app, runs run and closes
+// the app.
+func (g *globals) withApp(run func(cmd *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		cfg, err := g.load()
+		if err != nil {
+			return err
+		}
+		a, err := g.newApp(cfg, g.logger(cfg, slog.LevelWarn))
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		return run(cmd, a, args)
+	}
+}
+
+// withStore is [globals.withApp] for commands that work on the database:
+// run gets the opened store.
+func (g *globals) withStore(run func(cmd *cobra.Command, st store.Store, args []string) error) func(*cobra.Command, []string) error {
+	return g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
+		st, err := a.Store(cmd.Context())
+		if err != nil {
+			return usageErr(err, "check database.url or the data directory (--data)")
+		}
+		return run(cmd, st, args)
+	})
+}
+
 // start loads the config, builds the app and starts its servers (only the
 // named ones when only is non-nil). The caller must Close the app.
 func (g *globals) start(ctx context.Context, only []string) (*app.App, error) {
@@ -84,6 +127,11 @@ func (g *globals) start(ctx context.Context, only []string) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	return g.startWith(ctx, cfg, only)
+}
+
+// startWith is start with a config already loaded.
+func (g *globals) startWith(ctx context.Context, cfg *config.Config, only []string) (*app.App, error) {
 	a, err := app.New(cfg, &app.Options{
 		Logger: g.logger(cfg, slog.LevelWarn),
 		Only:   only,

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os/exec"
 	"time"
 
@@ -27,16 +26,7 @@ Claude Desktop (claude_desktop_config.json):
   {"mcpServers": {"switchboard": {"command": "switchboard",
      "args": ["mcp", "--config", "/path/to/switchboard.yaml"]}}}`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, slog.LevelWarn)})
-			if err != nil {
-				return usageErr(err, "")
-			}
-			defer a.Close()
+		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, _ []string) error {
 			if err := a.Start(cmd.Context()); err != nil {
 				return err
 			}
@@ -50,7 +40,7 @@ Claude Desktop (claude_desktop_config.json):
 				return nil // interrupted: a normal way to stop a server
 			}
 			return err
-		},
+		}),
 	}
 	cmd.AddCommand(newLoginCmd(g))
 	return cmd
@@ -66,16 +56,7 @@ browser), waits for the browser to come back to the redirect URL (oauth.redirect
 default http://127.0.0.1:8976/callback), and stores the token in the data
 directory with 0600 permissions. Every later start reuses and refreshes it.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, slog.LevelWarn)})
-			if err != nil {
-				return usageErr(err, "")
-			}
-			defer a.Close()
+		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
 			show := func(authURL string) {
@@ -85,9 +66,9 @@ directory with 0600 permissions. Every later start reuses and refreshes it.`,
 			if err := a.Login(ctx, args[0], show); err != nil {
 				return usageErr(err, "check the server's url and oauth settings; `switchboard doctor` shows the connection")
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "logged in to %s; the token is stored in %s\n", args[0], cfg.Data)
+			fmt.Fprintf(cmd.ErrOrStderr(), "logged in to %s; the token is stored in %s\n", args[0], a.Config().Data)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "how long to wait for the browser")
 	return cmd

@@ -21,17 +21,8 @@ OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST create) and ask
 each endpoint, concurrently, whether it answers and knows the model.
 Exits 1 when a model does not answer.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
-			if err != nil {
-				return usageErr(err, "")
-			}
-			defer a.Close()
-			if len(cfg.Models) == 0 {
+		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, _ []string) error {
+			if len(a.Config().Models) == 0 {
 				return usageErr(fmt.Errorf("no models configured"),
 					"add a models section to the config, or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST (see docs/PROVIDERS.md)")
 			}
@@ -68,7 +59,7 @@ Exits 1 when a model does not answer.`,
 				return &exitError{code: exitToolError, err: fmt.Errorf("%d of %d models did not answer", failed, len(checks))}
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long each model may take to answer")

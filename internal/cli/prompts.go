@@ -1,14 +1,23 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
+
+// promptListing is one server's entry of `prompts --json`.
+type promptListing struct {
+	Server  string       `json:"server"`
+	Prompts []app.Prompt `json:"prompts"`
+	Error   string       `json:"error,omitempty"`
+}
 
 func newPromptsCmd(g *globals) *cobra.Command {
 	var asJSON bool
@@ -18,29 +27,17 @@ func newPromptsCmd(g *globals) *cobra.Command {
 		Short: "List the prompts the MCP servers offer",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := g.start(cmd.Context(), onlyServer(server))
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			type listing struct {
-				Server  string `json:"server"`
-				Prompts any    `json:"prompts"`
-				Error   string `json:"error,omitempty"`
-			}
-			var all []listing
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			if !asJSON {
 				fmt.Fprintln(tw, "SERVER\tPROMPT\tARGUMENTS\tDESCRIPTION")
 			}
-			for _, s := range mcpReady(a, server) {
-				ps, err := a.Pool().Prompts(cmd.Context(), s)
-				l := listing{Server: s, Prompts: ps}
+			err := listEach(cmd, g, server, asJSON, func(ctx context.Context, a *app.App, s string) (promptListing, error) {
+				ps, err := a.Prompts(ctx, s)
+				l := promptListing{Server: s, Prompts: ps}
 				if err != nil {
 					l.Error = err.Error()
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %v\n", s, err)
 				}
-				all = append(all, l)
 				for _, p := range ps {
 					var args []string
 					for _, a := range p.Arguments {
@@ -52,9 +49,10 @@ func newPromptsCmd(g *globals) *cobra.Command {
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s, p.Name, dash(strings.Join(args, ",")), oneLine(p.Description, 60))
 				}
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), all)
+				return l, nil
+			})
+			if err != nil || asJSON {
+				return err
 			}
 			return tw.Flush()
 		},
@@ -75,23 +73,20 @@ func newPromptsCmd(g *globals) *cobra.Command {
 				}
 				pargs[k] = v
 			}
-			a, err := g.start(cmd.Context(), []string{args[0]})
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			res, err := a.Pool().GetPrompt(cmd.Context(), args[0], args[1], pargs)
-			if err != nil {
-				return usageErr(err, "`switchboard prompts --server "+args[0]+"` lists its prompts and arguments")
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
-			}
-			for _, m := range res.Messages {
-				fmt.Fprintf(cmd.OutOrStdout(), "[%s] ", m.Role)
-				writeResult(cmd.OutOrStdout(), &tools.Result{Content: []tools.Content{m.Content}})
-			}
-			return nil
+			return g.withServer(cmd.Context(), args[0], func(a *app.App) error {
+				res, err := a.GetPrompt(cmd.Context(), args[0], args[1], pargs)
+				if err != nil {
+					return usageErr(err, "`switchboard prompts --server "+args[0]+"` lists its prompts and arguments")
+				}
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), res)
+				}
+				for _, m := range res.Messages {
+					fmt.Fprintf(cmd.OutOrStdout(), "[%s] ", m.Role)
+					writeResult(cmd.OutOrStdout(), &tools.Result{Content: []tools.Content{m.Content}})
+				}
+				return nil
+			})
 		},
 	}
 	get.Flags().BoolVar(&asJSON, "json", false, "print JSON")

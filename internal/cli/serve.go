@@ -39,9 +39,9 @@ and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
 				cfg.Server.Addr = addr
 			}
 			logger := g.logger(cfg, slog.LevelInfo)
-			a, err := app.New(cfg, &app.Options{Logger: logger})
+			a, err := g.newApp(cfg, logger)
 			if err != nil {
-				return usageErr(err, "")
+				return err
 			}
 			defer a.Close()
 			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", cfg.Server.Addr)

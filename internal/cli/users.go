@@ -18,26 +18,12 @@ func newUsersCmd(g *globals) *cobra.Command {
 "Authorization: Bearer <key>". Only a hash of each key is stored. Once a user
 exists, every request needs a key, also on loopback.`,
 	}
-	withApp := func(run func(cmd *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
-			if err != nil {
-				return usageErr(err, "")
-			}
-			defer a.Close()
-			return run(cmd, a, args)
-		}
-	}
 	var allow []string
 	add := &cobra.Command{
 		Use:   "add NAME",
 		Short: "Create a user and print its API key (shown once)",
 		Args:  cobra.ExactArgs(1),
-		RunE: withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
+		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
 			u, key, err := a.AddUser(cmd.Context(), args[0], allow)
 			if err != nil {
 				return usageErr(err, "")
@@ -52,7 +38,7 @@ exists, every request needs a key, also on loopback.`,
 		Use:   "list",
 		Short: "List the users",
 		Args:  cobra.NoArgs,
-		RunE: withApp(func(cmd *cobra.Command, a *app.App, _ []string) error {
+		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, _ []string) error {
 			us, err := a.Users(cmd.Context())
 			if err != nil {
 				return err
@@ -69,7 +55,7 @@ exists, every request needs a key, also on loopback.`,
 		Use:   "rm NAME",
 		Short: "Remove a user; its key stops working",
 		Args:  cobra.ExactArgs(1),
-		RunE: withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
+		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
 			if err := a.RemoveUser(cmd.Context(), args[0]); err != nil {
 				return usageErr(err, "`switchboard users list` shows the users")
 			}

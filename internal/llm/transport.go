@@ -197,8 +197,8 @@ func (t *Transport) wait(ctx context.Context, cause error, attempt int) error {
 	if wait > t.opts.MaxRetryWait {
 		return cause
 	}
-	t.logger.DebugContext(ctx, "retrying provider request", "provider", t.provider,
-		"attempt", attempt+1, "wait", wait, "err", cause.Error())
+	t.logger.DebugContext(ctx, "retrying provider request", logKeyProvider, t.provider,
+		logKeyAttempt, attempt+1, logKeyWait, wait, logKeyErr, cause.Error())
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

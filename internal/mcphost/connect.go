@@ -12,14 +12,19 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
 // classicProtocolVersion is the newest version negotiated with the classic
 // initialize handshake; used when new-style discovery fails.
 const classicProtocolVersion = "2025-11-25"
 
-// clientImpl is how Switchboard introduces itself to servers.
-var clientImpl = mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
+// clientImpl is how Switchboard introduces itself to servers: with the
+// version of this binary, so a server's logs name the build that called.
+func clientImpl() *mcp.Implementation {
+	return &mcp.Implementation{Name: "switchboard", Version: version.String()}
+}
 
 // dial makes one connect attempt, bounded by ConnectTimeout: spawn or dial,
 // handshake, and, when that fails in a way that is not a timeout and no
@@ -240,7 +245,7 @@ func (s *server) newClient() *mcp.Client {
 	if s.opts.Elicitation != nil {
 		o.ElicitationHandler = s.elicit
 	}
-	c := mcp.NewClient(&clientImpl, o)
+	c := mcp.NewClient(clientImpl(), o)
 	if len(s.opts.Roots) > 0 {
 		roots := make([]*mcp.Root, 0, len(s.opts.Roots)) //nolint:staticcheck // see above
 		for _, r := range s.opts.Roots {

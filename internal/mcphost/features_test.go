@@ -192,7 +192,7 @@ func TestSamplingAndElicitation(t *testing.T) {
 	}
 	var mu sync.Mutex
 	gotSample := map[string]*mcphost.SamplingRequest{}
-	gotElicit := map[string]*mcphost.ElicitRequest{}
+	gotElicit := map[string]*tools.ElicitRequest{}
 	opts := testOptions()
 	opts.Sampling = func(_ context.Context, server string, req *mcphost.SamplingRequest) (*mcphost.SamplingResult, error) {
 		mu.Lock()
@@ -200,11 +200,11 @@ func TestSamplingAndElicitation(t *testing.T) {
 		mu.Unlock()
 		return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: "hi from " + server}, Model: "m1"}, nil
 	}
-	opts.Elicitation = func(_ context.Context, server string, req *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+	opts.Elicitation = func(_ context.Context, server string, req *tools.ElicitRequest) (*tools.ElicitResult, error) {
 		mu.Lock()
 		gotElicit[server] = req
 		mu.Unlock()
-		return &mcphost.ElicitResult{Action: mcphost.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
+		return &tools.ElicitResult{Action: tools.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
 	}
 	p := startPool(t, scs, opts)
 	for i, pin := range pins {

@@ -45,30 +45,6 @@ type SamplingResult struct {
 	StopReason string
 }
 
-// ElicitRequest is a server asking the user for input (elicitation/create).
-type ElicitRequest struct {
-	Message string
-	// Mode is "form" (Schema says what to ask) or "url" (send the user to URL).
-	Mode string
-	// Schema is the requested JSON Schema (flat object of primitives) for form mode.
-	Schema json.RawMessage
-	URL    string
-}
-
-// Elicitation actions.
-const (
-	ElicitAccept  = "accept"
-	ElicitDecline = "decline"
-	ElicitCancel  = "cancel"
-)
-
-// ElicitResult is the user's answer: Action is accept, decline or cancel;
-// Content holds the form values when accepted.
-type ElicitResult struct {
-	Action  string
-	Content map[string]any
-}
-
 //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still in use; see newClient
 func (s *server) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	p := req.Params
@@ -117,7 +93,7 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	if p == nil {
 		return nil, errors.New("elicitation request without params")
 	}
-	er := &ElicitRequest{Message: p.Message, Mode: p.Mode, URL: p.URL}
+	er := &tools.ElicitRequest{Server: s.cfg.Name, Message: p.Message, Mode: p.Mode, URL: p.URL}
 	if er.Mode == "" {
 		er.Mode = "form"
 	}
@@ -133,10 +109,10 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 		return nil, fmt.Errorf("elicitation for mcp server %q: %w", s.cfg.Name, err)
 	}
 	if res == nil {
-		return &mcp.ElicitResult{Action: ElicitCancel}, nil
+		return &mcp.ElicitResult{Action: tools.ElicitCancel}, nil
 	}
 	switch res.Action {
-	case ElicitAccept, ElicitDecline, ElicitCancel:
+	case tools.ElicitAccept, tools.ElicitDecline, tools.ElicitCancel:
 	default:
 		return nil, fmt.Errorf("elicitation hook returned action %q (want accept, decline or cancel)", res.Action)
 	}

@@ -231,9 +231,9 @@ func testEverything(t *testing.T, cfg mcphost.ServerConfig) {
 		return &mcphost.SamplingResult{Content: tools.Content{Type: tools.ContentText, Text: "sampled by " + server}, Model: "test-model"}, nil
 	}
 	var elicited atomic.Int32
-	opts.Elicitation = func(context.Context, string, *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
+	opts.Elicitation = func(context.Context, string, *tools.ElicitRequest) (*tools.ElicitResult, error) {
 		elicited.Add(1)
-		return &mcphost.ElicitResult{Action: mcphost.ElicitDecline}, nil
+		return &tools.ElicitResult{Action: tools.ElicitDecline}, nil
 	}
 	pool := startPool(t, []mcphost.ServerConfig{cfg}, opts)
 	if st := pool.Status(); st[0].State != mcphost.StateReady {

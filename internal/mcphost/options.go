@@ -112,9 +112,9 @@ type Options struct {
 	// Sampling answers sampling/createMessage requests from servers; nil
 	// means the capability is not advertised.
 	Sampling func(ctx context.Context, server string, req *SamplingRequest) (*SamplingResult, error)
-	// Elicitation answers elicitation/create requests from servers; nil
-	// means the capability is not advertised.
-	Elicitation func(ctx context.Context, server string, req *ElicitRequest) (*ElicitResult, error)
+	// Elicitation answers elicitation/create requests from servers (req.Server
+	// is server); nil means the capability is not advertised.
+	Elicitation func(ctx context.Context, server string, req *tools.ElicitRequest) (*tools.ElicitResult, error)
 	// OnResourceUpdated receives notifications/resources/updated for
 	// resources subscribed with [Pool.Subscribe]. Same calling rules as
 	// OnToolsChanged, except that it runs on the connection's reader.

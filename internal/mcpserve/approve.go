@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -30,41 +31,41 @@ var approveSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"
 // call waits (ask). From 2026-07-28 on a server may not send requests of
 // its own: the call returns the question as an input request (askFirst)
 // and the client calls again with the answer (answer).
-func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.Entry) (Approval, string) {
+func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.Entry) (store.AuditApproval, string) {
 	switch s.opts.Policy(e) {
 	case ActionAllow:
-		return ApprovalNotNeeded, ""
+		return store.AuditAutoApproved, ""
 	case ActionAsk:
 		if roundTrips(req.Session) {
 			return s.answer(req, e)
 		}
 		return s.ask(ctx, req.Session, e, req.Params.Arguments)
 	default:
-		return ApprovalDenied, fmt.Sprintf("tool %s is denied by Switchboard's approval policy, so it was not called. "+
+		return store.AuditDenied, fmt.Sprintf("tool %s is denied by Switchboard's approval policy, so it was not called. "+
 			"An administrator can allow it with an approvals rule in the Switchboard configuration, "+
 			"for example {server: %s, tool: %s, policy: ask}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
 	}
 }
 
 // ask asks the caller to confirm the call through elicitation.
-func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (Approval, string) {
+func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (store.AuditApproval, string) {
 	if !canElicit(ss) {
-		return ApprovalUnavailable, cannotAsk(e)
+		return store.AuditUnavailable, cannotAsk(e)
 	}
 	actx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
 	defer cancel()
 	res, err := ss.Elicit(actx, &mcp.ElicitParams{Message: question(e, args), RequestedSchema: approveSchema})
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
-			return ApprovalUnavailable, fmt.Sprintf("tool %s was not called: nobody answered the approval question within %v.", e.Name, s.opts.ApprovalTimeout)
+			return store.AuditUnavailable, fmt.Sprintf("tool %s was not called: nobody answered the approval question within %v.", e.Name, s.opts.ApprovalTimeout)
 		}
-		s.logger.WarnContext(ctx, "approval question failed", logKeyTool, e.Name, logKeyError, err)
-		return ApprovalUnavailable, fmt.Sprintf("tool %s was not called: asking for approval failed (%v).", e.Name, err)
+		s.logger.WarnContext(ctx, "approval question failed", logKeyTool, e.Name, logKeyErr, err)
+		return store.AuditUnavailable, fmt.Sprintf("tool %s was not called: asking for approval failed (%v).", e.Name, err)
 	}
 	if res.Action == "accept" && res.Content["approve"] == true {
-		return ApprovalGranted, ""
+		return store.AuditApproved, ""
 	}
-	return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
+	return store.AuditDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
 }
 
 // approveInput is the ID of the approval question among a call's input
@@ -91,21 +92,21 @@ func (s *Server) askFirst(req *mcp.CallToolRequest, e tools.Entry) *mcp.CallTool
 }
 
 // answer reads the answer to askFirst's question from the retried call.
-func (s *Server) answer(req *mcp.CallToolRequest, e tools.Entry) (Approval, string) {
+func (s *Server) answer(req *mcp.CallToolRequest, e tools.Entry) (store.AuditApproval, string) {
 	resp, ok := req.Params.InputResponses[approveInput]
 	if !ok {
-		return ApprovalUnavailable, cannotAsk(e)
+		return store.AuditUnavailable, cannotAsk(e)
 	}
 	// The answer is for the call it was asked about: the same tool with the
 	// same arguments, which the request state binds.
 	if req.Params.RequestState != callDigest(e.Name, req.Params.Arguments) {
-		return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the approval answer was given for another call; call again to be asked.", e.Name)
+		return store.AuditDeclined, fmt.Sprintf("tool %s was not called: the approval answer was given for another call; call again to be asked.", e.Name)
 	}
 	r, ok := resp.(*mcp.ElicitResult)
 	if ok && r.Action == "accept" && r.Content["approve"] == true {
-		return ApprovalGranted, ""
+		return store.AuditApproved, ""
 	}
-	return ApprovalDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
+	return store.AuditDeclined, fmt.Sprintf("tool %s was not called: the user declined it.", e.Name)
 }
 
 // roundTrips reports whether ss speaks protocol 2026-07-28 or later, where

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -31,39 +32,39 @@ func TestApproval(t *testing.T) {
 		elicit   func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 		wantText string // substring of the result text
 		wantErr  bool   // IsError
-		want     mcpserve.Outcome
+		want     store.AuditResult
 	}{
 		{
 			name: "allow", policy: mcpserve.ActionAllow, wantText: `{"path":"/tmp/x"}`,
-			want: mcpserve.Outcome{Approval: mcpserve.ApprovalNotNeeded, Called: true},
+			want: store.AuditResult{Outcome: store.OutcomeOK, Approval: store.AuditAutoApproved},
 		},
 		{
 			name: "ask accepted", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": true}), wantText: `{"path":"/tmp/x"}`,
-			want: mcpserve.Outcome{Approval: mcpserve.ApprovalGranted, Called: true},
+			want: store.AuditResult{Outcome: store.OutcomeOK, Approval: store.AuditApproved},
 		},
 		{
 			name: "ask accepted with approve false", policy: mcpserve.ActionAsk, elicit: answer("accept", map[string]any{"approve": false}),
-			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true},
+			wantText: "the user declined it", wantErr: true, want: store.AuditResult{Outcome: store.OutcomeDenied, Approval: store.AuditDeclined},
 		},
 		{
 			name: "ask declined", policy: mcpserve.ActionAsk, elicit: answer("decline", nil),
-			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true},
+			wantText: "the user declined it", wantErr: true, want: store.AuditResult{Outcome: store.OutcomeDenied, Approval: store.AuditDeclined},
 		},
 		{
 			name: "ask cancelled", policy: mcpserve.ActionAsk, elicit: answer("cancel", nil),
-			wantText: "the user declined it", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDeclined, IsError: true},
+			wantText: "the user declined it", wantErr: true, want: store.AuditResult{Outcome: store.OutcomeDenied, Approval: store.AuditDeclined},
 		},
 		{
 			name: "ask without elicitation", policy: mcpserve.ActionAsk,
-			wantText: "did not declare the elicitation capability", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalUnavailable, IsError: true},
+			wantText: "did not declare the elicitation capability", wantErr: true, want: store.AuditResult{Outcome: store.OutcomeDenied, Approval: store.AuditUnavailable},
 		},
 		{
 			name: "deny", policy: mcpserve.ActionDeny, elicit: answer("accept", map[string]any{"approve": true}),
-			wantText: "{server: files, tool: write, policy: ask}", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true},
+			wantText: "{server: files, tool: write, policy: ask}", wantErr: true, want: store.AuditResult{Outcome: store.OutcomeDenied, Approval: store.AuditDenied},
 		},
 		{
 			name: "unknown action denies", policy: "maybe",
-			wantText: "denied by Switchboard's approval policy", wantErr: true, want: mcpserve.Outcome{Approval: mcpserve.ApprovalDenied, IsError: true},
+			wantText: "denied by Switchboard's approval policy", wantErr: true, want: store.AuditResult{Outcome: store.OutcomeDenied, Approval: store.AuditDenied},
 		},
 	}
 	for _, tt := range tests {
@@ -75,13 +76,13 @@ func TestApproval(t *testing.T) {
 	}
 }
 
-func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), wantText string, wantErr bool, want mcpserve.Outcome) {
+func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error), wantText string, wantErr bool, want store.AuditResult) {
 	tt := struct {
 		policy   mcpserve.Action
 		elicit   func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 		wantText string
 		wantErr  bool
-		want     mcpserve.Outcome
+		want     store.AuditResult
 	}{policy, elicit, wantText, wantErr, want}
 	{
 		{
@@ -117,8 +118,8 @@ func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit
 			if !strings.Contains(text(res), tt.wantText) || res.IsError != tt.wantErr {
 				t.Errorf("result %v %q, want IsError %v and text containing %q", res.IsError, text(res), tt.wantErr, tt.wantText)
 			}
-			if called != tt.want.Called {
-				t.Errorf("tool called: %v, want %v", called, tt.want.Called)
+			if wantCalled := tt.want.Outcome == store.OutcomeOK; called != wantCalled {
+				t.Errorf("tool called: %v, want %v", called, wantCalled)
 			}
 			if tt.policy == mcpserve.ActionAsk && tt.elicit != nil {
 				wantQ := "Allow Switchboard to call the tool files__write (tool \"write\" of mcp server \"files\")? It may change or delete data.\nArguments:\n{\n  \"path\": \"/tmp/x\"\n}"
@@ -126,25 +127,24 @@ func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit
 					t.Errorf("approval question mismatch (-want +got):\n%s", diff)
 				}
 			}
-			caller := mcpserve.Caller{ID: "alice"}
+			user := "alice"
 			if transport == "stdio" {
-				caller = mcpserve.Caller{ID: "local"}
+				user = "local"
 			}
-			wantRec := []mcpserve.CallRecord{{
-				Caller: caller, Tool: "files__write",
-				Origin:    tools.Origin{Kind: tools.KindMCP, Server: "files", Name: "write"},
-				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Transport: transport,
+			wantRec := []store.AuditRecord{{
+				User: user, Tool: "files__write", Server: "files",
+				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Agent: "mcp:" + transport,
 			}}
 			audit.mu.Lock()
 			gotRec := audit.begun
 			audit.mu.Unlock()
-			if diff := cmp.Diff(wantRec, gotRec, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Session" }, cmp.Ignore())); diff != "" {
+			if diff := cmp.Diff(wantRec, gotRec, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".ConversationID" }, cmp.Ignore())); diff != "" {
 				t.Errorf("audit begin mismatch (-want +got):\n%s", diff)
 			}
-			if len(gotRec) == 1 && (gotRec[0].Session == "") != (transport == "stdio") {
-				t.Errorf("audit record has session ID %q over %s", gotRec[0].Session, transport)
+			if len(gotRec) == 1 && (gotRec[0].ConversationID == "") != (transport == "stdio") {
+				t.Errorf("audit record has session ID %q over %s", gotRec[0].ConversationID, transport)
 			}
-			if diff := cmp.Diff(map[string]mcpserve.Outcome{"files__write#1": tt.want}, audit.outcomes()); diff != "" {
+			if diff := cmp.Diff(map[string]store.AuditResult{"files__write#1": tt.want}, audit.outcomes()); diff != "" {
 				t.Errorf("audit outcome mismatch (-want +got):\n%s", diff)
 			}
 		}

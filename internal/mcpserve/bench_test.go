@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -56,9 +57,9 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
-// discardAudit is an Auditor that records nothing, so the benchmark
+// discardAudit is a store.AuditLog that records nothing, so the benchmark
 // measures the gateway rather than a test fake's lock.
 type discardAudit struct{}
 
-func (discardAudit) Begin(context.Context, mcpserve.CallRecord) (string, error) { return "", nil }
-func (discardAudit) Finish(context.Context, string, mcpserve.Outcome)           {}
+func (discardAudit) BeginAudit(context.Context, store.AuditRecord) (string, error) { return "", nil }
+func (discardAudit) FinishAudit(context.Context, string, store.AuditResult) error  { return nil }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -30,11 +31,11 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if !ok {
 		return nil, unknownTool(name)
 	}
-	rec := CallRecord{Caller: caller, Tool: name, Origin: e.Origin, Arguments: args, Transport: "http"}
+	rec := store.AuditRecord{User: caller.Name, Tool: name, Server: ruleServer(e.Origin), Arguments: args, Agent: "mcp:http"}
 	if _, stdio := ctx.Value(lifetimeKey{}).(context.Context); stdio {
-		rec.Transport = "stdio"
+		rec.Agent = "mcp:stdio"
 	} else if req.Session != nil {
-		rec.Session = req.Session.ID()
+		rec.ConversationID = req.Session.ID()
 	}
 	allowed := s.permitted(ctx, caller, e)
 	if allowed {
@@ -49,58 +50,64 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	var id string
 	if s.opts.Audit != nil {
 		var err error
-		if id, err = s.opts.Audit.Begin(ctx, rec); err != nil {
-			s.logger.ErrorContext(ctx, "call not audited", logKeyTool, name, logKeyError, err)
+		if id, err = s.opts.Audit.BeginAudit(ctx, rec); err != nil {
+			s.logger.ErrorContext(ctx, "call not audited", logKeyTool, name, logKeyErr, err)
 			return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
 		}
 	}
-	out := Outcome{}
-	defer func() {
-		if s.opts.Audit == nil {
-			return
-		}
-		out.Duration = time.Since(start)
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-		defer cancel()
-		s.opts.Audit.Finish(fctx, id, out)
-	}()
+	// out is denied until the tool runs.
+	out := store.AuditResult{Outcome: store.OutcomeDenied}
+	defer func() { s.finishAudit(ctx, id, start, out) }()
 
 	if !allowed {
 		// Indistinguishable from a missing tool, so that permissions do not
 		// reveal which tools exist.
-		out.Approval, out.IsError = ApprovalForbidden, true
+		out.Approval = store.AuditForbidden
 		return nil, unknownTool(name)
 	}
 	approval, refusal := s.approve(ctx, req, e)
 	out.Approval = approval
 	if refusal != "" {
-		out.IsError = true
 		return errorResult(refusal), nil
 	}
 
 	relay := s.startProgress(ctx, req)
 	res, err := s.reg.Call(ctx, name, &tools.CallRequest{Arguments: args, Progress: relay.report})
 	relay.stop()
-	out.Called = true
+	out.Outcome = store.OutcomeOf(err, err == nil && res.IsError)
+	if out.Outcome == store.OutcomeError {
+		out.Error = err.Error()
+	}
 	if err != nil {
-		out.Err = err
 		switch {
 		case errors.Is(err, tools.ErrNotFound):
 			return nil, unknownTool(name)
 		case errors.Is(err, tools.ErrUnavailable):
-			out.IsError = true
 			return errorResult(fmt.Sprintf("tool %s is unavailable: the server that provides it is not connected right now; try again later", name)), nil
 		case ctx.Err() != nil:
 			// The client cancelled or went away; nobody reads the answer.
 			return nil, err
 		default:
-			out.IsError = true
-			s.logger.WarnContext(ctx, "tool call failed", logKeyTool, name, logKeyError, err)
+			s.logger.WarnContext(ctx, "tool call failed", logKeyTool, name, logKeyErr, err)
 			return errorResult(fmt.Sprintf("calling %s failed: %v", name, err)), nil
 		}
 	}
-	out.IsError = res.IsError
 	return mcpResult(res), nil
+}
+
+// finishAudit records how the call id begun at start ended, also when the
+// client went away. A failed write leaves the record running, and the next
+// start of the service marks it interrupted.
+func (s *Server) finishAudit(ctx context.Context, id string, start time.Time, out store.AuditResult) {
+	if s.opts.Audit == nil {
+		return
+	}
+	out.Duration = time.Since(start)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	if err := s.opts.Audit.FinishAudit(fctx, id, out); err != nil {
+		s.logger.WarnContext(ctx, "finishing the audit record of a call", logKeyErr, err)
+	}
 }
 
 type lifetimeKey struct{}

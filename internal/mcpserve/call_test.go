@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -22,10 +23,10 @@ func allowAll(tools.Entry) mcpserve.Action { return mcpserve.ActionAllow }
 // TestCallResults checks how results, tool errors and Go errors of the
 // catalogue come back as MCP results.
 func TestCallResults(t *testing.T) {
-	returning := func(res *tools.Result, err error) *fakeTool {
+	returning := func(res *tools.Result, err error) *tools.Func {
 		return tool("t", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) { return res, err })
 	}
-	schema := &fakeTool{info: tools.Info{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)}}
+	schema := &tools.Func{Run: echo, Spec: tools.Info{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)}}
 	tests := []struct {
 		name string
 		tool tools.Tool
@@ -195,7 +196,7 @@ func TestCancellationReachesTool(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	out := audit.outcomes()["hang#1"]
-	if !out.Called || out.Err == nil {
-		t.Errorf("audit outcome %+v, want a called tool with an error", out)
+	if out.Outcome != store.OutcomeCancelled || out.Approval != store.AuditAutoApproved {
+		t.Errorf("audit outcome %+v, want a called tool, cancelled", out)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -22,18 +23,8 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fakeTool is a hand-written tools.Tool; a nil call echoes the arguments.
-type fakeTool struct {
-	info tools.Info
-	call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)
-}
-
-func (f *fakeTool) Info() tools.Info { return f.info }
-
-func (f *fakeTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
-	if f.call != nil {
-		return f.call(ctx, req)
-	}
+// echo answers a call with its arguments.
+func echo(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
 	return tools.TextResult(string(req.Arguments)), nil
 }
 
@@ -42,22 +33,26 @@ var (
 	destructive = &tools.Annotations{Title: "Write"}
 )
 
-func tool(name string, ann *tools.Annotations, call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)) *fakeTool {
-	return &fakeTool{
-		info: tools.Info{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann},
-		call: call,
+// tool returns an in-process tool; a nil call echoes the arguments.
+func tool(name string, ann *tools.Annotations, call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)) *tools.Func {
+	if call == nil {
+		call = echo
+	}
+	return &tools.Func{
+		Spec: tools.Info{Name: name, Description: "the " + name + " tool", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann},
+		Run:  call,
 	}
 }
 
-// auditLog is a hand-written Auditor that keeps what it was told.
+// auditLog is a hand-written store.AuditLog that keeps what it was told.
 type auditLog struct {
 	mu      sync.Mutex
-	begun   []mcpserve.CallRecord
-	done    map[string]mcpserve.Outcome
+	begun   []store.AuditRecord
+	done    map[string]store.AuditResult
 	failing bool
 }
 
-func (a *auditLog) Begin(_ context.Context, rec mcpserve.CallRecord) (string, error) {
+func (a *auditLog) BeginAudit(_ context.Context, rec store.AuditRecord) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.failing {
@@ -67,20 +62,21 @@ func (a *auditLog) Begin(_ context.Context, rec mcpserve.CallRecord) (string, er
 	return rec.Tool + "#" + string(rune('0'+len(a.begun))), nil
 }
 
-func (a *auditLog) Finish(_ context.Context, id string, out mcpserve.Outcome) {
+func (a *auditLog) FinishAudit(_ context.Context, id string, out store.AuditResult) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done == nil {
-		a.done = make(map[string]mcpserve.Outcome)
+		a.done = make(map[string]store.AuditResult)
 	}
 	out.Duration = 0 // not comparable
 	a.done[id] = out
+	return nil
 }
 
-func (a *auditLog) outcomes() map[string]mcpserve.Outcome {
+func (a *auditLog) outcomes() map[string]store.AuditResult {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make(map[string]mcpserve.Outcome, len(a.done))
+	out := make(map[string]store.AuditResult, len(a.done))
 	for k, v := range a.done {
 		out[k] = v
 	}
@@ -104,7 +100,7 @@ func serveHTTP(t testing.TB, srv *mcpserve.Server) *httptest.Server {
 	h := srv.Handler()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := r.Header.Get(callerHeader); id != "" {
-			r = r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: id}))
+			r = r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: id, Name: id}))
 		}
 		h.ServeHTTP(w, r)
 	}))

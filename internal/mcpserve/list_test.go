@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -23,7 +24,7 @@ func catalogue() *tools.Registry {
 	f := false
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{
 		tool("read", readOnly, nil),
-		&fakeTool{info: tools.Info{
+		&tools.Func{Run: echo, Spec: tools.Info{
 			Name: "write", Title: "Write a file", Description: "writes",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`),
@@ -111,9 +112,9 @@ func TestPermissionsFilterListAndCall(t *testing.T) {
 			}
 		})
 	}
-	want := map[string]mcpserve.Outcome{
-		"mail__send#1": {Approval: mcpserve.ApprovalForbidden, IsError: true},
-		"mail__send#2": {Approval: mcpserve.ApprovalNotNeeded, Called: true},
+	want := map[string]store.AuditResult{
+		"mail__send#1": {Outcome: store.OutcomeDenied, Approval: store.AuditForbidden},
+		"mail__send#2": {Outcome: store.OutcomeOK, Approval: store.AuditAutoApproved},
 	}
 	if diff := cmp.Diff(want, audit.outcomes()); diff != "" {
 		t.Errorf("audit mismatch (-want +got):\n%s", diff)
@@ -174,7 +175,7 @@ func TestListChanged(t *testing.T) {
 func TestUnservableToolsLeftOut(t *testing.T) {
 	reg := tools.NewRegistry(nil)
 	schema := func(name, s string) tools.Tool {
-		return &fakeTool{info: tools.Info{Name: name, InputSchema: json.RawMessage(s)}}
+		return &tools.Func{Run: echo, Spec: tools.Info{Name: name, InputSchema: json.RawMessage(s)}}
 	}
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "odd"}, []tools.Tool{
 		schema("ok", `{"type":"object"}`),

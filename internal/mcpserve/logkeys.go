@@ -2,6 +2,6 @@ package mcpserve
 
 // Keys of the attributes this package logs.
 const (
-	logKeyTool  = "tool"
-	logKeyError = "error"
+	logKeyTool = "tool"
+	logKeyErr  = "err"
 )

@@ -148,7 +148,7 @@ func conformanceTools() []tools.Tool {
 			}
 			return tools.TextResult("progress done"), nil
 		}),
-		&fakeTool{info: tools.Info{
+		&tools.Func{Run: echo, Spec: tools.Info{
 			Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features",
 			InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
 				`"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +

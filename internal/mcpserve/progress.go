@@ -60,7 +60,7 @@ func (s *Server) startProgress(ctx context.Context, req *mcp.CallToolRequest) *p
 			ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message,
 		})
 		if err != nil {
-			s.logger.DebugContext(ctx, "progress not forwarded", logKeyTool, req.Params.Name, logKeyError, err)
+			s.logger.DebugContext(ctx, "progress not forwarded", logKeyTool, req.Params.Name, logKeyErr, err)
 		}
 	}
 	r.wg.Add(1)

@@ -73,7 +73,7 @@ func New(reg *tools.Registry, opts *Options) *Server {
 		o.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if o.Local == (Caller{}) {
-		o.Local = Caller{ID: "local"}
+		o.Local = Caller{ID: "local", Name: "local"}
 	}
 	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -36,7 +36,7 @@ func (s *Server) sync() {
 		}
 		bad[e.Name] = err.Error()
 		if s.unservable[e.Name] != bad[e.Name] {
-			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyError, err)
+			s.logger.Warn("tool not served", logKeyTool, e.Name, logKeyErr, err)
 		}
 	}
 	var gone []string

@@ -3,14 +3,13 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // fakeServers is a hand-written [Servers].
@@ -24,7 +23,7 @@ func (f *fakeServers) Status() []ServerStatus {
 
 func (f *fakeServers) Restart(_ context.Context, name string) error {
 	if name != "files" {
-		return store.ErrNotFound
+		return fmt.Errorf("server %q: %w", name, ErrNoServer)
 	}
 	f.restarted = append(f.restarted, name)
 	return nil

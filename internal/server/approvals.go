@@ -18,11 +18,11 @@ func (s *Server) listApprovals() handlerFunc {
 				return err
 			}
 		}
-		as, err := s.opts.Store.ListPendingApprovals(r.Context(), f)
+		as, err := s.store.ListPendingApprovals(r.Context(), f)
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, list[approvalJSON]{Items: mapSlice(as, fromStoreApproval)})
+		writeJSON(w, http.StatusOK, list[approvalJSON]{Items: mapSlice(as, toApproval)})
 		return nil
 	}
 }
@@ -60,7 +60,7 @@ func (s *Server) decideApproval() handlerFunc {
 			return badRequest("decision %q is not one of %q, %q, %q", body.Decision, decideApprove, decideApproveConversation, decideDeny)
 		}
 		id := r.PathValue("id")
-		a, err := s.opts.Store.GetApproval(r.Context(), id)
+		a, err := s.store.GetApproval(r.Context(), id)
 		if err != nil {
 			return notFoundAs(err, "no approval %q", id)
 		}
@@ -73,13 +73,13 @@ func (s *Server) decideApproval() handlerFunc {
 			// user's to decide.
 			return errorf(http.StatusNotFound, "not_found", "no approval %q", id)
 		}
-		if err := s.opts.Runner.Decide(r.Context(), id, d); err != nil {
+		if err := s.runner.Decide(r.Context(), id, d); err != nil {
 			return err
 		}
-		if a, err = s.opts.Store.GetApproval(r.Context(), id); err != nil {
+		if a, err = s.store.GetApproval(r.Context(), id); err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, fromStoreApproval(a))
+		writeJSON(w, http.StatusOK, toApproval(a))
 		return nil
 	}
 }

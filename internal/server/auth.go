@@ -95,7 +95,7 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(key, KeyPrefix) {
 		return User{}, errUnauthorized
 	}
-	u, err := s.opts.Store.GetUserByKeyHash(r.Context(), HashKey(strings.TrimSpace(key)))
+	u, err := s.store.GetUserByKeyHash(r.Context(), HashKey(strings.TrimSpace(key)))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return User{}, errUnauthorized

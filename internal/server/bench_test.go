@@ -32,11 +32,8 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{newTool("echo")})
 	model := instantModel{}
-	rt := agent.New(&agent.Options{
-		Models: func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil },
-		Tools:  reg,
-	})
-	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true, Limits: Limits{Requests: -1, ToolCalls: -1}})
+	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil }, reg, nil)
+	srv := New(db, rt, reg, &Options{AllowAnonymous: true, Limits: Limits{Requests: -1, ToolCalls: -1}})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(b, srv)}
 	e.ts.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = conversations
 	// Each run gets a fresh conversation, so that every op does the same

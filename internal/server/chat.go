@@ -40,7 +40,7 @@ func (s *Server) chatCompletions() handlerFunc {
 		if cr.Stream {
 			return s.streamChat(w, r, req, &c, cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage)
 		}
-		for ev, err := range s.opts.Runner.Run(r.Context(), req) {
+		for ev, err := range s.runner.Run(r.Context(), req) {
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID
-	switch _, err := s.opts.Store.GetAgent(ctx, cr.Model); {
+	switch _, err := s.store.GetAgent(ctx, cr.Model); {
 	case err == nil:
 		req.Agent = cr.Model
 	case !errors.Is(err, store.ErrNotFound):
@@ -155,7 +155,7 @@ func (c *completion) response() chatCompletion {
 // models (owned_by "switchboard"), each usable as model.
 func (s *Server) listModels() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		as, err := s.opts.Store.ListAgents(r.Context())
+		as, err := s.store.ListAgents(r.Context())
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // chatRunner is a fake agent for the OpenAI-compatible API: it calls the
@@ -35,7 +36,7 @@ func chatRunner(seen *[]*agent.Request) *fakeRunner {
 		own := &agent.CallInfo{ID: "own", Name: "files__echo", Server: "files"}
 		return events(
 			agent.Event{Kind: agent.EventToolStart, Call: own},
-			agent.Event{Kind: agent.EventToolEnd, Call: own, Result: &agent.CallResult{Outcome: agent.OutcomeOK}},
+			agent.Event{Kind: agent.EventToolEnd, Call: own, Result: &agent.CallResult{Outcome: store.OutcomeOK}},
 			agent.Event{Kind: agent.EventText, Text: "Hel"},
 			agent.Event{Kind: agent.EventText, Text: "lo"},
 			done)

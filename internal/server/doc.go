@@ -50,11 +50,11 @@
 //
 // # Observability
 //
-// [Metrics] holds the Prometheus series in its own registry, served at
-// /metrics (without authentication, for scrapers); the app calls its
-// Observe and Set methods from its agent, tool and host hooks. [Tracing]
-// makes a span per HTTP request when the app created one for
-// OTEL_EXPORTER_OTLP_ENDPOINT. Each request's logs carry its request id
+// The server counts every request in an [observe.Metrics], served at
+// /metrics (without authentication, for scrapers); the app counts tool
+// calls, model requests and server states in the same one from its hooks.
+// An [observe.Tracing] makes a span per HTTP request when the app created
+// one for OTEL_EXPORTER_OTLP_ENDPOINT. Each request's logs carry its request id
 // (also sent as X-Request-Id) and user.
 //
 // # Shutdown

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -16,63 +15,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/sse"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
-
-// storeHistory keeps the agent's history in the store, as internal/app
-// will.
-type storeHistory struct{ db *sqlite.DB }
-
-func (h storeHistory) Load(ctx context.Context, id string) ([]agent.Message, error) {
-	ms, err := h.db.ListMessages(ctx, id, store.MessageFilter{})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]agent.Message, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, agent.Message{Message: m.Message, Agent: m.Agent, RunID: m.RunID})
-	}
-	return out, nil
-}
-
-func (h storeHistory) Append(ctx context.Context, id string, msgs ...agent.Message) error {
-	sm := make([]store.Message, 0, len(msgs))
-	for _, m := range msgs {
-		sm = append(sm, store.Message{Message: m.Message, Agent: m.Agent, RunID: m.RunID})
-	}
-	_, err := h.db.AppendMessages(ctx, id, sm...)
-	return err
-}
-
-// storeApprovals keeps the agent's approvals in the store, so that the
-// approvals route sees them.
-type storeApprovals struct{ db *sqlite.DB }
-
-func (s storeApprovals) CreateApproval(ctx context.Context, a agent.Approval) (agent.Approval, error) {
-	st, err := s.db.CreateApproval(ctx, store.Approval{
-		ConversationID: a.ConversationID, RunID: a.RunID, CallID: a.CallID, Tool: a.Tool,
-		Server: a.Server, Arguments: a.Arguments, ExpiresAt: a.ExpiresAt,
-	})
-	a.ID, a.State = st.ID, agent.StatePending
-	return a, err
-}
-
-func (s storeApprovals) DecideApproval(ctx context.Context, id string, d agent.Approval) (agent.Approval, error) {
-	scope := store.ScopeOnce
-	if d.Conversation {
-		scope = store.ScopeConversation
-	}
-	_, err := s.db.DecideApproval(ctx, id, store.Decision{State: store.ApprovalState(d.State), Scope: scope, Reason: d.Reason, DecidedBy: d.DecidedBy})
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-		return agent.Approval{}, errors.Join(agent.ErrNotPending, err)
-	}
-	return d, err
-}
-
-func (s storeApprovals) HasGrant(ctx context.Context, conv, tool string) (bool, error) {
-	return s.db.HasGrant(ctx, conv, tool)
-}
 
 // TestEndToEndRealRuntime runs a conversation through the real agent
 // runtime, a scripted model, a real tools.Registry and the SQLite store:
@@ -83,8 +27,8 @@ func TestEndToEndRealRuntime(t *testing.T) {
 	reg := tools.NewRegistry(nil)
 	var writes atomic.Int32
 	write := newTool("write")
-	write.info.Annotations = nil // unannotated: the default policy asks
-	write.call = func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+	write.Spec.Annotations = nil // unannotated: the default policy asks
+	write.Run = func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 		writes.Add(1)
 		return tools.TextResult("written"), nil
 	}
@@ -93,13 +37,9 @@ func TestEndToEndRealRuntime(t *testing.T) {
 		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"Writing."}, ToolCalls: []llmtest.ToolCallScript{{ID: "c1", Name: "files__write", ArgChunks: []string{`{"text":"x"}`}}}}},
 		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"Done", "."}, Usage: llm.Usage{InputTokens: 5, OutputTokens: 2}}},
 	)
-	rt := agent.New(&agent.Options{
-		Models:    func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil },
-		Tools:     reg,
-		History:   storeHistory{db},
-		Approvals: storeApprovals{db},
-	})
-	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true})
+	models := func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }
+	rt := agent.New(models, reg, &agent.Options{History: db, Approvals: db})
+	srv := New(db, rt, reg, &Options{AllowAnonymous: true})
 	e := &env{db: db, reg: reg, srv: srv}
 	e.ts = newTestServer(t, srv)
 
@@ -149,15 +89,12 @@ func TestEndToEndChatCompletions(t *testing.T) {
 		llmtest.FakeReply{Turn: llmtest.Turn{ToolCalls: []llmtest.ToolCallScript{{ID: "e1", Name: "files__echo", ArgChunks: []string{`{"text":"sunny"}`}}}}},
 		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"It is ", "sunny"}}},
 	)
-	rt := agent.New(&agent.Options{
-		Models: func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil },
-		Tools:  reg,
-	})
+	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }, reg, nil)
 	key, hash := NewAPIKey()
 	if _, err := db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := New(&Options{Store: db, Runner: rt, Tools: reg, Models: func() []string { return []string{"default"} }})
+	srv := New(db, rt, reg, &Options{Models: func() []string { return []string{"default"} }})
 	e := &env{db: db, reg: reg, srv: srv, key: key, ts: newTestServer(t, srv)}
 	c := openaiClient(e)
 
@@ -192,13 +129,10 @@ func TestChatRefusedRequestIsClientError(t *testing.T) {
 	db := openDB(t)
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{newTool("echo")})
-	rt := agent.New(&agent.Options{
-		Models: func(string) (agent.Model, error) {
-			return agent.Model{Name: "default", Provider: llmtest.NewFakeProvider()}, nil
-		},
-		Tools: reg,
-	})
-	srv := New(&Options{Store: db, Runner: rt, Tools: reg, AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
+	rt := agent.New(func(string) (agent.Model, error) {
+		return agent.Model{Name: "default", Provider: llmtest.NewFakeProvider()}, nil
+	}, reg, nil)
+	srv := New(db, rt, reg, &Options{AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(t, srv)}
 	for _, stream := range []bool{false, true} {
 		body := map[string]any{

@@ -60,7 +60,7 @@ func classify(err error) *Error {
 	switch {
 	case errors.As(err, &e):
 		return e
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound), errors.Is(err, ErrNoServer):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Msg: "not found", Err: err}
 	case errors.Is(err, agent.ErrInvalidRequest):
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_request", Msg: err.Error(), Err: err}

@@ -70,29 +70,15 @@ func toCall(c *agent.CallInfo) *callJSON {
 	return &callJSON{ID: c.ID, Name: c.Name, Server: c.Server, Arguments: validJSON(c.Arguments)}
 }
 
-func toAgentApproval(a *agent.Approval) *approvalJSON {
-	if a == nil {
-		return nil
-	}
-	out := approvalJSON{
-		ID: a.ID, ConversationID: a.ConversationID, RunID: a.RunID, CallID: a.CallID, Tool: a.Tool,
-		Server: a.Server, Arguments: validJSON(a.Arguments), State: string(a.State), Reason: a.Reason,
-		DecidedBy: a.DecidedBy, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt,
-	}
-	if a.State == agent.StateApproved {
-		out.Scope = "once"
-		if a.Conversation {
-			out.Scope = "conversation"
-		}
-	}
-	return &out
-}
-
 // toEvent converts an agent event to its wire shape.
 func toEvent(ev agent.Event) eventJSON {
-	out := eventJSON{Agent: ev.Agent, Text: ev.Text, Call: toCall(ev.Call), Progress: ev.Progress, Approval: toAgentApproval(ev.Approval)}
+	out := eventJSON{Agent: ev.Agent, Text: ev.Text, Call: toCall(ev.Call), Progress: ev.Progress}
+	if a := ev.Approval; a != nil {
+		aj := toApproval(*a)
+		out.Approval = &aj
+	}
 	if r := ev.Result; r != nil {
-		out.Result = &resultJSON{Outcome: string(r.Outcome), Text: r.Text, IsError: r.IsError, DurationMS: r.Duration.Milliseconds(), Approval: r.Approval}
+		out.Result = &resultJSON{Outcome: string(r.Outcome), Text: r.Text, IsError: r.IsError, DurationMS: r.Duration.Milliseconds(), Approval: string(r.Approval)}
 	}
 	if h := ev.Handoff; h != nil {
 		out.Handoff = &handoffJSON{From: h.From, To: h.To, Back: h.Back}

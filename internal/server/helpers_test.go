@@ -57,27 +57,18 @@ func doneEvent(runID string) agent.Event {
 	return agent.Event{Kind: agent.EventDone, Done: &agent.Done{RunID: runID, StopReason: agent.StopEndTurn}}
 }
 
-// fakeTool is an in-process tool with a function field.
-type fakeTool struct {
-	info tools.Info
-	call func(ctx context.Context, req *tools.CallRequest) (*tools.Result, error)
-}
-
-func (f *fakeTool) Info() tools.Info { return f.info }
-
-func (f *fakeTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
-	if f.call == nil {
-		return tools.TextResult("echo " + string(req.Arguments)), nil
+// newTool returns a read-only in-process tool that echoes its arguments.
+func newTool(name string) *tools.Func {
+	return &tools.Func{
+		Spec: tools.Info{
+			Name: name, Description: name + " tool",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
+			Annotations: &tools.Annotations{ReadOnlyHint: true},
+		},
+		Run: func(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
+			return tools.TextResult("echo " + string(req.Arguments)), nil
+		},
 	}
-	return f.call(ctx, req)
-}
-
-func newTool(name string) *fakeTool {
-	return &fakeTool{info: tools.Info{
-		Name: name, Description: name + " tool",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
-		Annotations: &tools.Annotations{ReadOnlyHint: true},
-	}}
 }
 
 // env is one server on a real SQLite store and a real tools.Registry,
@@ -111,11 +102,11 @@ func newEnv(t testing.TB, edit func(*Options)) *env {
 		t.Fatalf("creating user: %v", err)
 	}
 	e.key = key
-	opts := &Options{Store: e.db, Runner: e.runner, Tools: e.reg, Models: func() []string { return []string{"default"} }}
+	opts := &Options{Models: func() []string { return []string{"default"} }}
 	if edit != nil {
 		edit(opts)
 	}
-	e.srv = New(opts)
+	e.srv = New(e.db, e.runner, e.reg, opts)
 	e.ts = httptest.NewServer(e.srv.Handler())
 	t.Cleanup(e.ts.Close)
 	return e

@@ -36,7 +36,7 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		err := s.guard(rt, r)
-		if err == nil && rt.auth {
+		if err == nil && rt.access == authenticated {
 			var u User
 			u, err = s.authenticate(r)
 			if err == nil {
@@ -60,7 +60,7 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 			}
 		}
 		d := s.opts.Now().Sub(start)
-		s.metrics.observeHTTP(rt.pattern, r.Method, rec.code(), d)
+		s.metrics.ObserveHTTP(rt.pattern, r.Method, rec.code(), d)
 		logger.DebugContext(ctx, "request", logKeyMethod, r.Method, logKeyRoute, label, logKeyStatus, rec.code(), logKeyDuration, d)
 	})
 }

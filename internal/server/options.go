@@ -2,18 +2,22 @@ package server
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// Store is the part of [store.Store] the server uses. internal/app passes
-// its store; tests pass a fake or a real SQLite store.
+// Store is the part of the store the routes use, by kind of record:
+// conversations and their messages, agents, pending approvals, the audit
+// trail and API keys. internal/app passes its store; tests pass a real
+// SQLite store. Methods behave as [store.Store] documents.
 type Store interface {
 	CreateConversation(ctx context.Context, c store.Conversation) (store.Conversation, error)
 	GetConversation(ctx context.Context, id string) (store.Conversation, error)
@@ -21,19 +25,12 @@ type Store interface {
 	DeleteConversation(ctx context.Context, id string) error
 	ListMessages(ctx context.Context, conversationID string, f store.MessageFilter) ([]store.Message, error)
 
-	CreateAgent(ctx context.Context, a store.Agent) (store.Agent, error)
-	GetAgent(ctx context.Context, name string) (store.Agent, error)
-	ListAgents(ctx context.Context) ([]store.Agent, error)
-	UpdateAgent(ctx context.Context, a store.Agent) (store.Agent, error)
-	DeleteAgent(ctx context.Context, name string) error
-	AssignServer(ctx context.Context, agent, server string) (store.Agent, error)
-	RemoveServer(ctx context.Context, agent, server string) (store.Agent, error)
+	store.Agents
 
 	GetApproval(ctx context.Context, id string) (store.Approval, error)
 	ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error)
 
-	BeginAudit(ctx context.Context, rec store.AuditRecord) (string, error)
-	FinishAudit(ctx context.Context, id string, res store.AuditResult) error
+	store.AuditLog
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
 
 	GetUserByKeyHash(ctx context.Context, keyHash string) (store.User, error)
@@ -77,14 +74,17 @@ type ServerStatus struct {
 	Transport string    `json:"transport,omitempty"`
 }
 
+// ErrNoServer means a request named a tool server that is not configured.
+var ErrNoServer = errors.New("no such tool server")
+
 // Servers is the tool-server pool as the server routes need it; app fills
 // it from mcphost and the OpenAPI servers. Implementations are safe for
 // concurrent use.
 type Servers interface {
 	// Status lists every configured server, ordered by name.
 	Status() []ServerStatus
-	// Restart restarts the named server; an error wrapping
-	// [store.ErrNotFound] means there is no such server.
+	// Restart restarts the named server; an error wrapping [ErrNoServer]
+	// means there is no such server.
 	Restart(ctx context.Context, name string) error
 	// Stderr returns the last lines the server wrote to stderr (nil for
 	// servers without a process), and whether the server exists.
@@ -118,12 +118,9 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Options configure a [Server]. Store, Runner and Tools are required; every
-// other nil or zero field means its default.
+// Options configure a [Server]. A nil *Options, and every nil or zero
+// field, means the default.
 type Options struct {
-	Store  Store
-	Runner Runner
-	Tools  Catalog
 	// Servers answers the /api/v1/servers routes; nil lists none.
 	Servers Servers
 	// Models lists the configured model names (for /v1/models and the
@@ -159,9 +156,9 @@ type Options struct {
 	KeepAlive time.Duration
 
 	// Tracing, when set, makes a span per request; nil makes none.
-	Tracing *Tracing
+	Tracing *observe.Tracing
 	// Metrics receives observations; nil creates one (see [Server.Metrics]).
-	Metrics *Metrics
+	Metrics *observe.Metrics
 	// Logger receives request logs; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

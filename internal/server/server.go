@@ -9,15 +9,20 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 )
 
 // Server is Switchboard's HTTP service. Create it with [New], serve with
 // [Server.Serve] (or mount [Server.Handler] yourself), stop with
 // [Server.Shutdown]. It is safe for concurrent use.
 type Server struct {
+	store      Store
+	runner     Runner
+	tools      Catalog
 	opts       Options
 	logger     *slog.Logger
-	metrics    *Metrics
+	metrics    *observe.Metrics
 	handler    http.Handler
 	reqLimits  *limiters
 	toolLimits *limiters
@@ -35,13 +40,18 @@ const (
 	DefaultKeepAlive       = 15 * time.Second
 )
 
-// New returns a Server. opts is copied; Store, Runner and Tools are
-// required (New panics otherwise: that is a wiring mistake).
-func New(opts *Options) *Server {
-	if opts == nil || opts.Store == nil || opts.Runner == nil || opts.Tools == nil {
-		panic("server.New: Options.Store, Options.Runner and Options.Tools are required")
+// New returns a Server that keeps its records in st, runs agent turns with
+// runner and lists and calls the tools of catalog. All three are required:
+// New panics on nil, a wiring mistake rather than bad input. opts is
+// copied; nil means defaults.
+func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
+	if st == nil || runner == nil || catalog == nil {
+		panic("server.New: store, runner and catalog are required")
 	}
-	s := &Server{opts: *opts, closing: make(chan struct{})}
+	s := &Server{store: st, runner: runner, tools: catalog, closing: make(chan struct{})}
+	if opts != nil {
+		s.opts = *opts
+	}
 	o := &s.opts
 	if o.Now == nil {
 		o.Now = time.Now
@@ -64,7 +74,7 @@ func New(opts *Options) *Server {
 	}
 	s.metrics = o.Metrics
 	if s.metrics == nil {
-		s.metrics = NewMetrics()
+		s.metrics = observe.NewMetrics()
 	}
 	l := o.Limits.withDefaults()
 	s.reqLimits = newLimiters(l.Requests, l.RequestBurst, o.Now)
@@ -86,7 +96,7 @@ func New(opts *Options) *Server {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Metrics returns the server's metrics, for the app's hooks.
-func (s *Server) Metrics() *Metrics { return s.metrics }
+func (s *Server) Metrics() *observe.Metrics { return s.metrics }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after a
 // shutdown and the accept error otherwise. It closes ln.

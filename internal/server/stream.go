@@ -28,7 +28,7 @@ func (s *Server) pump(ctx context.Context, req *agent.Request) (items <-chan run
 	fin := make(chan struct{})
 	go func() {
 		defer close(fin)
-		for ev, err := range s.opts.Runner.Run(ctx, req) {
+		for ev, err := range s.runner.Run(ctx, req) {
 			select {
 			case ch <- runItem{ev, err}:
 			case <-ctx.Done():

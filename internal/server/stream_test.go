@@ -32,7 +32,7 @@ func approvingRunner(t *testing.T, db store.Store) *fakeRunner {
 					yield(agent.Event{}, err)
 					return
 				}
-				if !yield(agent.Event{Kind: agent.EventApproval, Approval: &agent.Approval{ID: a.ID, ConversationID: req.ConversationID, Tool: call.Name, State: agent.StatePending}}, nil) {
+				if !yield(agent.Event{Kind: agent.EventApproval, Approval: &store.Approval{ID: a.ID, ConversationID: req.ConversationID, Tool: call.Name, State: store.ApprovalPending}}, nil) {
 					return
 				}
 				var d agent.Decision
@@ -43,9 +43,9 @@ func approvingRunner(t *testing.T, db store.Store) *fakeRunner {
 					return
 				}
 				evs := []agent.Event{
-					{Kind: agent.EventApprovalResolved, Approval: &agent.Approval{ID: a.ID, Tool: call.Name, State: agent.StateApproved, DecidedBy: d.By}},
+					{Kind: agent.EventApprovalResolved, Approval: &store.Approval{ID: a.ID, Tool: call.Name, State: store.ApprovalApproved, DecidedBy: d.By}},
 					{Kind: agent.EventToolStart, Call: call},
-					{Kind: agent.EventToolEnd, Call: call, Result: &agent.CallResult{Outcome: agent.OutcomeOK, Text: "written", Approval: agent.ApprovalApproved}},
+					{Kind: agent.EventToolEnd, Call: call, Result: &agent.CallResult{Outcome: store.OutcomeOK, Text: "written", Approval: store.AuditApproved}},
 					{Kind: agent.EventText, Text: "done"},
 					doneEvent(req.RunID),
 				}

@@ -26,7 +26,7 @@ func (s *Server) listTools() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		u := mustUser(r)
 		out := []toolJSON{}
-		for _, e := range s.opts.Tools.List() {
+		for _, e := range s.tools.List() {
 			if !u.Permits(e.Name) {
 				continue
 			}
@@ -72,7 +72,7 @@ func (s *Server) callTool() handlerFunc {
 			body.Arguments = json.RawMessage("{}")
 		}
 		ctx := r.Context()
-		id, err := s.opts.Store.BeginAudit(ctx, store.AuditRecord{
+		id, err := s.store.BeginAudit(ctx, store.AuditRecord{
 			User: u.Name, Tool: name, Server: e.Origin.Server, Arguments: body.Arguments, Approval: store.AuditApproved,
 		})
 		if err != nil {
@@ -80,7 +80,7 @@ func (s *Server) callTool() handlerFunc {
 		}
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
-		res, callErr := s.opts.Tools.Call(cctx, name, &tools.CallRequest{Arguments: body.Arguments})
+		res, callErr := s.tools.Call(cctx, name, &tools.CallRequest{Arguments: body.Arguments})
 		cancel()
 		d := time.Since(start)
 		ar := store.AuditResult{Outcome: store.OutcomeOK, Duration: d}
@@ -102,7 +102,7 @@ func (s *Server) callTool() handlerFunc {
 		// The record completes even when the client is gone.
 		wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer wcancel()
-		if err := s.opts.Store.FinishAudit(wctx, id, ar); err != nil {
+		if err := s.store.FinishAudit(wctx, id, ar); err != nil {
 			s.log(ctx).WarnContext(ctx, "finishing audit record", logKeyErr, err)
 		}
 		s.metrics.ObserveToolCall(name, serverLabel(e), string(ar.Outcome), d)
@@ -115,12 +115,12 @@ func (s *Server) callTool() handlerFunc {
 }
 
 func (s *Server) lookupTool(name string) (tools.Entry, bool) {
-	if l, ok := s.opts.Tools.(interface {
+	if l, ok := s.tools.(interface {
 		Lookup(string) (tools.Entry, bool)
 	}); ok {
 		return l.Lookup(name)
 	}
-	for _, e := range s.opts.Tools.List() {
+	for _, e := range s.tools.List() {
 		if e.Name == name {
 			return e, true
 		}

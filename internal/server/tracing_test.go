@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 )
 
 // TestTracingExportsRequestSpans runs a request through a server with
@@ -26,7 +28,7 @@ func TestTracingExportsRequestSpans(t *testing.T) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
 	defer collector.Close()
-	tr, err := NewTracing(context.Background(), collector.URL+"/v1/traces", "test")
+	tr, err := observe.NewTracing(context.Background(), collector.URL+"/v1/traces", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestTracingExportsRequestSpans(t *testing.T) {
 	if len(paths) == 0 || paths[0] != "/v1/traces" || bodies == 0 {
 		t.Fatalf("collector got %v (%d bytes); want a span export at /v1/traces", paths, bodies)
 	}
-	var nilTracing *Tracing
+	var nilTracing *observe.Tracing
 	if _, end := nilTracing.Start(ctx, "x"); end == nil {
 		t.Fatal("nil Tracing must give a no-op end")
 	}

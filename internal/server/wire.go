@@ -85,7 +85,7 @@ type approvalJSON struct {
 	ExpiresAt      time.Time       `json:"expiresAt,omitzero"`
 }
 
-func fromStoreApproval(a store.Approval) approvalJSON {
+func toApproval(a store.Approval) approvalJSON {
 	return approvalJSON{
 		ID: a.ID, ConversationID: a.ConversationID, RunID: a.RunID, CallID: a.CallID, Tool: a.Tool,
 		Server: a.Server, Arguments: validJSON(a.Arguments), State: string(a.State), Scope: string(a.Scope),
@@ -113,7 +113,7 @@ type auditJSON struct {
 func toAudit(r store.AuditRecord) auditJSON {
 	return auditJSON{
 		ID: r.ID, Time: r.Time, User: r.User, ConversationID: r.ConversationID, Agent: r.Agent, RunID: r.RunID,
-		Tool: r.Tool, Server: r.Server, Arguments: validJSON(r.Arguments), Approval: r.Approval,
+		Tool: r.Tool, Server: r.Server, Arguments: validJSON(r.Arguments), Approval: string(r.Approval),
 		Outcome: string(r.Outcome), Error: r.Error, DurationMS: r.DurationMS, ResultBytes: r.ResultBytes,
 	}
 }

@@ -1,18 +1,40 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
-// Approval values of an [AuditRecord]: how the call came to be allowed.
+// AuditApproval says how a call came to be allowed, or what stopped it
+// before it ran: the Approval of an [AuditRecord]. Every surface that runs
+// tools (agent runs, the tools API, the MCP gateway) records one of these
+// values, each with one meaning.
+type AuditApproval string
+
 const (
-	AuditAutoApproved = "auto"         // policy said allow
-	AuditApproved     = "approved"     // a person approved it
-	AuditDenied       = "denied"       // a person or policy denied it
-	AuditExpired      = "expired"      // nobody decided in time
-	AuditNotRequired  = "not-required" // the tool needs no approval
-	AuditGranted      = "granted"      // a conversation grant covered it
+	// AuditAutoApproved: the approval policy allows the tool without asking.
+	AuditAutoApproved AuditApproval = "auto"
+	// AuditApproved: a person approved the call (or a run started with
+	// --yes, or the tools API, whose caller is the person).
+	AuditApproved AuditApproval = "approved"
+	// AuditGranted: a conversation grant ("approve for this conversation")
+	// covered the call.
+	AuditGranted AuditApproval = "granted"
+	// AuditDenied: the approval policy denies the tool; in an agent run also
+	// a person's refusal of a stored approval, and a run that could not ask.
+	AuditDenied AuditApproval = "denied"
+	// AuditDeclined: the MCP client's user answered the gateway's approval
+	// question with no, or cancelled it.
+	AuditDeclined AuditApproval = "declined"
+	// AuditExpired: nobody decided a stored approval in time.
+	AuditExpired AuditApproval = "expired"
+	// AuditUnavailable: the policy asks, but nobody could be asked (the
+	// MCP client cannot elicit, or the question failed or went unanswered).
+	AuditUnavailable AuditApproval = "unavailable"
+	// AuditForbidden: the caller's permissions do not include the tool.
+	AuditForbidden AuditApproval = "forbidden"
 )
 
 // Outcome says how a tool call ended.
@@ -33,6 +55,24 @@ const (
 	// finished; InterruptRunning sets it at start-up.
 	OutcomeInterrupted Outcome = "interrupted"
 )
+
+// OutcomeOf classifies a call that ran: err is the Go error of the call
+// (nil when the tool answered) and toolError reports an error result. A
+// call ended by its context is cancelled or timed out, whatever else
+// failed.
+func OutcomeOf(err error, toolError bool) Outcome {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return OutcomeCancelled
+	case errors.Is(err, context.DeadlineExceeded):
+		return OutcomeTimeout
+	case err != nil:
+		return OutcomeError
+	case toolError:
+		return OutcomeToolError
+	}
+	return OutcomeOK
+}
 
 // finished reports whether o is an outcome FinishAudit accepts.
 func (o Outcome) finished() bool {
@@ -58,8 +98,8 @@ type AuditRecord struct {
 	Tool           string
 	Server         string
 	Arguments      json.RawMessage
-	// Approval is one of the Audit* approval values, or empty.
-	Approval string
+	// Approval is how the call was allowed or stopped; empty until known.
+	Approval AuditApproval
 	// Outcome is OutcomeRunning until FinishAudit or InterruptRunning.
 	Outcome     Outcome
 	Error       string
@@ -85,7 +125,7 @@ type AuditResult struct {
 	ResultBytes int64
 	// Approval, when not empty, replaces the record's Approval (the decision
 	// may come after BeginAudit).
-	Approval string
+	Approval AuditApproval
 }
 
 // Validate reports whether r can finish a record, as an [ErrInvalid] error.

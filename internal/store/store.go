@@ -5,14 +5,31 @@ import (
 	"time"
 )
 
-// Store is everything Switchboard persists. internal/store/sqlite and
-// internal/store/postgres implement it; both pass storetest.Run.
+// Store is everything Switchboard persists: one interface per kind of
+// record, so that each consumer asks only for the kinds it uses (the agent
+// runtime an [AuditLog], the HTTP API [Conversations] and [Agents], ...).
+// internal/store/sqlite and internal/store/postgres implement it; both pass
+// storetest.Run.
 //
 // All methods are safe for concurrent use. Errors wrap [ErrNotFound],
 // [ErrConflict] or [ErrInvalid] as documented below; any other error is a
 // database failure (and includes what was being done). Records returned are
 // the caller's to keep. A method that fails writes nothing.
 type Store interface {
+	Conversations
+	Agents
+	Approvals
+	AuditTrail
+	UsageLog
+	Users
+
+	// Close waits for running calls to finish and releases the database.
+	// Calls after Close fail. Close is idempotent and safe for concurrent use.
+	Close() error
+}
+
+// Conversations keeps conversations and their messages.
+type Conversations interface {
 	// CreateConversation stores c and returns it as stored: ID assigned when
 	// empty, CreatedAt set to now when zero, UpdatedAt = CreatedAt.
 	// ErrConflict if the ID is taken.
@@ -44,7 +61,10 @@ type Store interface {
 	// ListMessages returns the conversation's messages in Seq order.
 	// ErrNotFound if the conversation does not exist.
 	ListMessages(ctx context.Context, conversationID string, f MessageFilter) ([]Message, error)
+}
 
+// Agents keeps the named agents.
+type Agents interface {
 	// CreateAgent stores a with Version 1 and CreatedAt = UpdatedAt = now,
 	// and returns it. ErrConflict if the name is taken.
 	CreateAgent(ctx context.Context, a Agent) (Agent, error)
@@ -70,7 +90,11 @@ type Store interface {
 	// expressed, so set an explicit list with UpdateAgent first.
 	// ErrNotFound if there is no such agent.
 	RemoveServer(ctx context.Context, agent, server string) (Agent, error)
+}
 
+// Approvals keeps tool-call approvals and the conversation grants that
+// "approve for this conversation" records.
+type Approvals interface {
 	// CreateApproval stores a pending approval (State, Scope, DecidedBy and
 	// DecidedAt are ignored) and returns it with ID and CreatedAt set.
 	// ErrNotFound if a.ConversationID names no conversation; ErrConflict if
@@ -103,14 +127,11 @@ type Store interface {
 	HasGrant(ctx context.Context, conversationID, tool string) (bool, error)
 	// ListGrants returns the conversation's grants ordered by tool.
 	ListGrants(ctx context.Context, conversationID string) ([]Grant, error)
+}
 
-	// RecordUsage stores u. ErrConflict if u.RunID was recorded before;
-	// ErrInvalid if it is empty.
-	RecordUsage(ctx context.Context, u Usage) error
-	// SumUsage totals the usage recorded for a conversation; a conversation
-	// without usage (or none at all) gives zero totals.
-	SumUsage(ctx context.Context, conversationID string) (UsageTotals, error)
-
+// AuditLog writes the audit trail: the part every surface that runs tools
+// needs. A call is begun before it runs and finished once after.
+type AuditLog interface {
 	// BeginAudit records a call about to run, with Outcome OutcomeRunning,
 	// and returns its ID. Call it before running the tool: if the process
 	// dies, InterruptRunning marks the record interrupted on the next start.
@@ -119,6 +140,13 @@ type Store interface {
 	// such record; ErrConflict if it is no longer running (finished twice, or
 	// marked interrupted meanwhile).
 	FinishAudit(ctx context.Context, id string, res AuditResult) error
+}
+
+// AuditTrail is the whole audit trail: writing it, reading it, and marking
+// the calls of a stopped process interrupted.
+type AuditTrail interface {
+	AuditLog
+
 	// InterruptRunning marks as interrupted the records still running that
 	// were begun by processes no longer alive, and returns how many. Records
 	// of the calling process and, with PostgreSQL, of other live replicas are
@@ -128,7 +156,20 @@ type Store interface {
 	// ID, descending). A malformed filter (negative limit, Until before
 	// Since) is ErrInvalid.
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, error)
+}
 
+// UsageLog keeps the token usage of agent runs.
+type UsageLog interface {
+	// RecordUsage stores u. ErrConflict if u.RunID was recorded before;
+	// ErrInvalid if it is empty.
+	RecordUsage(ctx context.Context, u Usage) error
+	// SumUsage totals the usage recorded for a conversation; a conversation
+	// without usage (or none at all) gives zero totals.
+	SumUsage(ctx context.Context, conversationID string) (UsageTotals, error)
+}
+
+// Users keeps the API users and their key hashes.
+type Users interface {
 	// CreateUser stores u (ID assigned when empty, CreatedAt set to now when
 	// zero) and returns it. ErrConflict if the name or key hash is taken.
 	CreateUser(ctx context.Context, u User) (User, error)
@@ -141,8 +182,4 @@ type Store interface {
 	ListUsers(ctx context.Context) ([]User, error)
 	// DeleteUser deletes the user with id, or returns ErrNotFound.
 	DeleteUser(ctx context.Context, id string) error
-
-	// Close waits for running calls to finish and releases the database.
-	// Calls after Close fail. Close is idempotent and safe for concurrent use.
-	Close() error
 }

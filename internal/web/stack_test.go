@@ -47,13 +47,9 @@ type stackOptions struct {
 	noModel bool
 }
 
-// echoTool is a hand-written tool that answers with its arguments, or
-// with an error result when they ask for one.
-type echoTool struct{ info tools.Info }
-
-func (e echoTool) Info() tools.Info { return e.info }
-
-func (e echoTool) Call(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
+// echo answers a call with its arguments, or with an error result when
+// they ask for one.
+func echo(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
 	res := tools.TextResult("got " + string(req.Arguments))
 	res.IsError = strings.Contains(string(req.Arguments), `"fail":true`)
 	return res, nil
@@ -63,7 +59,7 @@ func (e echoTool) Call(_ context.Context, req *tools.CallRequest) (*tools.Result
 // field type) and one it cannot (oneOf), which gets the JSON fallback.
 func formTools() []tools.Tool {
 	return []tools.Tool{
-		echoTool{tools.Info{Name: "search_notes", Description: "Search the notes.", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		&tools.Func{Run: echo, Spec: tools.Info{Name: "search_notes", Description: "Search the notes.", InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"query":{"type":"string","description":"Words to find."},
 			"limit":{"type":"integer","default":10},
 			"score":{"type":"number"},
@@ -71,7 +67,7 @@ func formTools() []tools.Tool {
 			"order":{"type":"string","enum":["newest","oldest"]},
 			"tags":{"type":"array","items":{"type":"string"}}},
 			"required":["query","order"]}`)}},
-		echoTool{tools.Info{Name: "move_note", Description: "Move a note.", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		&tools.Func{Run: echo, Spec: tools.Info{Name: "move_note", Description: "Move a note.", InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"to":{"oneOf":[{"type":"string"},{"type":"object"}]}}}`)}},
 	}
 }
@@ -89,7 +85,7 @@ func (servers) Status() []server.ServerStatus {
 
 func (s servers) Restart(_ context.Context, name string) error {
 	if name != "notes" {
-		return fmt.Errorf("restarting %q: %w", name, store.ErrNotFound)
+		return fmt.Errorf("restarting %q: %w", name, server.ErrNoServer)
 	}
 	select {
 	case s.restarts <- name:
@@ -179,16 +175,14 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 	}
 	fake := model(writeTool, s.stopped)
-	rt := agent.New(&agent.Options{
-		Models: func(string) (agent.Model, error) {
-			return agent.Model{Name: "default", Provider: fake, ToolMode: agent.ToolModeNative}, nil
-		},
-		Tools:     reg,
-		Assistant: agent.AgentSpec{Router: agent.RouterOff},
-		Agents:    agents{db},
-		History:   history{db},
-		Audit:     audit{db},
-		Approvals: approvals{db},
+	rt := agent.New(func(string) (agent.Model, error) {
+		return agent.Model{Name: "default", Provider: fake, ToolMode: agent.ToolModeNative}, nil
+	}, reg, &agent.Options{
+		Assistant: store.Agent{Router: string(agent.RouterOff)},
+		Agents:    db,
+		History:   db,
+		Audit:     db,
+		Approvals: db,
 	})
 	if _, err := db.CreateAgent(ctx, store.Agent{Name: "bob", Description: "handles notes", Prompt: "You handle notes.", Router: "off"}); err != nil {
 		t.Fatalf("creating agent bob: %v", err)
@@ -204,8 +198,8 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 		s.key = key
 	}
-	srv := server.New(&server.Options{
-		Store: db, Runner: rt, Tools: reg, Servers: servers{s.restarts},
+	srv := server.New(db, rt, reg, &server.Options{
+		Servers:        servers{s.restarts},
 		Models:         func() []string { return models },
 		AllowAnonymous: !o.keys,
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),

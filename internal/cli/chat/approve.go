@@ -8,18 +8,19 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // decidedMsg reports how a Decide call went.
 type decidedMsg struct {
-	approval *agent.Approval
+	approval *store.Approval
 	kind     agent.DecisionKind
 	err      error
 }
 
 // onApproval queues a request for the user, or approves it at once with
 // --yes.
-func (m *model) onApproval(a *agent.Approval) tea.Cmd {
+func (m *model) onApproval(a *store.Approval) tea.Cmd {
 	if a == nil {
 		return nil
 	}
@@ -33,11 +34,11 @@ func (m *model) onApproval(a *agent.Approval) tea.Cmd {
 
 // onApprovalResolved drops a request that was settled elsewhere (expired,
 // or decided in another client) and says so.
-func (m *model) onApprovalResolved(a *agent.Approval) {
+func (m *model) onApprovalResolved(a *store.Approval) {
 	if a == nil {
 		return
 	}
-	i := slices.IndexFunc(m.approvals, func(p *agent.Approval) bool { return p.ID == a.ID })
+	i := slices.IndexFunc(m.approvals, func(p *store.Approval) bool { return p.ID == a.ID })
 	if i < 0 {
 		return
 	}
@@ -47,7 +48,7 @@ func (m *model) onApprovalResolved(a *agent.Approval) {
 		m.input.Reset()
 		m.resetInputPlaceholder()
 	}
-	if a.State == agent.StateExpired {
+	if a.State == store.ApprovalExpired {
 		m.note(fmt.Sprintf("approval for %s expired: %s", oneLine(a.Tool), oneLine(a.Reason)))
 	} else {
 		m.note(fmt.Sprintf("approval for %s was %s elsewhere", oneLine(a.Tool), a.State))
@@ -98,7 +99,7 @@ func (m *model) decideFirst(d agent.Decision) tea.Cmd {
 }
 
 // decide sends a decision off the UI goroutine: Decide writes to the store.
-func (m *model) decide(a *agent.Approval, d agent.Decision) tea.Cmd {
+func (m *model) decide(a *store.Approval, d agent.Decision) tea.Cmd {
 	d.By = m.opts.decider()
 	ctx, b := m.ctx, m.b
 	return func() tea.Msg {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -28,10 +29,10 @@ type Backend interface {
 	// Servers returns every source of tools and its state, for /servers.
 	Servers() []ServerLine
 	// Agents returns the named agents, for /agents.
-	Agents(ctx context.Context) ([]agent.AgentSpec, error)
+	Agents(ctx context.Context) ([]store.Agent, error)
 	// History returns the stored messages of a conversation, oldest first;
 	// none for a conversation that does not exist yet.
-	History(ctx context.Context, conversationID string) ([]agent.Message, error)
+	History(ctx context.Context, conversationID string) ([]store.Message, error)
 }
 
 // ServerLine is one source of tools as /servers shows it.

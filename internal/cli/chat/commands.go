@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -125,7 +125,7 @@ func serversTable(ss []ServerLine, width int) string {
 }
 
 // agentsTable lists the named agents for /agents.
-func agentsTable(as []agent.AgentSpec, width int) string {
+func agentsTable(as []store.Agent, width int) string {
 	if len(as) == 0 {
 		return "No named agents. The assistant answers; add agents in the config or ask it to create one."
 	}

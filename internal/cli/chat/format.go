@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // argsLimit caps the arguments shown on a tool line, in runes: enough to
@@ -75,9 +76,9 @@ func outcomeText(r *agent.CallResult) string {
 		return "ended"
 	}
 	switch {
-	case r.Outcome == agent.OutcomeOK && !r.IsError:
+	case r.Outcome == store.OutcomeOK && !r.IsError:
 		return "ok"
-	case r.Outcome == agent.OutcomeOK || r.Outcome == agent.OutcomeToolError:
+	case r.Outcome == store.OutcomeOK || r.Outcome == store.OutcomeToolError:
 		return "tool error: " + truncate(oneLine(r.Text), 100)
 	case r.Outcome == "":
 		return "ended"
@@ -87,7 +88,7 @@ func outcomeText(r *agent.CallResult) string {
 
 // succeeded reports whether a call's result counts as a success (✓).
 func succeeded(r *agent.CallResult) bool {
-	return r != nil && r.Outcome == agent.OutcomeOK && !r.IsError
+	return r != nil && r.Outcome == store.OutcomeOK && !r.IsError
 }
 
 // duration formats d for a tool line: "850ms", "1.2s", "2m3s".

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -39,8 +40,8 @@ type fakeBackend struct {
 	decide  func(ctx context.Context, id string, d agent.Decision) error
 	tools   []tools.Entry
 	servers []ServerLine
-	agents  []agent.AgentSpec
-	history map[string][]agent.Message
+	agents  []store.Agent
+	history map[string][]store.Message
 
 	mu        sync.Mutex
 	decisions []decision      // guarded by mu
@@ -66,11 +67,11 @@ func (f *fakeBackend) Decide(ctx context.Context, id string, d agent.Decision) e
 
 func (f *fakeBackend) Tools() []tools.Entry  { return f.tools }
 func (f *fakeBackend) Servers() []ServerLine { return f.servers }
-func (f *fakeBackend) Agents(context.Context) ([]agent.AgentSpec, error) {
+func (f *fakeBackend) Agents(context.Context) ([]store.Agent, error) {
 	return f.agents, nil
 }
 
-func (f *fakeBackend) History(_ context.Context, id string) ([]agent.Message, error) {
+func (f *fakeBackend) History(_ context.Context, id string) ([]store.Message, error) {
 	return f.history[id], nil
 }
 
@@ -112,12 +113,12 @@ func toolStart(c *agent.CallInfo) agent.Event {
 	return agent.Event{Kind: agent.EventToolStart, Call: c}
 }
 
-func toolEnd(c *agent.CallInfo, o agent.Outcome, txt string, d time.Duration) agent.Event {
-	return agent.Event{Kind: agent.EventToolEnd, Call: c, Result: &agent.CallResult{Outcome: o, Text: txt, IsError: o != agent.OutcomeOK, Duration: d}}
+func toolEnd(c *agent.CallInfo, o store.Outcome, txt string, d time.Duration) agent.Event {
+	return agent.Event{Kind: agent.EventToolEnd, Call: c, Result: &agent.CallResult{Outcome: o, Text: txt, IsError: o != store.OutcomeOK, Duration: d}}
 }
 
 func approval(id, tool string) agent.Event {
-	return agent.Event{Kind: agent.EventApproval, Approval: &agent.Approval{ID: id, Tool: tool, State: agent.StatePending}}
+	return agent.Event{Kind: agent.EventApproval, Approval: &store.Approval{ID: id, Tool: tool, State: store.ApprovalPending}}
 }
 
 // runtimeBackend is a Backend on a real agent.Runtime with a scripted
@@ -133,21 +134,28 @@ type runtimeBackend struct {
 
 func newRuntimeBackend(replies ...llmtest.FakeReply) *runtimeBackend {
 	rb := &runtimeBackend{model: llmtest.NewFakeProvider(replies...), reg: tools.NewRegistry(nil)}
-	rb.reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{&writeTool{rb: rb}})
-	rb.Runtime = agent.New(&agent.Options{
-		Models: func(string) (agent.Model, error) { return agent.Model{Name: "main", Provider: rb.model}, nil },
-		Tools:  rb.reg,
-	})
+	write := &tools.Func{
+		Spec: tools.Info{Name: "write", Description: "writes a file", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &tools.Annotations{}},
+		Run: func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+			rb.mu.Lock()
+			rb.writes++
+			rb.mu.Unlock()
+			return tools.TextResult("written"), nil
+		},
+	}
+	rb.reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{write})
+	models := func(string) (agent.Model, error) { return agent.Model{Name: "main", Provider: rb.model}, nil }
+	rb.Runtime = agent.New(models, rb.reg, nil)
 	return rb
 }
 
 func (rb *runtimeBackend) Tools() []tools.Entry  { return rb.reg.List() }
 func (rb *runtimeBackend) Servers() []ServerLine { return nil }
-func (rb *runtimeBackend) Agents(context.Context) ([]agent.AgentSpec, error) {
+func (rb *runtimeBackend) Agents(context.Context) ([]store.Agent, error) {
 	return nil, nil
 }
 
-func (rb *runtimeBackend) History(context.Context, string) ([]agent.Message, error) {
+func (rb *runtimeBackend) History(context.Context, string) ([]store.Message, error) {
 	return nil, nil
 }
 
@@ -155,19 +163,6 @@ func (rb *runtimeBackend) writeCount() int {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	return rb.writes
-}
-
-type writeTool struct{ rb *runtimeBackend }
-
-func (w *writeTool) Info() tools.Info {
-	return tools.Info{Name: "write", Description: "writes a file", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &tools.Annotations{}}
-}
-
-func (w *writeTool) Call(context.Context, *tools.CallRequest) (*tools.Result, error) {
-	w.rb.mu.Lock()
-	w.rb.writes++
-	w.rb.mu.Unlock()
-	return tools.TextResult("written"), nil
 }
 
 // say scripts a text answer; writeCall scripts a call of "write".

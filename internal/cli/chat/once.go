@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // Exit codes of [RunOnce]. Usage errors (2) are the caller's.
@@ -124,7 +125,7 @@ func (w *onceWriter) event(ctx context.Context, b Backend, o *Options, ev agent.
 }
 
 // approve answers an approval request: approved with --yes, else denied.
-func (w *onceWriter) approve(ctx context.Context, b Backend, o *Options, a *agent.Approval) {
+func (w *onceWriter) approve(ctx context.Context, b Backend, o *Options, a *store.Approval) {
 	if a == nil {
 		return
 	}

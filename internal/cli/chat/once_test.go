@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 func TestRunOnceScripted(t *testing.T) {
@@ -39,7 +40,7 @@ func TestRunOnceScripted(t *testing.T) {
 				{Kind: agent.EventRouter, Router: &agent.RouterDecision{NeedsTools: true}},
 				text("Let me look."),
 				toolStart(read),
-				toolEnd(read, agent.OutcomeOK, "# Title", 12*time.Millisecond),
+				toolEnd(read, store.OutcomeOK, "# Title", 12*time.Millisecond),
 				text("It has a title."),
 				done(),
 			},
@@ -51,7 +52,7 @@ func TestRunOnceScripted(t *testing.T) {
 			name: "approval denied without --yes",
 			events: []agent.Event{
 				approval("a1", "builtin__terminal"),
-				toolEnd(rm, agent.OutcomeDenied, "the user declined this call: "+denyReason, 0),
+				toolEnd(rm, store.OutcomeDenied, "the user declined this call: "+denyReason, 0),
 				text("I could not run it."),
 				done(),
 			},
@@ -66,7 +67,7 @@ func TestRunOnceScripted(t *testing.T) {
 			events: []agent.Event{
 				approval("a1", "builtin__terminal"),
 				toolStart(rm),
-				toolEnd(rm, agent.OutcomeOK, "", 1500*time.Millisecond),
+				toolEnd(rm, store.OutcomeOK, "", 1500*time.Millisecond),
 				text("Done."),
 				done(),
 			},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // entryKind says what an [entry] of the transcript shows.
@@ -129,7 +130,7 @@ func (e *entry) toolLine(th *theme, spin string, width int) string {
 
 // historyEntries turns a stored conversation into transcript entries:
 // messages as they were, tool calls as finished lines.
-func historyEntries(msgs []agent.Message) []*entry {
+func historyEntries(msgs []store.Message) []*entry {
 	var out []*entry
 	calls := map[string]*entry{}
 	for _, m := range msgs {

@@ -11,7 +11,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // RunTUI runs the interactive chat until the user quits or ctx ends, and
@@ -77,7 +77,7 @@ type model struct {
 	turn  *turnRun
 	turns int // number of turns started, for turn ids
 	// approvals are the requests waiting for y/a/n, oldest first.
-	approvals []*agent.Approval
+	approvals []*store.Approval
 	// reason is set while the user types why a call is denied.
 	reason bool
 
@@ -145,7 +145,7 @@ func (m *model) Init() tea.Cmd {
 // historyMsg carries a conversation's stored messages.
 type historyMsg struct {
 	conv string
-	msgs []agent.Message
+	msgs []store.Message
 	err  error
 }
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -18,7 +18,7 @@ func TestTUICommands(t *testing.T) {
 			{Name: "terminal", Origin: tools.Origin{Kind: tools.KindBuiltin}, Info: tools.Info{Description: "Runs a command."}},
 		},
 		servers: []ServerLine{{Name: "files", Kind: "mcp", State: "ready", Tools: 1}, {Name: "mail", Kind: "openapi", State: "failed", LastError: "connection refused"}},
-		agents:  []agent.AgentSpec{{Name: "bob", Description: "Handles e-mail.", Servers: []string{"mail"}}},
+		agents:  []store.Agent{{Name: "bob", Description: "Handles e-mail.", Servers: []string{"mail"}}},
 	}
 	tests := []struct {
 		input string
@@ -129,7 +129,7 @@ func TestTUICtrlC(t *testing.T) {
 }
 
 func TestTUIHistory(t *testing.T) {
-	fb := &fakeBackend{history: map[string][]agent.Message{"old": {
+	fb := &fakeBackend{history: map[string][]store.Message{"old": {
 		{Message: llm.UserText("what is in notes.txt?")},
 		{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "t1", Name: "files__read_file", Arguments: []byte(`{"path":"notes.txt"}`)}}}},
 		{Message: llm.Message{Role: llm.RoleTool, ToolCallID: "t1", Content: []llm.Part{llm.TextPart("no such file")}, IsError: true}},

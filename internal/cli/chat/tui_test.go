@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 func TestTUIStreamsAnswer(t *testing.T) {
@@ -40,13 +41,13 @@ func TestTUIToolLine(t *testing.T) {
 	if !startsWithFrame(line) {
 		t.Errorf("running tool line %q does not start with a spinner frame", line)
 	}
-	h.event(toolEnd(c, agent.OutcomeOK, "hi", 1500*time.Millisecond), "✓ files__read")
+	h.event(toolEnd(c, store.OutcomeOK, "hi", 1500*time.Millisecond), "✓ files__read")
 	if diff := cmp.Diff(`✓ files__read {"path":"a.txt"}  1.5s`, lineWith(h.view(), "files__read")); diff != "" {
 		t.Errorf("finished tool line mismatch (-want +got):\n%s", diff)
 	}
 	bad := call("c2", "files__rm", `{}`)
 	h.event(toolStart(bad), "files__rm")
-	h.event(toolEnd(bad, agent.OutcomeToolError, "no such file", 3*time.Millisecond), "✗ files__rm")
+	h.event(toolEnd(bad, store.OutcomeToolError, "no such file", 3*time.Millisecond), "✗ files__rm")
 	if v := h.view(); !strings.Contains(v, "tool error: no such file") || !strings.Contains(v, "✗ files__rm  3ms") {
 		t.Errorf("failed tool line missing its outcome or duration:\n%s", v)
 	}
@@ -130,7 +131,7 @@ func TestTUIApprovalExpired(t *testing.T) {
 	h := newHarness(t, &fakeBackend{}, nil)
 	h.typeLine("go")
 	h.event(approval("ap1", "write"), "⚠ approve write")
-	h.event(agent.Event{Kind: agent.EventApprovalResolved, Approval: &agent.Approval{ID: "ap1", Tool: "write", State: agent.StateExpired, Reason: "nobody decided in time"}}, "approval for write expired")
+	h.event(agent.Event{Kind: agent.EventApprovalResolved, Approval: &store.Approval{ID: "ap1", Tool: "write", State: store.ApprovalExpired, Reason: "nobody decided in time"}}, "approval for write expired")
 	if strings.Contains(h.view(), "⚠ approve") {
 		t.Errorf("expired approval still shown:\n%s", h.view())
 	}

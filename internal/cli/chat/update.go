@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // Update handles one message; see [model] for who may touch what.
@@ -228,7 +228,7 @@ func (m *model) remember(s string) {
 
 // agentsMsg carries the named agents for /agents.
 type agentsMsg struct {
-	agents []agent.AgentSpec
+	agents []store.Agent
 	err    error
 }
 

@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
@@ -116,28 +115,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 
 // Models implements [llm.Lister] with GET /v1/models.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	resp, err := c.tr.Do(ctx, http.MethodGet, c.base+"/v1/models?limit=1000", c.header, nil)
+	list, err := c.tr.GetModels(ctx, c.base+"/v1/models?limit=1000", c.header)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(name, "model list", err)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, llm.MalformedError(name, "model list", err)
-	}
-	ids := make([]string, 0, len(list.Data))
-	for _, m := range list.Data {
-		ids = append(ids, m.ID)
-	}
-	return ids, nil
+	return list.Names(), nil
 }
 
 // Check implements [llm.Checker]: the key is accepted and the configured

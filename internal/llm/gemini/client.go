@@ -154,26 +154,12 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		if token != "" {
 			u += "&pageToken=" + url.QueryEscape(token)
 		}
-		resp, err := c.tr.Do(ctx, http.MethodGet, u, c.header, nil)
+		page, err := c.tr.GetModels(ctx, u, c.header)
 		if err != nil {
 			return nil, err
 		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, llm.StreamError(c.name, "model list", err)
-		}
-		var page struct {
-			Models []struct {
-				Name string `json:"name"`
-			} `json:"models"`
-			NextPageToken string `json:"nextPageToken"`
-		}
-		if err := json.Unmarshal(b, &page); err != nil {
-			return nil, llm.MalformedError(c.name, "model list", err)
-		}
-		for _, m := range page.Models {
-			names = append(names, strings.TrimPrefix(m.Name, "models/"))
+		for _, n := range page.Names() {
+			names = append(names, strings.TrimPrefix(n, "models/"))
 		}
 		if token = page.NextPageToken; token == "" {
 			break

@@ -195,28 +195,11 @@ func (c *Client) SupportsTools(ctx context.Context, model string) (bool, error) 
 
 // Models implements [llm.Lister] with GET /api/tags.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	resp, err := c.tr.Do(ctx, http.MethodGet, c.base+"/api/tags", c.header, nil)
+	tags, err := c.tr.GetModels(ctx, c.base+"/api/tags", c.header)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(c.name, "model list", err)
-	}
-	var tags struct {
-		Models []struct {
-			Name string `json:"name"`
-		} `json:"models"`
-	}
-	if err := json.Unmarshal(b, &tags); err != nil {
-		return nil, llm.MalformedError(c.name, "model list", err)
-	}
-	names := make([]string, 0, len(tags.Models))
-	for _, m := range tags.Models {
-		names = append(names, m.Name)
-	}
-	return names, nil
+	return tags.Names(), nil
 }
 
 // Check implements [llm.Checker]: the server answers and has the

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
@@ -145,28 +144,11 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 
 // Models implements [llm.Lister] with GET /models.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	resp, err := c.tr.Do(ctx, http.MethodGet, c.base+"/models", c.header, nil)
+	list, err := c.tr.GetModels(ctx, c.base+"/models", c.header)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(c.name, "model list", err)
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, llm.MalformedError(c.name, "model list", err)
-	}
-	ids := make([]string, 0, len(list.Data))
-	for _, m := range list.Data {
-		ids = append(ids, m.ID)
-	}
-	return ids, nil
+	return list.Names(), nil
 }
 
 // Check implements [llm.Checker]: the endpoint lists its models, and the

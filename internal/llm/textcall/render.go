@@ -47,8 +47,8 @@ func (w *Provider) textRequest(ctx context.Context, req *llm.Request, cat *Catal
 		latest = req.ToolChoice.Name + "\n" + latest
 	}
 	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: recent})
-	w.logger.DebugContext(ctx, "text tool manifest", "model", req.Model, "shown", len(m.Shown),
-		"listed", len(m.Listed), "omitted", m.Omitted, "tokens", EstimateTokens(m.Text))
+	w.logger.DebugContext(ctx, "text tool manifest", logKeyModel, req.Model, logKeyShown, len(m.Shown),
+		logKeyListed, len(m.Listed), logKeyOmitted, m.Omitted, logKeyTokens, EstimateTokens(m.Text))
 	section := m.Text
 	switch req.ToolChoice.Mode {
 	case llm.ToolChoiceRequired:

@@ -132,7 +132,7 @@ func (w *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 		for ev, err := range w.inner.Stream(ctx, req) {
 			if err != nil && !started && errors.Is(err, llm.ErrToolsUnsupported) {
 				w.remember(req.Model, false)
-				w.logger.DebugContext(ctx, "model rejected native tools; using the text protocol", "model", req.Model)
+				w.logger.DebugContext(ctx, "model rejected native tools; using the text protocol", logKeyModel, req.Model)
 				w.streamText(ctx, req, yield)
 				return
 			}
@@ -168,7 +168,7 @@ func (w *Provider) useText(ctx context.Context, req *llm.Request) (bool, error) 
 			return false, fmt.Errorf("asking whether %q supports tools: %w", req.Model, ctx.Err())
 		}
 		// The capability check is a hint: try native and fall back.
-		w.logger.DebugContext(ctx, "tool support check failed", "model", req.Model, "err", err.Error())
+		w.logger.DebugContext(ctx, "tool support check failed", logKeyModel, req.Model, logKeyErr, err.Error())
 		return false, nil
 	}
 	w.remember(req.Model, native)

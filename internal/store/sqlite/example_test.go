@@ -40,7 +40,7 @@ func Example() {
 	}
 	id, err := db.BeginAudit(ctx, store.AuditRecord{
 		User: "ann", ConversationID: c.ID, RunID: "run-1", CallID: call.ID,
-		Tool: call.Name, Arguments: call.Arguments, Approval: store.AuditNotRequired,
+		Tool: call.Name, Arguments: call.Arguments, Approval: store.AuditAutoApproved,
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -69,7 +69,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 func auditCall(b *testing.B, s store.Store, args json.RawMessage) {
 	id, err := s.BeginAudit(b.Context(), store.AuditRecord{
 		User: "ann", ConversationID: "c", RunID: "r", CallID: "call_1",
-		Tool: "files__read_file", Server: "files", Arguments: args, Approval: store.AuditNotRequired,
+		Tool: "files__read_file", Server: "files", Arguments: args, Approval: store.AuditAutoApproved,
 	})
 	if err != nil {
 		b.Error(err)

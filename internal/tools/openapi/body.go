@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -32,7 +33,7 @@ func (o *operation) addBody(doc *document, conv *converter, raw any, props map[s
 		if !o.bodyRequired {
 			return nil // optional non-JSON body: call without one
 		}
-		return fmt.Errorf("request body must be JSON, the operation accepts only %s", strings.Join(sortedKeys(content), ", "))
+		return fmt.Errorf("request body must be JSON, the operation accepts only %s", strings.Join(slices.Sorted(maps.Keys(content)), ", "))
 	}
 	o.mediaType = mt
 	media, _ := content[mt].(map[string]any)
@@ -103,7 +104,7 @@ func flattenable(s map[string]any, taken map[string]bool) bool {
 // offered, else the first other JSON type in name order, else "".
 func pickJSONMedia(content map[string]any) string {
 	best := ""
-	for _, mt := range sortedKeys(content) {
+	for _, mt := range slices.Sorted(maps.Keys(content)) {
 		if !isJSONMedia(mt) {
 			continue
 		}

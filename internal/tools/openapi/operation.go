@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -222,7 +223,7 @@ func buildParam(conv *converter, pm map[string]any) (param, map[string]any, erro
 	}
 	raw := pm["schema"]
 	if content, ok := pm["content"].(map[string]any); ok && raw == nil {
-		for _, mt := range sortedKeys(content) {
+		for _, mt := range slices.Sorted(maps.Keys(content)) {
 			if m, ok := content[mt].(map[string]any); ok {
 				raw = m["schema"]
 				p.asJSON = isJSONMedia(mt)
@@ -247,15 +248,6 @@ func buildParam(conv *converter, pm map[string]any) (param, map[string]any, erro
 		}
 	}
 	return p, s, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // isJSONMedia reports whether a media type is JSON: application/json or a

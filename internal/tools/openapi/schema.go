@@ -2,7 +2,9 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -79,7 +81,7 @@ func (c *converter) schema(node any, depth int) any {
 	cut := false
 	// Keys in order, so that when the budget runs out the same parts are
 	// cut on every read of the same document.
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		switch {
 		case dropKeys[k], strings.HasPrefix(k, "x-"):
@@ -101,7 +103,7 @@ func (c *converter) schema(node any, depth int) any {
 		case schemaMapKeys[k]:
 			if props, ok := v.(map[string]any); ok {
 				conv := make(map[string]any, len(props))
-				for _, name := range sortedKeys(props) {
+				for _, name := range slices.Sorted(maps.Keys(props)) {
 					conv[name] = c.schema(props[name], depth+1)
 				}
 				out[k] = conv

@@ -1,4 +1,4 @@
-package server
+package observe
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 
 // Tracing exports OpenTelemetry traces over OTLP/HTTP. Create it with
 // [NewTracing] when the user set OTEL_EXPORTER_OTLP_ENDPOINT (the app reads
-// the variable; this package reads no environment of its own choosing) and
-// pass it as [Options].Tracing. The server then makes one span per HTTP
-// request, named by route pattern, continuing a caller's W3C traceparent.
-// [Tracing.Start] lets the app add spans for agent runs, model requests,
-// tool calls and MCP requests without importing OpenTelemetry.
+// the variable; this package reads no environment of its own choosing).
+// [Tracing.HTTPHandler] makes one span per HTTP request, named by route
+// pattern, continuing a caller's W3C traceparent; [Tracing.Start] adds
+// spans for agent runs, model requests, tool calls and MCP requests
+// without the caller importing OpenTelemetry.
 //
 // A nil *Tracing makes no spans. Methods are safe for concurrent use.
 type Tracing struct {
@@ -86,8 +86,9 @@ func (t *Tracing) Start(ctx context.Context, name string, kv ...string) (context
 	}
 }
 
-// handler wraps h in an HTTP server span named label.
-func (t *Tracing) handler(label string, h http.Handler) http.Handler {
+// HTTPHandler wraps h in an HTTP server span named label; on a nil
+// Tracing it returns h.
+func (t *Tracing) HTTPHandler(label string, h http.Handler) http.Handler {
 	if t == nil {
 		return h
 	}

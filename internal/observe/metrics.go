@@ -1,4 +1,4 @@
-package server
+package observe
 
 import (
 	"net/http"
@@ -12,8 +12,9 @@ import (
 
 // Metrics holds Switchboard's Prometheus series in its own registry (never
 // the global one, so several servers in one test binary do not clash).
-// Create it with [NewMetrics]; the app passes it to the server and calls
-// its Observe and Set methods from agent, tool and host hooks. All methods
+// Create it with [NewMetrics]; the app creates it when it serves, passes it
+// to the HTTP server and calls its Observe and Set methods from agent, tool
+// and host hooks. All methods
 // are safe for concurrent use; a nil *Metrics ignores every call.
 type Metrics struct {
 	reg *prometheus.Registry
@@ -80,7 +81,8 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // ObserveToolCall counts one tool call and its latency. outcome is the
-// audit outcome ("ok", "tool_error", "error", "denied", ...).
+// audit outcome (internal/store's Outcome: "ok", "tool_error", "error",
+// "cancelled", ...).
 func (m *Metrics) ObserveToolCall(tool, server, outcome string, d time.Duration) {
 	if m == nil {
 		return
@@ -124,7 +126,9 @@ func (m *Metrics) ObserveRestart(server string) {
 	m.restarts.WithLabelValues(server).Inc()
 }
 
-func (m *Metrics) observeHTTP(route, method string, status int, d time.Duration) {
+// ObserveHTTP counts one HTTP request by route pattern, method and status,
+// and its latency.
+func (m *Metrics) ObserveHTTP(route, method string, status int, d time.Duration) {
 	if m == nil {
 		return
 	}

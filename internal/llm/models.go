@@ -1,0 +1,54 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// ModelList is a provider's list of models as its API answers it: entries
+// under "data" with an "id" (OpenAI and compatible servers, Anthropic) or
+// under "models" with a "name" (Ollama, Gemini), and Gemini's page token.
+type ModelList struct {
+	Data []struct {
+		ID string `json:"id"`
+	} `json:"data"`
+	Models []struct {
+		Name string `json:"name"`
+	} `json:"models"`
+	NextPageToken string `json:"nextPageToken"`
+}
+
+// Names returns the id or name of every entry, in the order listed.
+func (l *ModelList) Names() []string {
+	names := make([]string, 0, len(l.Data)+len(l.Models))
+	for _, m := range l.Data {
+		names = append(names, m.ID)
+	}
+	for _, m := range l.Models {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// GetModels sends a GET for a model list through t and decodes the answer:
+// every adapter's [Lister] is built on it. A body cut off is a stream
+// error; one that is not a model list is a [KindMalformed] error.
+func (t *Transport) GetModels(ctx context.Context, url string, header http.Header) (*ModelList, error) {
+	const what = "model list"
+	resp, err := t.Do(ctx, http.MethodGet, url, header, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, StreamError(t.provider, what, err)
+	}
+	var l ModelList
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, MalformedError(t.provider, what, err)
+	}
+	return &l, nil
+}
