@@ -157,8 +157,8 @@ func callTool(ctx context.Context, ts []tools.Tool, name string, args json.RawMe
 
 // acceptElicitation accepts every request without filling in any field, the
 // way a user who just presses OK would; the fields' schema defaults apply.
-func acceptElicitation(context.Context, string, *mcphost.ElicitRequest) (*mcphost.ElicitResult, error) {
-	return &mcphost.ElicitResult{Action: mcphost.ElicitAccept, Content: map[string]any{}}, nil
+func acceptElicitation(context.Context, string, *tools.ElicitRequest) (*tools.ElicitResult, error) {
+	return &tools.ElicitResult{Action: tools.ElicitAccept, Content: map[string]any{}}, nil
 }
 
 // answerSampling stands in for a model: no scenario judges the text.

@@ -241,14 +241,6 @@ func (r *Runtime) knownMention(ctx context.Context, text, self string) (string, 
 	return "", false
 }
 
-// Log keys.
-const (
-	logKeyAgent        = "agent"
-	logKeyErr          = "err"
-	logKeyConversation = "conversation"
-	logKeyTool         = "tool"
-)
-
 // usageSum adds b to a.
 func usageSum(a, b llm.Usage) llm.Usage {
 	a.InputTokens += b.InputTokens

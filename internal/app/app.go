@@ -95,7 +95,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
-		Logger:      logger.With("component", "registry"),
+		Logger:      logger.With(logKeyComponent, "registry"),
 	})
 
 	bt, err := builtin.New(&builtin.Options{
@@ -110,13 +110,13 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		// A bad root must not take the MCP servers down with it: report it
 		// as the built-in source's failure and carry on.
 		a.builtinErr = fmt.Errorf("built-in tools: %w", err)
-		logger.Warn("built-in tools unavailable", "err", err)
+		logger.Warn("built-in tools unavailable", logKeyErr, err)
 	} else {
 		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe(tools.KindBuiltin, "builtin", bt))
 	}
 
 	a.pool = mcphost.NewPool(mcpServers(cfg, o.Only), &mcphost.Options{
-		Logger:  logger.With("component", "mcphost"),
+		Logger:  logger.With(logKeyComponent, "mcphost"),
 		DataDir: cfg.Data,
 		OnToolsChanged: func(server string, ts []tools.Tool) {
 			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, a.observe(tools.KindMCP, server, ts))
@@ -145,7 +145,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 			Deny:    sc.Operations.Deny,
 			Timeout: sc.Timeout,
 			TTL:     sc.TTL,
-			Logger:  logger.With("component", "openapi", "server", name),
+			Logger:  logger.With(logKeyComponent, "openapi", logKeyServer, name),
 			OnChange: func(s *openapi.Server) {
 				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, a.observe(tools.KindOpenAPI, name, s.Tools()))
 			},
@@ -173,7 +173,7 @@ func (a *App) Start(ctx context.Context) error {
 	for _, s := range a.openapi {
 		wg.Go(func() {
 			if err := s.Load(ctx); err != nil {
-				a.logger.Warn("openapi server unavailable", "server", s.Name(), "err", err)
+				a.logger.Warn("openapi server unavailable", logKeyServer, s.Name(), logKeyErr, err)
 			}
 		})
 	}

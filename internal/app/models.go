@@ -32,7 +32,7 @@ type Model struct {
 // newModel builds the provider for one configured model.
 func (a *App) newModel(name string, m config.Model) Model {
 	logger := a.logger
-	httpOpts := llm.HTTPOptions{Logger: logger.With("model", name)}
+	httpOpts := llm.HTTPOptions{Logger: logger.With(logKeyModel, name)}
 	if m.Timeout > 0 {
 		httpOpts.FirstTokenTimeout = m.Timeout
 	}
@@ -64,7 +64,7 @@ func (a *App) newModel(name string, m config.Model) Model {
 	wrapped := textcall.Wrap(p, &textcall.Options{
 		Mode:   textcall.Mode(m.ToolMode),
 		Budget: budget,
-		Logger: logger.With("model", name),
+		Logger: logger.With(logKeyModel, name),
 	})
 	return Model{Name: name, Config: m, Provider: observedProvider{Provider: wrapped, model: name, app: a}}
 }

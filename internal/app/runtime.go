@@ -85,13 +85,13 @@ func recoverStore(ctx context.Context, st store.Store, logger *slog.Logger) erro
 		return fmt.Errorf("marking interrupted tool calls: %w", err)
 	}
 	if n > 0 {
-		logger.Warn("tool calls interrupted by the last shutdown", "count", n)
+		logger.Warn("tool calls interrupted by the last shutdown", logKeyCount, n)
 	}
 	if n, err = st.ExpirePending(ctx, time.Now()); err != nil {
 		return fmt.Errorf("expiring approvals left pending: %w", err)
 	}
 	if n > 0 {
-		logger.Warn("approvals left pending by the last shutdown are expired", "count", n)
+		logger.Warn("approvals left pending by the last shutdown are expired", logKeyCount, n)
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 				TurnTimeout:       a.cfg.Limits.TurnTimeout,
 				ApprovalTimeout:   a.cfg.Approvals.Timeout,
 			},
-			Logger: a.logger.With("component", "agent"),
+			Logger: a.logger.With(logKeyComponent, "agent"),
 		})
 	})
 	return a.runtime, nil

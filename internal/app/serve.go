@@ -43,9 +43,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	if dir := a.outputDir(); dir != "" {
 		if n, err := pruneOutputs(dir, time.Now()); err != nil {
-			a.logger.Warn("pruning stored tool outputs", "dir", dir, "err", err)
+			a.logger.Warn("pruning stored tool outputs", logKeyDir, dir, logKeyErr, err)
 		} else if n > 0 {
-			a.logger.Info("pruned stored tool outputs", "count", n, "olderThan", OutputRetention)
+			a.logger.Info("pruned stored tool outputs", logKeyCount, n, logKeyOlderThan, OutputRetention)
 		}
 	}
 	rt, err := a.Runtime(ctx)
@@ -93,7 +93,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			if err := tracing.Shutdown(sctx); err != nil {
-				a.logger.Warn("flushing traces", "err", err)
+				a.logger.Warn("flushing traces", logKeyErr, err)
 			}
 		}()
 	}
@@ -113,13 +113,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		Servers:        serversView{a},
 		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
 		MCP:            mcpWithCaller(gw.Handler()),
-		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With("component", "web")}),
+		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
 		AllowAnonymous: loopback && len(users) == 0,
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
 		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
 		Metrics:        metrics,
 		Tracing:        tracing,
-		Logger:         a.logger.With("component", "server"),
+		Logger:         a.logger.With(logKeyComponent, "server"),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -54,11 +54,11 @@ and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
 			}
 			for _, s := range a.Servers() {
 				if s.State != "ready" && s.State != "disabled" {
-					logger.Warn("tool server not ready", "server", s.Name, "state", s.State, "err", s.LastError)
+					logger.Warn("tool server not ready", logKeyServer, s.Name, logKeyState, s.State, logKeyErr, s.LastError)
 				}
 			}
 			if cfg.DefaultModel == "" {
-				logger.Warn("no model configured: the UI and API answer with how to connect one", "hint", app.NoModelHint)
+				logger.Warn("no model configured: the UI and API answer with how to connect one", logKeyHint, app.NoModelHint)
 			}
 			err = a.Serve(cmd.Context(), ln, func(addr string) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "switchboard %s listening on http://%s (data: %s)\n", version.String(), addr, cfg.Data)

@@ -42,7 +42,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	if err == nil || version != "" || ctx.Err() != nil || errors.Is(err, ErrNeedsLogin) || isSetupError(err) {
 		return c, s.wrapTimeout(ctx, err)
 	}
-	s.log.Info("retrying with classic initialize", "error", err)
+	s.log.Info("retrying with classic initialize", logKeyErr, err)
 	c, err2 := s.dialVersion(ctx, classicProtocolVersion)
 	if err2 != nil {
 		return nil, s.wrapTimeout(ctx, fmt.Errorf("%w (retry with classic initialize: %w)", err, err2))
@@ -84,7 +84,7 @@ func (s *server) dialVersion(ctx context.Context, version string) (*conn, error)
 		if err2 != nil {
 			return nil, fmt.Errorf("streamable http: %w; sse fallback: %w", err, err2)
 		}
-		s.log.Info("server speaks legacy sse", "url", s.cfg.URL)
+		s.log.Info("server speaks legacy sse", logKeyURL, s.cfg.URL)
 		return c, nil
 	default:
 		return nil, setupError{fmt.Errorf("unknown transport %q (want stdio, http, sse or empty)", tr)}

@@ -102,7 +102,7 @@ func newOAuthState(s *server) *oauthState {
 		cfg.ScopeFilter = func([]string) []string { return scopes }
 	}
 	if g, err := a.load(); err != nil {
-		s.log.Warn("ignoring unreadable oauth token file", "path", a.path, "error", err)
+		s.log.Warn("ignoring unreadable oauth token file", logKeyPath, a.path, logKeyErr, err)
 	} else if g != nil {
 		ocfg := g.config()
 		ctx := context.Background()
@@ -178,7 +178,7 @@ func (a *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 // grant, and save every new token the source hands out.
 func (a *oauthState) newTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 	if err := a.save(cfg, tok); err != nil {
-		a.s.log.Warn("could not store oauth token", "path", a.path, "error", err)
+		a.s.log.Warn("could not store oauth token", logKeyPath, a.path, logKeyErr, err)
 	}
 	return a.persisting(cfg, cfg.TokenSource(ctx, tok)), nil
 }
@@ -207,7 +207,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	if tok.AccessToken != s.last {
 		s.last = tok.AccessToken
 		if err := s.a.save(s.cfg, tok); err != nil {
-			s.a.s.log.Warn("could not store refreshed oauth token", "path", s.a.path, "error", err)
+			s.a.s.log.Warn("could not store refreshed oauth token", logKeyPath, s.a.path, logKeyErr, err)
 		}
 	}
 	return tok, nil

@@ -61,8 +61,6 @@ func newServer(cfg ServerConfig, opts *Options) *server {
 	return s
 }
 
-const logKeyServer = "mcp_server"
-
 // run is the supervisor loop. It returns when ctx ends.
 func (s *server) run(ctx context.Context) {
 	var (
@@ -116,7 +114,7 @@ func (s *server) run(ctx context.Context) {
 			return now.Sub(t) > s.opts.RestartWindow
 		}), now)
 		if len(failures) >= s.opts.MaxRestarts {
-			s.log.Error("mcp server failed too often, giving up", "failures", len(failures), "error", err)
+			s.log.Error("mcp server failed too often, giving up", logKeyFailures, len(failures), logKeyErr, err)
 			settle(StateFailed, err)
 			if !s.waitRestart(ctx) {
 				return
@@ -125,7 +123,7 @@ func (s *server) run(ctx context.Context) {
 			s.bumpRestarts()
 			continue
 		}
-		s.log.Warn("mcp server down, restarting", "error", err, "failures", len(failures))
+		s.log.Warn("mcp server down, restarting", logKeyErr, err, logKeyFailures, len(failures))
 		settle(StateRestarting, err)
 		if !s.backoff(ctx, len(failures)) {
 			return
@@ -221,7 +219,7 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 	s.publishTools()
 	published = true
 	ready()
-	s.log.Info("mcp server ready", "tools", len(ts), "protocol", c.protocolVersion(), "transport", c.transport)
+	s.log.Info("mcp server ready", logKeyTools, len(ts), logKeyProtocol, c.protocolVersion(), logKeyTransport, c.transport)
 
 	var tick <-chan time.Time
 	if s.opts.PingInterval > 0 {
@@ -282,7 +280,7 @@ func (s *server) healthCheck(ctx context.Context, c *conn) error {
 	} else {
 		_, err = c.cs.ListTools(pctx, nil)
 	}
-	s.log.Debug("health check", "error", err)
+	s.log.Debug("health check", logKeyErr, err)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("health check failed: %w", err)
 	}
@@ -324,7 +322,7 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]tools.Tool, error) {
 		}
 		info, err := infoFromMCP(t)
 		if err != nil {
-			s.log.Warn("skipping tool", "tool", t.Name, "error", err)
+			s.log.Warn("skipping tool", logKeyTool, t.Name, logKeyErr, err)
 			continue
 		}
 		out = append(out, &mcpTool{srv: s, info: info})

@@ -127,15 +127,3 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	}
 	return nil
 }
-
-// Log keys.
-const (
-	logKeyErr       = "err"
-	logKeyStatus    = "status"
-	logKeyRequestID = "request_id"
-	logKeyMethod    = "method"
-	logKeyRoute     = "route"
-	logKeyUser      = "user"
-	logKeyDuration  = "duration"
-	logKeyRun       = "run"
-)

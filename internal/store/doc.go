@@ -3,13 +3,22 @@
 // messages, named agents, tool-call approvals and conversation grants, token
 // usage per run, the audit trail of tool calls, and API users.
 //
+// These records are Switchboard's one vocabulary for what crosses layers:
+// the agent runtime, the HTTP API, the MCP gateway and the CLI use
+// [Approval], [AuditRecord], [AuditResult], [Outcome], [AuditApproval],
+// [Message], [Agent] and [Usage] as they are, with no parallel copies and
+// no code that translates between copies. [OutcomeOf] classifies how a
+// call that ran ended, the same way for every surface.
+//
 // The package holds no database code. Dialects live in sub-packages
 // (internal/store/sqlite, internal/store/postgres) and import this package;
 // internal/store/storetest is the conformance suite both must pass. Only
-// internal/app chooses and opens a dialect. Packages that persist or read
-// records (agent, server) import store for its record types and errors and
-// declare their own small interface holding the methods they call, so that
-// their tests can use a hand-written fake.
+// internal/app chooses and opens a dialect. [Store] is made of one small
+// interface per kind of record ([Conversations], [Agents], [Approvals],
+// [AuditLog] and [AuditTrail], [UsageLog], [Users]); a package that
+// persists or reads records takes the one it needs, or declares a smaller
+// one holding just the methods it calls, so that its tests can use a
+// hand-written fake.
 //
 // Conventions shared by every method:
 //

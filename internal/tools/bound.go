@@ -154,12 +154,12 @@ func (r *Registry) store(tool, text string) (string, bool) {
 	}
 	u, err := uuid.NewV7()
 	if err != nil {
-		r.logger.Warn("tool output not stored", "tool", tool, "err", err)
+		r.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, err)
 		return "", false
 	}
 	id := "out_" + u.String()
 	if err := writeOutput(r.outputDir, id, text); err != nil {
-		r.logger.Warn("tool output not stored", "tool", tool, "err", err)
+		r.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, err)
 		return "", false
 	}
 	return id, true

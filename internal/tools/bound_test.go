@@ -18,7 +18,7 @@ func callWith(t *testing.T, opts *RegistryOptions, res *Result) *Result {
 	t.Helper()
 	r := NewRegistry(opts)
 	f := newFake("big", "")
-	f.call = func(context.Context, *CallRequest) (*Result, error) { return res, nil }
+	f.Run = func(context.Context, *CallRequest) (*Result, error) { return res, nil }
 	r.Set(Source{Kind: KindBuiltin}, []Tool{f})
 	got, err := r.Call(context.Background(), "big", nil)
 	if err != nil {

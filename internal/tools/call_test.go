@@ -98,7 +98,7 @@ func TestRegistryCallBrokenSchemaIsLenient(t *testing.T) {
 func TestRegistryCallPassesProgress(t *testing.T) {
 	r := NewRegistry(nil)
 	f := newFake("slow", "")
-	f.call = func(_ context.Context, req *CallRequest) (*Result, error) {
+	f.Run = func(_ context.Context, req *CallRequest) (*Result, error) {
 		req.Progress(Progress{Progress: 1, Total: 2})
 		return TextResult("done"), nil
 	}

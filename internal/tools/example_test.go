@@ -8,29 +8,29 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// echo is a tool that returns its "text" argument.
-type echo struct{ name string }
-
-func (e echo) Info() tools.Info {
-	return tools.Info{
-		Name:        e.name,
-		Description: "Echo the text back.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+// echo returns a tool, made with [tools.Func], that returns its "text"
+// argument.
+func echo(name string) tools.Tool {
+	return &tools.Func{
+		Spec: tools.Info{
+			Name:        name,
+			Description: "Echo the text back.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+		},
+		Run: func(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
+			var args struct{ Text string }
+			if err := json.Unmarshal(req.Arguments, &args); err != nil {
+				return tools.ErrorResult(err.Error()), nil
+			}
+			return tools.TextResult(args.Text), nil
+		},
 	}
-}
-
-func (e echo) Call(_ context.Context, req *tools.CallRequest) (*tools.Result, error) {
-	var args struct{ Text string }
-	if err := json.Unmarshal(req.Arguments, &args); err != nil {
-		return tools.ErrorResult(err.Error()), nil
-	}
-	return tools.TextResult(args.Text), nil
 }
 
 func ExampleRegistry() {
 	r := tools.NewRegistry(nil)
-	r.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{echo{"echo"}})
-	r.Set(tools.Source{Kind: tools.KindMCP, Server: "chat"}, []tools.Tool{echo{"say.hello"}, echo{"say"}})
+	r.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{echo("echo")})
+	r.Set(tools.Source{Kind: tools.KindMCP, Server: "chat"}, []tools.Tool{echo("say.hello"), echo("say")})
 
 	for _, e := range r.List() {
 		fmt.Printf("%s <- %s %q %q\n", e.Name, e.Origin.Kind, e.Origin.Server, e.Origin.Name)

@@ -10,25 +10,16 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// fakeTool is a hand-written Tool; call may be nil (it then echoes the
-// arguments as text).
-type fakeTool struct {
-	info Info
-	call func(ctx context.Context, req *CallRequest) (*Result, error)
-}
-
-func (f *fakeTool) Info() Info { return f.info }
-
-func (f *fakeTool) Call(ctx context.Context, req *CallRequest) (*Result, error) {
-	if f.call != nil {
-		return f.call(ctx, req)
-	}
+// echoArgs answers a call with its arguments as text.
+func echoArgs(_ context.Context, req *CallRequest) (*Result, error) {
 	return TextResult(string(req.Arguments)), nil
 }
 
-func newFake(name, schema string) *fakeTool {
+// newFake returns an in-process tool with schema (default an empty object
+// schema) that echoes its arguments; tests replace Run to do otherwise.
+func newFake(name, schema string) *Func {
 	if schema == "" {
 		schema = `{"type":"object"}`
 	}
-	return &fakeTool{info: Info{Name: name, InputSchema: json.RawMessage(schema)}}
+	return &Func{Spec: Info{Name: name, InputSchema: json.RawMessage(schema)}, Run: echoArgs}
 }

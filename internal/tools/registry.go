@@ -148,7 +148,7 @@ func (r *Registry) Set(src Source, ts []Tool) {
 		}
 		info := t.Info()
 		if seen[info.Name] {
-			r.logger.Warn("duplicate tool name dropped", "kind", src.Kind, "server", src.Server, "tool", info.Name)
+			r.logger.Warn("duplicate tool name dropped", logKeyKind, src.Kind, logKeyServer, src.Server, logKeyTool, info.Name)
 			continue
 		}
 		seen[info.Name] = true

@@ -95,7 +95,7 @@ func TestRegistryNotFound(t *testing.T) {
 func TestRegistryToolError(t *testing.T) {
 	r := NewRegistry(nil)
 	f := newFake("t", "")
-	f.call = func(context.Context, *CallRequest) (*Result, error) { return nil, ErrUnavailable }
+	f.Run = func(context.Context, *CallRequest) (*Result, error) { return nil, ErrUnavailable }
 	r.Set(Source{Kind: KindMCP, Server: "s"}, []Tool{f})
 	_, err := r.Call(context.Background(), "s__t", nil)
 	if !errors.Is(err, ErrUnavailable) {

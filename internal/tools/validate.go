@@ -61,7 +61,7 @@ func (v *argValidator) compiled(logger *slog.Logger, tool string) *jsonschema.Sc
 		}
 		sch, err := compileSchema(trimmed)
 		if err != nil {
-			logger.Warn("input schema does not compile; calling without validation", "tool", tool, "err", err)
+			logger.Warn("input schema does not compile; calling without validation", logKeyTool, tool, logKeyErr, err)
 			return
 		}
 		v.sch = sch

@@ -132,7 +132,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, p page, status 
 	}
 	var buf bytes.Buffer
 	if err := h.tmpl[p.path].Execute(&buf, data); err != nil {
-		h.logger.ErrorContext(r.Context(), "rendering page", "page", p.name, "err", err)
+		h.logger.ErrorContext(r.Context(), "rendering page", logKeyPage, p.name, logKeyErr, err)
 		http.Error(w, "the page could not be rendered; the server log has the cause", http.StatusInternalServerError)
 		return
 	}

@@ -129,9 +129,3 @@ func (o *Options) decider() string {
 	}
 	return "switchboard chat"
 }
-
-// Log keys.
-const (
-	logKeyTool = "tool"
-	logKeyErr  = "err"
-)

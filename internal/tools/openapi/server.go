@@ -138,8 +138,6 @@ func New(name string, opts *Options) *Server {
 	return s
 }
 
-const logKeyServer = "openapi_server"
-
 func cloneMap(m map[string]string) map[string]string {
 	if m == nil {
 		return nil
@@ -226,9 +224,9 @@ func (s *Server) loadLocked(ctx context.Context) error {
 	s.mu.Unlock()
 
 	if err != nil {
-		s.logger.WarnContext(ctx, "openapi server failed", "error", err)
+		s.logger.WarnContext(ctx, "openapi server failed", logKeyErr, err)
 	} else {
-		s.logger.InfoContext(ctx, "openapi server loaded", "spec", specURL, "tools", len(snap.tools), "skipped", len(warnings))
+		s.logger.InfoContext(ctx, "openapi server loaded", logKeySpec, specURL, logKeyTools, len(snap.tools), logKeySkipped, len(warnings))
 	}
 	if changed && s.opts.OnChange != nil {
 		s.opts.OnChange(s)

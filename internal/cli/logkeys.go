@@ -1,0 +1,10 @@
+package cli
+
+// Keys of the attributes this package logs: one spelling each, and "err"
+// for errors in every package.
+const (
+	logKeyErr    = "err"
+	logKeyHint   = "hint"
+	logKeyServer = "server"
+	logKeyState  = "state"
+)

@@ -1,0 +1,10 @@
+package tools
+
+// Keys of the attributes this package logs: one spelling each, and "err"
+// for errors in every package.
+const (
+	logKeyErr    = "err"
+	logKeyKind   = "kind"
+	logKeyServer = "server"
+	logKeyTool   = "tool"
+)
