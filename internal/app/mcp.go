@@ -1,10 +1,11 @@
 package app
 
 import (
-	"github.com/switchboard-mcp/switchboard/internal/config"
-	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"maps"
 	"slices"
+
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 )
 
 // mcpServers maps the enabled, selected mcpServers entries onto the host's

@@ -74,12 +74,18 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	return st, nil
 }
 
+// recoverable is the part of the store recoverStore works on.
+type recoverable interface {
+	InterruptRunning(ctx context.Context) (int64, error)
+	ExpirePending(ctx context.Context, before time.Time) (int64, error)
+}
+
 // recoverStore marks audit records left running by a previous process as
 // interrupted and approvals left pending as expired, so a restart shows
 // them rather than losing them. Only the long-running service does this:
 // a short command sharing the database (audit, chat -p) must not mark the
 // service's own calls in flight as interrupted.
-func recoverStore(ctx context.Context, st store.Store, logger *slog.Logger) error {
+func recoverStore(ctx context.Context, st recoverable, logger *slog.Logger) error {
 	n, err := st.InterruptRunning(ctx)
 	if err != nil {
 		return fmt.Errorf("marking interrupted tool calls: %w", err)
@@ -102,7 +108,7 @@ func recoverStore(ctx context.Context, st store.Store, logger *slog.Logger) erro
 // server assigned at runtime to a config agent lasts until the service
 // restarts. Short commands never overwrite, so they cannot undo what the
 // running service changed. Agents created at runtime are left alone.
-func seedAgents(ctx context.Context, st store.Store, cfg map[string]config.Agent, overwrite bool) error {
+func seedAgents(ctx context.Context, st store.Agents, cfg map[string]config.Agent, overwrite bool) error {
 	for _, name := range slices.Sorted(maps.Keys(cfg)) {
 		c := cfg[name]
 		want := store.Agent{

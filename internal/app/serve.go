@@ -174,7 +174,7 @@ func mcpWithCaller(h http.Handler) http.Handler {
 }
 
 // permitCaller checks a gateway caller's tool permissions (globs) in the store.
-func permitCaller(st store.Store) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
+func permitCaller(st store.Users) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
 	return func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
 		if c.ID == "" || c.ID == "local" || c.Name == server.AnonymousUser {
 			return true

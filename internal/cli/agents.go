@@ -21,7 +21,7 @@ when serve starts; agents created here persist. Changes apply on the agent's nex
 turn, with no restart.`,
 	}
 	// withStore adds the hints of agent commands to the store's errors.
-	withStore := func(run func(cmd *cobra.Command, st store.Store, args []string) error) func(*cobra.Command, []string) error {
+	withStore := func(run func(cmd *cobra.Command, st store.Agents, args []string) error) func(*cobra.Command, []string) error {
 		return g.withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
 			err := run(cmd, st, args)
 			switch {
@@ -38,7 +38,7 @@ turn, with no restart.`,
 		Use:   "list",
 		Short: "List the agents",
 		Args:  cobra.NoArgs,
-		RunE: withStore(func(cmd *cobra.Command, st store.Store, _ []string) error {
+		RunE: withStore(func(cmd *cobra.Command, st store.Agents, _ []string) error {
 			as, err := st.ListAgents(cmd.Context())
 			if err != nil {
 				return err
@@ -62,7 +62,7 @@ turn, with no restart.`,
 		Use:   "add NAME",
 		Short: "Create an agent",
 		Args:  cobra.ExactArgs(1),
-		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
 			add.Name, add.Source = args[0], store.SourceRuntime
 			if cmd.Flags().Changed("servers") {
 				add.Servers = append([]string{}, servers...)
@@ -82,7 +82,7 @@ turn, with no restart.`,
 		Use:   "rm NAME",
 		Short: "Delete an agent",
 		Args:  cobra.ExactArgs(1),
-		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
 			return st.DeleteAgent(cmd.Context(), args[0])
 		}),
 	}
@@ -90,7 +90,7 @@ turn, with no restart.`,
 		Use:   "assign AGENT SERVER",
 		Short: "Let an agent use a server's tools (\"give bob email access\")",
 		Args:  cobra.ExactArgs(2),
-		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
 			_, err := st.AssignServer(cmd.Context(), args[0], args[1])
 			return err
 		}),
@@ -99,7 +99,7 @@ turn, with no restart.`,
 		Use:   "remove AGENT SERVER",
 		Short: "Take a server's tools away from an agent",
 		Args:  cobra.ExactArgs(2),
-		RunE: withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
+		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
 			_, err := st.RemoveServer(cmd.Context(), args[0], args[1])
 			return err
 		}),

@@ -291,3 +291,18 @@ func newTestApp(t *testing.T, dir string) *app.App {
 	t.Cleanup(func() { a.Close() })
 	return a
 }
+
+// TestOneShotCommandsLogWarnings checks that a one-shot command logs only
+// warnings unless asked for more: the default log level is the command's,
+// not a config default of info.
+func TestOneShotCommandsLogWarnings(t *testing.T) {
+	dir := project(t, "", mcptest.StdioServer(t, "test"))
+	r := run(t, dir, nil, "tools")
+	if r.code != 0 || strings.Contains(r.stderr, "level=INFO") {
+		t.Fatalf("tools: exit %d, stderr has info logs:\n%s", r.code, r.stderr)
+	}
+	r = run(t, dir, nil, "--log-level", "info", "tools")
+	if r.code != 0 || !strings.Contains(r.stderr, `msg="mcp server ready"`) {
+		t.Fatalf("tools --log-level info: exit %d, stderr lacks the info log:\n%s", r.code, r.stderr)
+	}
+}

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -13,28 +16,50 @@ import (
 // the MCP servers, ask each ready one, print a table or JSON. These helpers
 // hold that shape once.
 
-// listEach starts the MCP servers (only server when set) and calls list for
-// each ready one, in name order. list writes the server's rows itself and
-// returns its entry of the --json output, which listEach prints when
-// asJSON; an error from list (a failed write) ends the listing.
-func listEach[L any](cmd *cobra.Command, g *globals, server string, asJSON bool, list func(ctx context.Context, a *app.App, name string) (L, error)) error {
-	a, err := g.start(cmd.Context(), onlyServer(server))
-	if err != nil {
-		return err
+// listingCmd builds `prompts` or `resources`, with --json and --server: it
+// starts the MCP servers (only the one --server names) and, for each ready
+// one in name order, calls row, which writes the server's table rows to w
+// and returns its entry of the --json output. header, when not empty, is
+// the table's first line. The returned flag is --json, for subcommands to
+// share.
+func listingCmd[L any](g *globals, use, short, header string, row func(cmd *cobra.Command, a *app.App, server string, w io.Writer) (L, error)) (*cobra.Command, *bool) {
+	var asJSON bool
+	var server string
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := g.start(cmd.Context(), onlyServer(server))
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			var w io.Writer = tw
+			switch {
+			case asJSON:
+				w = io.Discard
+			case header != "":
+				fmt.Fprintln(tw, header)
+			}
+			var all []L
+			for _, s := range mcpReady(a, server) {
+				l, err := row(cmd, a, s, w)
+				if err != nil {
+					return err
+				}
+				all = append(all, l)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), all)
+			}
+			return tw.Flush()
+		},
 	}
-	defer a.Close()
-	var all []L
-	for _, s := range mcpReady(a, server) {
-		l, err := list(cmd.Context(), a, s)
-		if err != nil {
-			return err
-		}
-		all = append(all, l)
-	}
-	if asJSON {
-		return writeJSON(cmd.OutOrStdout(), all)
-	}
-	return nil
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&server, "server", "", "only this MCP `server`")
+	return cmd, &asJSON
 }
 
 // withServer starts the one MCP server named and runs run on the app.

@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -20,45 +19,27 @@ type promptListing struct {
 }
 
 func newPromptsCmd(g *globals) *cobra.Command {
-	var asJSON bool
-	var server string
-	cmd := &cobra.Command{
-		Use:   "prompts",
-		Short: "List the prompts the MCP servers offer",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			if !asJSON {
-				fmt.Fprintln(tw, "SERVER\tPROMPT\tARGUMENTS\tDESCRIPTION")
+	cmd, asJSON := listingCmd(g, "prompts", "List the prompts the MCP servers offer", "SERVER\tPROMPT\tARGUMENTS\tDESCRIPTION",
+		func(cmd *cobra.Command, a *app.App, s string, w io.Writer) (promptListing, error) {
+			ps, err := a.Prompts(cmd.Context(), s)
+			l := promptListing{Server: s, Prompts: ps}
+			if err != nil {
+				l.Error = err.Error()
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %v\n", s, err)
 			}
-			err := listEach(cmd, g, server, asJSON, func(ctx context.Context, a *app.App, s string) (promptListing, error) {
-				ps, err := a.Prompts(ctx, s)
-				l := promptListing{Server: s, Prompts: ps}
-				if err != nil {
-					l.Error = err.Error()
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %v\n", s, err)
-				}
-				for _, p := range ps {
-					var args []string
-					for _, a := range p.Arguments {
-						n := a.Name
-						if a.Required {
-							n += "*"
-						}
-						args = append(args, n)
+			for _, p := range ps {
+				var args []string
+				for _, a := range p.Arguments {
+					n := a.Name
+					if a.Required {
+						n += "*"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s, p.Name, dash(strings.Join(args, ",")), oneLine(p.Description, 60))
+					args = append(args, n)
 				}
-				return l, nil
-			})
-			if err != nil || asJSON {
-				return err
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s, p.Name, dash(strings.Join(args, ",")), oneLine(p.Description, 60))
 			}
-			return tw.Flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&server, "server", "", "only this MCP `server`")
+			return l, nil
+		})
 
 	get := &cobra.Command{
 		Use:   "get SERVER PROMPT [NAME=VALUE...]",
@@ -78,7 +59,7 @@ func newPromptsCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return usageErr(err, "`switchboard prompts --server "+args[0]+"` lists its prompts and arguments")
 				}
-				if asJSON {
+				if *asJSON {
 					return writeJSON(cmd.OutOrStdout(), res)
 				}
 				for _, m := range res.Messages {
@@ -89,7 +70,7 @@ func newPromptsCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	get.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	get.Flags().BoolVar(asJSON, "json", false, "print JSON")
 	cmd.AddCommand(get)
 	return cmd
 }

@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -20,40 +19,25 @@ type resourceListing struct {
 }
 
 func newResourcesCmd(g *globals) *cobra.Command {
-	var asJSON bool
-	var server string
-	cmd := &cobra.Command{
-		Use:   "resources",
-		Short: "List the resources and resource templates of the MCP servers",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := cmd.OutOrStdout()
-			return listEach(cmd, g, server, asJSON, func(ctx context.Context, a *app.App, s string) (resourceListing, error) {
-				res, tpl, err := a.Resources(ctx, s)
-				l := resourceListing{Server: s, Resources: res, Templates: tpl}
-				if err != nil {
-					l.Error = err.Error()
-				}
-				if asJSON {
-					return l, nil
-				}
-				fmt.Fprintf(out, "== %s\n", s)
-				if l.Error != "" {
-					fmt.Fprintf(out, "  error: %s\n", oneLine(l.Error, 200))
-				}
-				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				for _, r := range res {
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.URI, r.Name, dash(r.MIMEType), oneLine(r.Description, 60))
-				}
-				for _, t := range tpl {
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", t.URITemplate, t.Name, dash(t.MIMEType), oneLine(t.Description, 60))
-				}
-				return l, tw.Flush()
-			})
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&server, "server", "", "only this MCP `server`")
+	// Each server's rows follow a "== server" line, which has no cells and
+	// so ends the table's column block: every server is aligned on its own.
+	cmd, asJSON := listingCmd(g, "resources", "List the resources and resource templates of the MCP servers", "",
+		func(cmd *cobra.Command, a *app.App, s string, w io.Writer) (resourceListing, error) {
+			res, tpl, err := a.Resources(cmd.Context(), s)
+			l := resourceListing{Server: s, Resources: res, Templates: tpl}
+			fmt.Fprintf(w, "== %s\n", s)
+			if err != nil {
+				l.Error = err.Error()
+				fmt.Fprintf(w, "  error: %s\n", oneLine(l.Error, 200))
+			}
+			for _, r := range res {
+				fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", r.URI, r.Name, dash(r.MIMEType), oneLine(r.Description, 60))
+			}
+			for _, t := range tpl {
+				fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", t.URITemplate, t.Name, dash(t.MIMEType), oneLine(t.Description, 60))
+			}
+			return l, nil
+		})
 
 	read := &cobra.Command{
 		Use:   "read SERVER URI",
@@ -65,7 +49,7 @@ func newResourcesCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return usageErr(err, "`switchboard resources --server "+args[0]+"` lists what it offers")
 				}
-				if asJSON {
+				if *asJSON {
 					return writeJSON(cmd.OutOrStdout(), contents)
 				}
 				for _, c := range contents {
@@ -79,7 +63,7 @@ func newResourcesCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	read.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	read.Flags().BoolVar(asJSON, "json", false, "print JSON")
 	cmd.AddCommand(read)
 	return cmd
 }

@@ -275,6 +275,8 @@ type RateLimits struct {
 
 // Log configures logging.
 type Log struct {
+	// Level is debug, info, warn or error; empty leaves it to the command:
+	// warn for one-shot commands, info for serve.
 	Level  string `json:"level"`
 	Format string `json:"format"`
 }

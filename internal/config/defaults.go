@@ -77,7 +77,9 @@ func Default() *Config {
 			TurnTimeout:       10 * time.Minute,
 		},
 		Server: Server{Addr: DefaultAddr},
-		Log:    Log{Level: "info", Format: "text"},
+		// No level: each command chooses (warn for one-shot commands, info
+		// for serve), unless the file, the environment or --log-level sets one.
+		Log: Log{Format: "text"},
 	}
 }
 

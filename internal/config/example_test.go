@@ -112,7 +112,7 @@ func ExampleConfig_WriteEffective() {
 	//   requestsPerMinute: 0
 	//   toolCallsPerMinute: 0
 	// log:
-	//   level: info
+	//   level: ""
 	//   format: text
 	// data: ""
 }

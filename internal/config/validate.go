@@ -194,7 +194,9 @@ func (c *Config) validateRest(p *problems) {
 	if c.RateLimits.ToolCallsPerMinute < 0 {
 		p.add("rateLimits.toolCallsPerMinute", "must not be negative (0 means unlimited)")
 	}
-	checkEnum(p, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	if c.Log.Level != "" {
+		checkEnum(p, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	}
 	checkEnum(p, "log.format", c.Log.Format, "text", "json")
 }
 
