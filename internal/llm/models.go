@@ -37,7 +37,22 @@ func (l *ModelList) Names() []string {
 // error; one that is not a model list is a [KindMalformed] error.
 func (t *Transport) GetModels(ctx context.Context, url string, header http.Header) (*ModelList, error) {
 	const what = "model list"
-	resp, err := t.Do(ctx, http.MethodGet, url, header, nil)
+	b, err := t.Fetch(ctx, http.MethodGet, url, header, nil, what)
+	if err != nil {
+		return nil, err
+	}
+	var l ModelList
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, MalformedError(t.provider, what, err)
+	}
+	return &l, nil
+}
+
+// Fetch sends a request through t, as [Transport.Do] does, and returns the
+// whole body of the answer: the non-streaming calls of every adapter. what
+// names the answer in the stream error of a body cut off ("response").
+func (t *Transport) Fetch(ctx context.Context, method, url string, header http.Header, body []byte, what string) ([]byte, error) {
+	resp, err := t.Do(ctx, method, url, header, body)
 	if err != nil {
 		return nil, err
 	}
@@ -46,9 +61,5 @@ func (t *Transport) GetModels(ctx context.Context, url string, header http.Heade
 	if err != nil {
 		return nil, StreamError(t.provider, what, err)
 	}
-	var l ModelList
-	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, MalformedError(t.provider, what, err)
-	}
-	return &l, nil
+	return b, nil
 }

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"slices"
@@ -101,14 +100,9 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/v1/messages", c.header, body)
+	b, err := c.tr.Fetch(ctx, http.MethodPost, c.base+"/v1/messages", c.header, body, "response")
 	if err != nil {
 		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(name, "response", err)
 	}
 	return decodeMessage(b)
 }

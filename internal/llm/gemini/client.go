@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -123,14 +122,9 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.tr.Do(ctx, http.MethodPost, u, c.header, body)
+	b, err := c.tr.Fetch(ctx, http.MethodPost, u, c.header, body, "response")
 	if err != nil {
 		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(c.name, "response", err)
 	}
 	s := newStream(c.name)
 	var r wireResponse

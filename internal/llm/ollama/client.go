@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"net"
 	"net/http"
@@ -171,14 +170,9 @@ func (c *Client) SupportsTools(ctx context.Context, model string) (bool, error) 
 	if err != nil {
 		return false, fmt.Errorf("%s: encoding show request: %w", c.name, err)
 	}
-	resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/api/show", c.header, body)
+	b, err := c.tr.Fetch(ctx, http.MethodPost, c.base+"/api/show", c.header, body, "model details")
 	if err != nil {
 		return false, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return false, llm.StreamError(c.name, "model details", err)
 	}
 	var show struct {
 		Capabilities []string `json:"capabilities"`

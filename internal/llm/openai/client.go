@@ -130,14 +130,9 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/chat/completions", c.header, body)
+	b, err := c.tr.Fetch(ctx, http.MethodPost, c.base+"/chat/completions", c.header, body, "response")
 	if err != nil {
 		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(c.name, "response", err)
 	}
 	return decodeCompletion(c.name, b)
 }
