@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // TestStoreRetriesAfterFailure checks that a failed open is not kept for
@@ -52,5 +53,28 @@ func TestStoreRetriesAfterFailure(t *testing.T) {
 	}
 	if _, err := first.ListAgents(t.Context()); err == nil {
 		t.Fatal("the store still answers after Close")
+	}
+}
+
+// TestOneShotBuildsNoMetrics checks that an App that does not serve builds
+// no Prometheus registry and no tracer: only Serve creates them.
+func TestOneShotBuildsNoMetrics(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Builtin.Roots = []string{dir}
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Registry().Call(t.Context(), "current_time", &tools.CallRequest{}); err != nil {
+		t.Fatalf("calling a built-in tool: %v", err)
+	}
+	if m, tr := a.metrics.Load(), a.tracer(); m != nil || tr != nil {
+		t.Fatalf("metrics %v, tracing %v; want none outside Serve", m, tr)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // fakeServers is a hand-written [Servers].
@@ -180,5 +182,24 @@ func TestReadyzHintWithoutModels(t *testing.T) {
 	got := decode[readiness](t, b)
 	if code != 200 || !strings.Contains(got.Hint, "OPENAI_API_KEY") {
 		t.Fatalf("readyz = %d %s; want 200 with a hint naming OPENAI_API_KEY", code, b)
+	}
+}
+
+// TestNewWithoutOptions checks that nil Options mean defaults: the server
+// answers, with anonymous access off (no users means 401, not a panic).
+func TestNewWithoutOptions(t *testing.T) {
+	db := openDB(t)
+	srv := New(db, &fakeRunner{}, tools.NewRegistry(nil), nil)
+	ts := newTestServer(t, srv)
+	for path, want := range map[string]int{"/healthz": http.StatusOK, "/api/v1/tools": http.StatusUnauthorized} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+path, nil)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s = %d, want %d", path, resp.StatusCode, want)
+		}
 	}
 }
