@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +97,21 @@ func TestConformance(t *testing.T) {
 func TestRestart(t *testing.T) {
 	dsn := schemaDSN(t)
 	storetest.Restart(t, open(t, dsn), open(t, dsn))
+}
+
+func TestCloseWhileWriting(t *testing.T) {
+	dsn := schemaDSN(t)
+	storetest.CloseWhileWriting(t, open(t, dsn), open(t, dsn))
+}
+
+// TestCrash kills a process that is auditing calls: every record its
+// BeginAudit returned, and every finish its FinishAudit returned, is in
+// the database afterwards.
+func TestCrash(t *testing.T) {
+	dsn := schemaDSN(t)
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), crashEnv+"="+dsn)
+	storetest.Crash(t, child, 100, func() store.Store { return open(t, dsn) })
 }
 
 // TestLiveReplicaNotInterrupted checks that a replica starting up leaves the

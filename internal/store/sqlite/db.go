@@ -139,11 +139,13 @@ func dsn(path string, o Options, readOnly bool) string {
 	return u.String()
 }
 
-// Close waits for running statements, then closes both connection pools.
-// It is idempotent and safe for concurrent use.
+// Close commits the audit writes already queued, then closes both
+// connection pools. It is idempotent and safe for concurrent use.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		db.closeErr = errors.Join(db.r.Close(), db.w.Close())
+		// The shared part first: it commits the audit records still
+		// queued, through w.
+		db.closeErr = errors.Join(db.shared.Close(), db.r.Close(), db.w.Close())
 		if db.closeErr != nil {
 			db.closeErr = fmt.Errorf("closing sqlite database: %w", db.closeErr)
 		}
