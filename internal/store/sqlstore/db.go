@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -66,7 +67,9 @@ type DB struct {
 	// instance identifies this process's audit records; see InterruptRunning.
 	instance string
 	// audit writes the audit trail in group commits.
-	audit     *committer
+	audit *committer
+	// hot runs the reads of hot paths, prepared.
+	hot       *hotReads
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -81,17 +84,18 @@ const maxBatch = 64
 func New(w, r *sql.DB, instance string, d Dialect) *DB {
 	db := &DB{d: &d, wdb: w, w: conn{w, &d}, r: conn{r, &d}, instance: instance}
 	db.audit = newCommitter(db, maxBatch, auditQueries)
+	db.hot = &hotReads{r: db.r}
 	return db
 }
 
 // Close refuses further audit writes, waits until those queued are
-// committed and closes the statements they used. It leaves the pools open
+// committed and closes the prepared statements. It leaves the pools open
 // for the dialect package to close. Close is idempotent and safe for
 // concurrent use.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		if err := db.audit.close(); err != nil {
-			db.closeErr = fmt.Errorf("closing audit statements: %w", err)
+		if err := errors.Join(db.audit.close(), db.hot.close()); err != nil {
+			db.closeErr = fmt.Errorf("closing prepared statements: %w", err)
 		}
 	})
 	return db.closeErr

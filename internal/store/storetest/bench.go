@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -59,6 +60,22 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 		b.Run(fmt.Sprintf("Audit/callers=%d", callers), func(b *testing.B) {
 			s := openBench(b, open)
 			benchCallers(b, callers, func() { auditCall(b, s, args, 0) })
+		})
+	}
+	// Authenticating a request by its API key, which /mcp does for every
+	// call when users exist.
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("UserByKeyHash/callers=%d", callers), func(b *testing.B) {
+			s := openBench(b, open)
+			u, err := s.CreateUser(b.Context(), store.User{Name: "ann", KeyHash: strings.Repeat("4f", 32), Permissions: []string{"files__*"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchCallers(b, callers, func() {
+				if _, err := s.GetUserByKeyHash(b.Context(), u.KeyHash); err != nil {
+					b.Error(err)
+				}
+			})
 		})
 	}
 	// The same with 1 ms between the two, as a tool that answers in a
