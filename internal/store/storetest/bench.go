@@ -78,6 +78,22 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 			})
 		})
 	}
+	// What the store does for one /mcp call when users exist: look the
+	// caller's key up, begin the record, finish it after a 1 ms tool.
+	b.Run("MCPCall/callers=16", func(b *testing.B) {
+		s := openBench(b, open)
+		u, err := s.CreateUser(b.Context(), store.User{Name: "ann", KeyHash: strings.Repeat("4f", 32), Permissions: []string{"files__*"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCallers(b, 16, func() {
+			if _, err := s.GetUserByKeyHash(b.Context(), u.KeyHash); err != nil {
+				b.Error(err)
+				return
+			}
+			auditCall(b, s, args, time.Millisecond)
+		})
+	})
 	// The same with 1 ms between the two, as a tool that answers in a
 	// millisecond (a local stdio server) takes, so that writes arrive
 	// spread out as they do from a gateway rather than in lockstep.
