@@ -18,14 +18,14 @@ type Stmt struct {
 
 // stmtSet runs the committer's batches: through [Dialect.Pipeline] when
 // the dialect has one, otherwise statement by statement in a database/sql
-// transaction; a lone write runs by itself. Statements are prepared on
-// the write pool before the first batch that needs them. database/sql then prepares each on a connection the first time it
-// runs there and keeps it for that connection's life, so a hot write is
-// parsed once per connection rather than once per call (SQLite's parser was
-// an eighth of an audit call's CPU). They are prepared outside any
-// transaction because SQLite's write pool has one connection, which a
-// transaction holds. Only the committer's goroutine uses a stmtSet, so it
-// has no lock.
+// transaction; a lone write runs by itself. Statements are prepared on the
+// write pool before the first batch that needs them; database/sql then
+// prepares each on a connection the first time it runs there and keeps it
+// for that connection's life, so a hot write is parsed once per connection
+// rather than once per call (SQLite's parser was an eighth of an audit
+// call's CPU). They are prepared outside any transaction because SQLite's
+// write pool has one connection, which a transaction holds. Only the
+// committer's leader uses a stmtSet, so it has no lock.
 type stmtSet struct {
 	db *DB
 	// rebound maps each query as written, with '?', to the driver's

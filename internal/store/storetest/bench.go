@@ -59,7 +59,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("Audit/callers=%d", callers), func(b *testing.B) {
 			s := openBench(b, open)
-			benchCallers(b, callers, func() { auditCall(b, s, args, 0) })
+			BenchCallers(b, callers, func() { auditCall(b, s, args, 0) })
 		})
 	}
 	// Authenticating a request by its API key, which /mcp does for every
@@ -71,7 +71,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchCallers(b, callers, func() {
+			BenchCallers(b, callers, func() {
 				if _, err := s.GetUserByKeyHash(b.Context(), u.KeyHash); err != nil {
 					b.Error(err)
 				}
@@ -86,7 +86,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchCallers(b, 16, func() {
+		BenchCallers(b, 16, func() {
 			if _, err := s.GetUserByKeyHash(b.Context(), u.KeyHash); err != nil {
 				b.Error(err)
 				return
@@ -99,15 +99,15 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	// spread out as they do from a gateway rather than in lockstep.
 	b.Run("AuditAroundCall/callers=16", func(b *testing.B) {
 		s := openBench(b, open)
-		benchCallers(b, 16, func() { auditCall(b, s, args, time.Millisecond) })
+		BenchCallers(b, 16, func() { auditCall(b, s, args, time.Millisecond) })
 	})
 }
 
-// benchCallers runs call b.N times in all, from callers goroutines at once
+// BenchCallers runs call b.N times in all, from callers goroutines at once
 // (as many tool calls in flight), and reports the CPU time of the whole
 // process per call: user plus system, every goroutine the store runs
 // included, which wall time per call hides when callers overlap.
-func benchCallers(b *testing.B, callers int, call func()) {
+func BenchCallers(b *testing.B, callers int, call func()) {
 	b.ReportAllocs()
 	var (
 		next atomic.Int64
