@@ -2,12 +2,8 @@ package sqlstore_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -17,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
 // These tests drive the group commit into a known shape on real
@@ -85,7 +82,7 @@ func backends() []backend {
 		{
 			name: "postgres",
 			open: func(t *testing.T) (queueStore, *sql.DB) {
-				dsn := schemaDSN(t)
+				dsn := storetest.PostgresSchema(t)
 				s, err := postgres.Open(t.Context(), dsn, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -129,47 +126,6 @@ func rawDB(t *testing.T, driver, dsn string) *sql.DB {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	return db
-}
-
-// schemaDSN creates a throw-away schema on the test server, dropped when
-// the test ends, and returns a DSN whose search_path selects it. It skips
-// the test when the server is unreachable, unless CI is set.
-func schemaDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("SWITCHBOARD_TEST_POSTGRES")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	admin := rawDB(t, "pgx", dsn)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	err := admin.PingContext(ctx)
-	cancel()
-	if err != nil {
-		msg := "PostgreSQL unreachable (set SWITCHBOARD_TEST_POSTGRES to a DSN): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "sb_test_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(t.Context(), `CREATE SCHEMA `+schema); err != nil {
-		t.Fatalf("creating schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.WithoutCancel(t.Context()), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("dropping schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // waitQueue waits until s's audit queue has the given shape.
