@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,8 @@ type write struct {
 	err  error
 	lead bool
 	done chan struct{}
+	// finished is set by finish, on the leader's goroutine only.
+	finished bool
 }
 
 // States of a write: it moves from queued either to taken (a leader runs
@@ -135,7 +138,25 @@ func (c *committer) lead(first *write) {
 	batch = c.takeLocked(batch)
 	c.inBatch = len(batch)
 	c.mu.Unlock()
+	defer c.handOver(batch)
 	c.commit(batch)
+}
+
+// handOver ends a lead: it hands the lead to the first write still
+// queued, or gives it up. When the batch panicked (a driver's bug), it
+// first fails the writes of batch still waiting, so that their callers
+// and those queued behind them are not left waiting forever, and then
+// lets the panic go on in the leader's caller.
+func (c *committer) handOver(batch []*write) {
+	p := recover()
+	if p != nil {
+		for _, w := range batch {
+			if !w.finished {
+				w.err = fmt.Errorf("the database driver panicked: %v", p)
+				w.finish()
+			}
+		}
+	}
 	clear(batch) // let the writes go
 	c.batch = batch
 
@@ -159,11 +180,15 @@ func (c *committer) lead(first *write) {
 		next.lead = true
 		close(next.done)
 	}
+	if p != nil {
+		panic(p)
+	}
 }
 
 // finish tells w's caller that its outcome is set. A leader's own write
 // needs no signal: its caller is the one running the batch.
 func (w *write) finish() {
+	w.finished = true
 	if !w.lead {
 		close(w.done)
 	}

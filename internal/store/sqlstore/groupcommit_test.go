@@ -3,9 +3,11 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlstore"
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
@@ -413,5 +416,94 @@ func TestCancelInBatch(t *testing.T) {
 	got := outcomes(t, s)
 	if len(got) != 4 || got[first] != store.OutcomeOK || got[second] != store.OutcomeOK {
 		t.Errorf("records = %v, want 4 with %s and %s finished", got, first, second)
+	}
+}
+
+// TestPanicInBatch makes the driver panic in the middle of a batch, as a
+// driver bug would: the panic reaches the caller that led the batch (where
+// net/http, for one, recovers it), the other writes of the batch fail
+// rather than wait forever, and the audit trail goes on working.
+func TestPanicInBatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	migrated, err := sqlite.Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrated.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w := rawDB(t, "sqlite", "file:"+path+"?_pragma=busy_timeout(60000)&_txlock=immediate")
+	w.SetMaxOpenConns(1)
+	db := sqlstore.New(w, w, "test", sqlstore.Dialect{
+		Time:     func(t time.Time) any { return t.UnixMicro() },
+		ToolArgs: func(a json.RawMessage) any { return string(a) },
+		Classify: func(err error) error { return err },
+		ToolMatch: func(glob string) (string, any) {
+			return `tool GLOB ?`, glob
+		},
+		// A batch whose arguments hold "panic" panics.
+		Pipeline: func(ctx context.Context, db *sql.DB, stmts []sqlstore.Stmt) error {
+			for _, s := range stmts {
+				if slices.Contains(s.Args, any("panic")) {
+					panic("a driver bug")
+				}
+			}
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback() }()
+			for i, s := range stmts {
+				r, err := tx.ExecContext(ctx, s.Query, s.Args...)
+				if err != nil {
+					return err
+				}
+				if stmts[i].Rows, err = r.RowsAffected(); err != nil {
+					return err
+				}
+			}
+			return tx.Commit()
+		},
+	})
+	t.Cleanup(func() { _ = db.Close() })
+
+	ctx := t.Context()
+	release := backends()[0].block(t, rawDB(t, "sqlite", path))
+	lead := beginAsync(ctx, db, store.AuditRecord{Tool: "lead"})
+	waitQueue(t, db, 1, 0)
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		_, _ = db.BeginAudit(ctx, store.AuditRecord{Tool: "panic"})
+	}()
+	waitQueue(t, db, 1, 1)
+	beside := beginAsync(ctx, db, store.AuditRecord{Tool: "good"})
+	waitQueue(t, db, 1, 2)
+	release()
+
+	if o := <-lead; o.err != nil {
+		t.Fatalf("the first batch: %v", o.err)
+	}
+	if p := <-panicked; p != "a driver bug" {
+		t.Errorf("the caller that led the batch recovered %v, want the driver's panic", p)
+	}
+	// A broken hand-over leaves these waiting: fail rather than hang.
+	within := func(ch <-chan outcome, what string) outcome {
+		select {
+		case o := <-ch:
+			return o
+		case <-time.After(time.Minute):
+			t.Fatalf("%s still waits a minute after the panic", what)
+			return outcome{}
+		}
+	}
+	if o := within(beside, "the write beside the panic"); o.err == nil || !strings.Contains(o.err.Error(), "panicked") {
+		t.Errorf("the write beside the panic: %v, want an error saying the driver panicked", o.err)
+	}
+	if o := within(beginAsync(ctx, db, store.AuditRecord{Tool: "after"}), "BeginAudit after the panic"); o.err != nil {
+		t.Errorf("BeginAudit after the panic: %v", o.err)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
