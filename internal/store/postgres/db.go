@@ -106,11 +106,13 @@ func (db *DB) start(ctx context.Context) error {
 // apart from other users of two-key advisory locks on the same database.
 const lockSpace = 0x53420001
 
-// Close releases the instance lock, waits for running statements and closes
-// the pool. It is idempotent and safe for concurrent use.
+// Close commits the audit writes already queued, releases the instance
+// lock and closes the pool. It is idempotent and safe for concurrent use.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		var errs []error
+		// The shared part first: it commits the audit records still
+		// queued, while this instance still holds its lock.
+		errs := []error{db.shared.Close()}
 		db.lifeMu.Lock()
 		if db.life != nil {
 			// Unlock explicitly: the server notices a closed socket only

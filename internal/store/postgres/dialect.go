@@ -34,7 +34,11 @@ func (db *DB) dialect() sqlstore.Dialect {
 		// Concurrent edits of an agent queue on its row instead of failing
 		// the version check.
 		LockRow: "FOR UPDATE",
-		Claim:   db.claim,
+		// A server that stops answering must not hold the audit trail's
+		// callers forever: TCP notices a dead peer only after minutes.
+		WriteTimeout: 30 * time.Second,
+		Pipeline:     pipeline,
+		Claim:        db.claim,
 	}
 }
 

@@ -1,79 +1,22 @@
 package postgres_test
 
 import (
-	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
-const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-// admin returns a connection to the test server, skipping the test when
-// there is none, unless CI is set: CI must not pass by skipping.
-func admin(t testing.TB) (*sql.DB, string) {
-	t.Helper()
-	dsn := os.Getenv("SWITCHBOARD_TEST_POSTGRES")
-	if dsn == "" {
-		dsn = defaultDSN
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-	}
-	if err != nil {
-		if db != nil {
-			_ = db.Close()
-		}
-		msg := "PostgreSQL unreachable (set SWITCHBOARD_TEST_POSTGRES to a DSN): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db, dsn
-}
-
-// schemaDSN creates a throw-away schema, dropped when the test ends, and
-// returns a DSN whose search_path selects it, so tests run in parallel
-// without seeing each other's tables.
-func schemaDSN(t testing.TB) string {
-	t.Helper()
-	db, dsn := admin(t)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "sb_test_" + hex.EncodeToString(b)
-	if _, err := db.ExecContext(t.Context(), `CREATE SCHEMA `+schema); err != nil {
-		t.Fatalf("creating schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.ExecContext(context.WithoutCancel(t.Context()), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("dropping schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		t.Fatalf("SWITCHBOARD_TEST_POSTGRES must be a postgres:// URL, got %q", dsn)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// schemaDSN returns the DSN of a throw-away schema; see
+// storetest.PostgresSchema.
+func schemaDSN(t testing.TB) string { return storetest.PostgresSchema(t) }
 
 func open(t *testing.T, dsn string) *postgres.DB {
 	t.Helper()
@@ -87,7 +30,7 @@ func open(t *testing.T, dsn string) *postgres.DB {
 }
 
 func TestConformance(t *testing.T) {
-	admin(t)
+	storetest.PostgresAdmin(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, schemaDSN(t))
 	})
@@ -96,6 +39,21 @@ func TestConformance(t *testing.T) {
 func TestRestart(t *testing.T) {
 	dsn := schemaDSN(t)
 	storetest.Restart(t, open(t, dsn), open(t, dsn))
+}
+
+func TestCloseWhileWriting(t *testing.T) {
+	dsn := schemaDSN(t)
+	storetest.CloseWhileWriting(t, open(t, dsn), open(t, dsn))
+}
+
+// TestCrash kills a process that is auditing calls: every record its
+// BeginAudit returned, and every finish its FinishAudit returned, is in
+// the database afterwards.
+func TestCrash(t *testing.T) {
+	dsn := schemaDSN(t)
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), crashEnv+"="+dsn)
+	storetest.Crash(t, child, 100, func() store.Store { return open(t, dsn) })
 }
 
 // TestLiveReplicaNotInterrupted checks that a replica starting up leaves the

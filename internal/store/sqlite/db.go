@@ -121,6 +121,25 @@ func createFile(path string) error {
 
 // dsn builds a modernc.org/sqlite URI for path. The path is escaped so that
 // '?' or '#' in a file name cannot be read as URI syntax.
+//
+// What each setting keeps:
+//   - journal_mode=WAL: a commit appends its pages to the -wal file, and
+//     readers keep reading the snapshot they began with, so reads never
+//     wait for the writer nor it for them.
+//   - synchronous=NORMAL: with WAL, a commit is written to the -wal file
+//     (handed to the kernel) before it returns, and the file is flushed to
+//     disk at checkpoints. A process that dies, however it dies, loses
+//     nothing it committed (TestCrash kills one with SIGKILL); a power cut
+//     or kernel crash may lose the last commits, never the file's
+//     integrity. FULL would add an fsync to every commit for that last
+//     case.
+//   - busy_timeout: how long a write waits for another process's lock (a
+//     short command sharing the file) before failing with SQLITE_BUSY.
+//   - foreign_keys: cascades and references hold.
+//
+// wal_autocheckpoint and mmap_size stay at SQLite's defaults: a larger
+// checkpoint interval, checkpoints taken off the commit path, and a
+// 256 MiB mmap were measured and none helped (docs/BENCHMARKS.md).
 func dsn(path string, o Options, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(o.BusyTimeout.Milliseconds(), 10)+")")
@@ -139,11 +158,13 @@ func dsn(path string, o Options, readOnly bool) string {
 	return u.String()
 }
 
-// Close waits for running statements, then closes both connection pools.
-// It is idempotent and safe for concurrent use.
+// Close commits the audit writes already queued, then closes both
+// connection pools. It is idempotent and safe for concurrent use.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		db.closeErr = errors.Join(db.r.Close(), db.w.Close())
+		// The shared part first: it commits the audit records still
+		// queued, through w.
+		db.closeErr = errors.Join(db.shared.Close(), db.r.Close(), db.w.Close())
 		if db.closeErr != nil {
 			db.closeErr = fmt.Errorf("closing sqlite database: %w", db.closeErr)
 		}

@@ -26,6 +26,10 @@ func dialect() sqlstore.Dialect {
 		// JSON.
 		ToolArgs: func(a json.RawMessage) any { return string(a) },
 		Classify: classify,
+		// No WriteTimeout: busy_timeout already bounds the wait for
+		// another process's write lock, and the driver could not interrupt
+		// a write stuck in the kernel anyway; a context that can end would
+		// also cost it a goroutine per statement.
 		ToolMatch: func(glob string) (string, any) {
 			return `tool GLOB ?`, globPattern(glob)
 		},

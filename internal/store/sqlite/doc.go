@@ -2,8 +2,9 @@
 // (pure Go, no cgo). It is Switchboard's embedded default: one file, one
 // process.
 //
-// The database runs in WAL mode with foreign keys on and synchronous=NORMAL
-// (a power cut may lose the last transactions but never corrupts the file).
+// The database runs in WAL mode with foreign keys on and synchronous=NORMAL:
+// a process that dies loses nothing it committed; a power cut may lose the
+// last transactions but never corrupts the file.
 // Writes go through a single connection, so writers queue in Go instead of
 // spinning on SQLITE_BUSY; reads use a separate pool of read-only
 // connections, which WAL lets run alongside the writer. The schema is created

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,6 +37,11 @@ func TestRestart(t *testing.T) {
 	before := open(t, path)
 	after := open(t, path)
 	storetest.Restart(t, before, after)
+}
+
+func TestCloseWhileWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	storetest.CloseWhileWriting(t, open(t, path), open(t, path))
 }
 
 func TestReopen(t *testing.T) {
@@ -149,5 +155,44 @@ func TestOpenErrors(t *testing.T) {
 				t.Fatalf("Open(%q) succeeded", tc.path)
 			}
 		})
+	}
+}
+
+// TestCrash kills a process that is auditing calls: every record its
+// BeginAudit returned is in the file afterwards (WAL with
+// synchronous=NORMAL is durable when a process dies), and the next start
+// marks those left running interrupted.
+func TestCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), crashEnv+"="+path)
+	after, running := storetest.Crash(t, child, 300, func() store.Store { return open(t, path) })
+	n, err := after.InterruptRunning(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := after.ListAudit(t.Context(), store.AuditFilter{Limit: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]store.Outcome{}
+	var interrupted int64
+	for _, r := range recs {
+		got[r.ID] = r.Outcome
+		switch r.Outcome {
+		case store.OutcomeInterrupted:
+			interrupted++
+		case store.OutcomeRunning:
+			t.Errorf("record %s still running after InterruptRunning", r.ID)
+		}
+	}
+	// A record reported running may have finished before the kill.
+	for _, id := range running {
+		if o := got[id]; o != store.OutcomeInterrupted && o != store.OutcomeOK {
+			t.Errorf("record %s, running at the crash, is %q after InterruptRunning", id, o)
+		}
+	}
+	if n != interrupted {
+		t.Errorf("InterruptRunning marked %d records; %d are interrupted", n, interrupted)
 	}
 }

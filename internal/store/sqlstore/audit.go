@@ -10,39 +10,53 @@ import (
 
 const auditCols = `id, time, user_name, conversation_id, agent, run_id, call_id, tool, server, arguments, approval, outcome, error, duration_ms, result_bytes, finished_at`
 
-// BeginAudit implements [store.Store].
+// Queries of the audit trail's hot writes, run by the committer.
+const (
+	beginAuditQuery = `INSERT INTO audit (` + auditCols + `, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?)`
+	// finishAuditQuery changes only a running record, so that finishing
+	// twice, or after InterruptRunning, changes nothing.
+	finishAuditQuery = `UPDATE audit SET outcome = ?, error = ?, duration_ms = ?, result_bytes = ?, finished_at = ?,
+		approval = CASE WHEN ? = '' THEN approval ELSE ? END
+		WHERE id = ? AND outcome = 'running'`
+)
+
+// auditQueries are the queries the committer runs.
+var auditQueries = []string{beginAuditQuery, finishAuditQuery}
+
+// BeginAudit implements [store.Store]. It returns once the record is
+// committed, in a group commit with the other calls beginning or finishing
+// at the same time (see committer).
 func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, error) {
 	if err := r.Validate(); err != nil {
 		return "", fmt.Errorf("beginning audit record: %w", err)
 	}
 	id := store.NewID()
-	_, err := db.w.ExecContext(ctx, `INSERT INTO audit (`+auditCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?)`,
-		id, db.ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server, db.argsCol(r.Arguments), r.Approval, db.instance)
+	_, err := db.audit.do(ctx, beginAuditQuery,
+		id, db.ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server,
+		db.argsCol(r.Arguments), r.Approval, db.instance)
 	if err != nil {
-		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, db.classify(err))
+		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, err)
 	}
 	return id, nil
 }
 
-// FinishAudit implements [store.Store].
+// FinishAudit implements [store.Store]. Like BeginAudit it returns once
+// the change is committed.
 func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult) error {
 	if err := res.Validate(); err != nil {
 		return fmt.Errorf("finishing audit record %q: %w", id, err)
 	}
-	r, err := db.w.ExecContext(ctx, `UPDATE audit SET outcome = ?, error = ?, duration_ms = ?, result_bytes = ?, finished_at = ?,
-		approval = CASE WHEN ? = '' THEN approval ELSE ? END
-		WHERE id = ? AND outcome = 'running'`,
-		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()), res.Approval, res.Approval, id)
-	if err != nil {
-		return fmt.Errorf("finishing audit record %q: %w", id, err)
-	}
-	n, err := r.RowsAffected()
+	n, err := db.audit.do(ctx, finishAuditQuery,
+		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()),
+		res.Approval, res.Approval, id)
 	if err != nil {
 		return fmt.Errorf("finishing audit record %q: %w", id, err)
 	}
 	if n == 1 {
 		return nil
 	}
+	// Nothing changed: say why. The record cannot become running again,
+	// so reading after the commit tells the truth.
 	var outcome string
 	if err := db.w.QueryRowContext(ctx, `SELECT outcome FROM audit WHERE id = ?`, id).Scan(&outcome); err != nil {
 		return fmt.Errorf("finishing audit record %q: %w", id, notFound(err, "no such record"))

@@ -61,7 +61,7 @@ func (db *DB) GetUserByName(ctx context.Context, name string) (store.User, error
 
 // GetUserByKeyHash implements [store.Store].
 func (db *DB) GetUserByKeyHash(ctx context.Context, keyHash string) (store.User, error) {
-	u, err := scanUser(db.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE key_hash = ?`, keyHash))
+	u, err := scanUser(db.hot.queryRow(ctx, `SELECT `+userCols+` FROM users WHERE key_hash = ?`, keyHash))
 	if err != nil {
 		// The hash is as good as a key for lookups; keep it out of errors.
 		return store.User{}, fmt.Errorf("getting user by key hash: %w", notFound(err, "no user has this key"))

@@ -2,6 +2,11 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,24 +54,93 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 			}
 		})
 	})
-	b.Run("Audit", func(b *testing.B) {
-		s := openBench(b, open)
-		for b.Loop() {
-			auditCall(b, s, args)
-		}
-	})
-	b.Run("AuditParallel", func(b *testing.B) {
-		s := openBench(b, open)
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				auditCall(b, s, args)
-			}
+	// The audit trail's cost per tool call (BeginAudit, then FinishAudit)
+	// at 1 and 16 calls in flight, back to back.
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("Audit/callers=%d", callers), func(b *testing.B) {
+			s := openBench(b, open)
+			BenchCallers(b, callers, func() { auditCall(b, s, args, 0) })
 		})
+	}
+	// Authenticating a request by its API key, which /mcp does for every
+	// call when users exist.
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("UserByKeyHash/callers=%d", callers), func(b *testing.B) {
+			s := openBench(b, open)
+			u, err := s.CreateUser(b.Context(), store.User{Name: "ann", KeyHash: strings.Repeat("4f", 32), Permissions: []string{"files__*"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			BenchCallers(b, callers, func() {
+				if _, err := s.GetUserByKeyHash(b.Context(), u.KeyHash); err != nil {
+					b.Error(err)
+				}
+			})
+		})
+	}
+	// What the store does for one /mcp call when users exist: look the
+	// caller's key up, begin the record, finish it after a 1 ms tool.
+	b.Run("MCPCall/callers=16", func(b *testing.B) {
+		s := openBench(b, open)
+		u, err := s.CreateUser(b.Context(), store.User{Name: "ann", KeyHash: strings.Repeat("4f", 32), Permissions: []string{"files__*"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		BenchCallers(b, 16, func() {
+			if _, err := s.GetUserByKeyHash(b.Context(), u.KeyHash); err != nil {
+				b.Error(err)
+				return
+			}
+			auditCall(b, s, args, time.Millisecond)
+		})
+	})
+	// The same with 1 ms between the two, as a tool that answers in a
+	// millisecond (a local stdio server) takes, so that writes arrive
+	// spread out as they do from a gateway rather than in lockstep.
+	b.Run("AuditAroundCall/callers=16", func(b *testing.B) {
+		s := openBench(b, open)
+		BenchCallers(b, 16, func() { auditCall(b, s, args, time.Millisecond) })
 	})
 }
 
-// auditCall does what the agent does around one tool call.
-func auditCall(b *testing.B, s store.Store, args json.RawMessage) {
+// BenchCallers runs call b.N times in all, from callers goroutines at once
+// (as many tool calls in flight), and reports the CPU time of the whole
+// process per call: user plus system, every goroutine the store runs
+// included, which wall time per call hides when callers overlap.
+func BenchCallers(b *testing.B, callers int, call func()) {
+	b.ReportAllocs()
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	n := int64(b.N)
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for range callers {
+		wg.Go(func() {
+			for next.Add(1) <= n {
+				call()
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
+// processCPU returns the user plus system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// auditCall does what the agent does around one tool call that takes
+// the given time.
+func auditCall(b *testing.B, s store.Store, args json.RawMessage, call time.Duration) {
 	id, err := s.BeginAudit(b.Context(), store.AuditRecord{
 		User: "ann", ConversationID: "c", RunID: "r", CallID: "call_1",
 		Tool: "files__read_file", Server: "files", Arguments: args, Approval: store.AuditAutoApproved,
@@ -74,6 +148,9 @@ func auditCall(b *testing.B, s store.Store, args json.RawMessage) {
 	if err != nil {
 		b.Error(err)
 		return
+	}
+	if call > 0 {
+		time.Sleep(call)
 	}
 	if err := s.FinishAudit(b.Context(), id, store.AuditResult{Outcome: store.OutcomeOK, Duration: time.Millisecond, ResultBytes: 512}); err != nil {
 		b.Error(err)
