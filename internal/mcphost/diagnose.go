@@ -49,7 +49,7 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 	o := opts.withDefaults()
 	o.OnToolsChanged, o.OnStatus = nil, nil
 	r := &Report{Server: sc.Name, Transport: sc.transport(), OK: true}
-	s := newServer(sc, &o)
+	s := newServer(sc, &o, &bufPools{})
 	failed := false
 	step := func(name string, f func() (detail string, hint string, err error)) {
 		st := Step{Name: name}

@@ -2,6 +2,7 @@ package mcphost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +24,14 @@ type server struct {
 	log    *slog.Logger
 	stderr *lineRing
 	auth   *oauthState // nil unless the server is remote
+	bufs   *bufPools   // the pool's, shared by its servers
+
+	// noiseLines counts the lines on stdout that were not JSON-RPC, over
+	// every connection; noiseWarned makes the first one a warning.
+	noiseLines  atomic.Int64
+	noiseWarned atomic.Bool
+	// rootsAsked counts the server's roots/list requests.
+	rootsAsked atomic.Int64
 
 	changed chan struct{} // list_changed seen; buffer 1, a full buffer already means "re-list"
 	restart chan struct{} // Restart requested; buffer 1, extra requests coalesce
@@ -43,10 +52,11 @@ type server struct {
 	pid    int          // pid of the current stdio child, for tests and doctor
 }
 
-func newServer(cfg ServerConfig, opts *Options) *server {
+func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
 	s := &server{
 		cfg:     cfg,
 		opts:    opts,
+		bufs:    bufs,
 		log:     opts.Logger.With(logKeyServer, cfg.Name),
 		stderr:  newLineRing(opts.StderrLines, maxStderrLineBytes),
 		changed: make(chan struct{}, 1),
@@ -54,7 +64,7 @@ func newServer(cfg ServerConfig, opts *Options) *server {
 		suspect: make(chan struct{}, 1),
 		started: make(chan struct{}),
 	}
-	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now()}
+	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now(), Roots: rootURIs(cfg.Roots)}
 	if tr := cfg.transport(); tr != TransportStdio {
 		s.auth = newOAuthState(s)
 	}
@@ -327,7 +337,12 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]tools.Tool, error) {
 			s.log.Warn("skipping tool", "tool", t.Name, "error", err)
 			continue
 		}
-		out = append(out, &mcpTool{srv: s, info: info})
+		name, err := json.Marshal(t.Name)
+		if err != nil {
+			s.log.Warn("skipping tool", "tool", t.Name, "error", err)
+			continue
+		}
+		out = append(out, &mcpTool{srv: s, info: info, nameJSON: name})
 	}
 	return out, nil
 }
