@@ -12,8 +12,8 @@ import (
 // itself.
 type conn struct {
 	cs        *mcp.ClientSession
-	transport Transport // the transport actually used (after auto fallback)
-	pipe      *pipeConn // nil unless stdio
+	transport Transport     // the transport actually used (after auto fallback)
+	pipe      *pipeConn     // nil unless stdio
 	done      chan struct{} // closed when the session ends, for any reason
 	waitErr   error         // why it ended; valid after done is closed
 	endLife   func()        // ends the transport's own context, if it has one

@@ -475,4 +475,3 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 }
-

@@ -50,7 +50,7 @@ type wireResource struct {
 
 // wireResponse is a response to one of the host's own tools/call requests.
 type wireResponse struct {
-	Result *wireResult     `json:"result"`
+	Result *wireResult    `json:"result"`
 	Error  *jsonrpc.Error `json:"error"`
 }
 

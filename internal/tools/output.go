@@ -131,7 +131,8 @@ func (s *OutputStore) NewText(tool string) *OutputText {
 // stream) in bounded memory: while the text is no longer than the model's
 // limit it is kept whole; once it outgrows the limit, it goes on into a new
 // output file, and only its head and tail stay in memory. It is not safe for
-// concurrent use. Call [OutputText.Finish] or [OutputText.Discard] once.
+// concurrent use. Call [OutputText.Finish] once, and [OutputText.Discard]
+// (before or after Finish) to drop the text.
 type OutputText struct {
 	store *OutputStore
 	tool  string
@@ -142,6 +143,7 @@ type OutputText struct {
 	mem     []byte // the whole text until it spills; then its head
 	spilled bool
 	file    *outputFile // nil when spilled without a file (none configured, or it failed)
+	kept    string      // path of the finished file, for Discard
 	tail    []byte      // after spilling: the latest bytes, up to 2*half before compaction
 }
 
@@ -210,7 +212,10 @@ func (t *OutputText) Finish() (string, *StoredOutput) {
 	}
 	st := &StoredOutput{Size: t.size}
 	if t.file != nil {
-		st.ID, _ = t.file.close()
+		var ok bool
+		if st.ID, ok = t.file.close(); ok {
+			t.kept = t.file.path
+		}
 		t.file = nil
 	}
 	head := trimPartialRune(t.mem)
@@ -225,13 +230,17 @@ func (t *OutputText) Finish() (string, *StoredOutput) {
 	return "", st
 }
 
-// Discard drops the text and removes its output file, if any: for a result
-// that turned out to be unusable.
+// Discard drops the text and removes its output file, if any, also after
+// Finish: for a result that turned out to be unusable.
 func (t *OutputText) Discard() {
 	if t.file != nil {
 		t.file.f.Close()
 		os.Remove(t.file.path)
 		t.file = nil
+	}
+	if t.kept != "" {
+		os.Remove(t.kept)
+		t.kept = ""
 	}
 	t.mem, t.tail = nil, nil
 }
