@@ -70,14 +70,17 @@ func BenchmarkToolCall(b *testing.B) {
 	} {
 		b.Run(srv.name, func(b *testing.B) {
 			bs := srv.make(b)
-			b.Run("pool", func(b *testing.B) { benchPool(b, bs) })
+			b.Run("pool", func(b *testing.B) { benchPool(b, bs, false) })
+			b.Run("pool-sdk", func(b *testing.B) { benchPool(b, bs, true) })
 			b.Run("gosdk", func(b *testing.B) { benchGoSDK(b, bs) })
 			b.Run("floor", func(b *testing.B) { benchFloor(b, bs) })
 		})
 	}
 }
 
-func benchPool(b *testing.B, bs benchServer) {
+// benchPool calls through the Pool; with viaSDK, through the go-sdk session
+// on mcphost's own stdio transport instead of its direct tools/call path.
+func benchPool(b *testing.B, bs benchServer, viaSDK bool) {
 	pool := mcphost.NewPool([]mcphost.ServerConfig{bs.cfg}, benchOptions())
 	b.Cleanup(func() { pool.Close() })
 	pool.Start(b.Context())
@@ -94,8 +97,12 @@ func benchPool(b *testing.B, bs benchServer) {
 		b.Fatalf("no tool %q", bs.tool)
 	}
 	req := &tools.CallRequest{Arguments: bs.args}
+	callTool := tool.Call
+	if viaSDK {
+		callTool = mcphost.CallThroughSDK(tool)
+	}
 	call := func(ctx context.Context) error {
-		res, err := tool.Call(ctx, req)
+		res, err := callTool(ctx, req)
 		if err == nil && res.IsError {
 			err = fmt.Errorf("tool error: %s", res.Text())
 		}
