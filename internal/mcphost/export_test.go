@@ -19,4 +19,3 @@ func CallThroughSDK(t tools.Tool) func(ctx context.Context, req *tools.CallReque
 		return mt.callSDK(ctx, c, req)
 	}
 }
-
