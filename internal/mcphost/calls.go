@@ -54,6 +54,23 @@ func (t *callTable) add(pc *pendingCall) (uint64, error) {
 	return t.next, nil
 }
 
+// any returns one of the waiting calls, or nil.
+func (t *callTable) any() *pendingCall {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, pc := range t.pending {
+		return pc
+	}
+	return nil
+}
+
+// busy reports whether calls are waiting.
+func (t *callTable) busy() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending) > 0
+}
+
 // get returns the call waiting for id, leaving it in the table.
 func (t *callTable) get(id uint64) *pendingCall {
 	t.mu.Lock()
@@ -237,19 +254,43 @@ func finishResponse(pc *pendingCall, r *wireResponse) {
 	}
 }
 
-// streamResponse reads a response to request id that is longer than the
-// line buffer, streaming its long texts into the call's output store.
-func (c *pipeConn) streamResponse(lr *lineReader, id uint64) {
-	pc := c.calls.get(id)
+// streamResponse reads a response longer than the line buffer that is, or
+// may be, the answer to one of the host's calls, streaming its long texts
+// into that call's output store. known says whether the id came before the
+// body, as Go SDK servers write it; the TypeScript SDK writes the result
+// first, and then the id is read at the end, and the texts go to the store
+// of any waiting call (in practice all calls share the registry's). While
+// the SDK session has requests of its own in flight, such a message may be
+// the answer to one of those: its bytes are then recorded as they stream
+// by, so that it can still go to the SDK whole.
+func (c *pipeConn) streamResponse(lr *lineReader, id uint64, known bool) {
+	var pc *pendingCall
+	if known {
+		pc = c.calls.get(id)
+	} else {
+		pc = c.calls.any()
+	}
 	if pc == nil {
 		lr.skipLine()
 		return
 	}
-	r, texts, err := streamResult(&jstream{lr: lr, limit: c.maxMessage}, pc.out, pc.tool)
-	if err != nil {
-		lr.skipLine()
+	if !known && c.sdkCalls.busy() {
+		lr.record = new(bytes.Buffer)
+		defer func() { lr.record = nil }()
 	}
-	if c.calls.take(id) != pc {
+	r, texts, err := streamResult(&jstream{lr: lr, limit: c.maxMessage}, pc.out, pc.tool)
+	if !known {
+		var mine bool
+		if id, mine = parseCallID(r.ID); !mine {
+			for _, t := range texts {
+				t.Discard()
+			}
+			c.notMine(lr.record, r.ID, err)
+			return
+		}
+	}
+	target := c.calls.take(id)
+	if target == nil {
 		// The caller gave up while the result streamed in.
 		for _, t := range texts {
 			t.Discard()
@@ -258,11 +299,25 @@ func (c *pipeConn) streamResponse(lr *lineReader, id uint64) {
 	}
 	switch {
 	case errors.Is(err, errTooLarge):
-		pc.finish(tooLargeResult(c.maxMessage), nil, nil)
+		target.finish(tooLargeResult(c.maxMessage), nil, nil)
 	case err != nil:
-		pc.finish(badResult(err), nil, nil)
+		target.finish(badResult(err), nil, nil)
 	default:
-		finishResponse(pc, r)
+		finishResponse(target, r)
+	}
+}
+
+// notMine deals with a streamed response that turned out not to be for
+// one of the host's calls: the SDK gets it whole when it was recorded, or
+// an error response when it was over the cap.
+func (c *pipeConn) notMine(recorded *bytes.Buffer, id []byte, err error) {
+	switch {
+	case err == nil && recorded != nil:
+		c.handle(recorded.Bytes(), true)
+	case errors.Is(err, errTooLarge) && len(id) > 0:
+		c.tooLarge(&frame{id: id})
+	default:
+		c.log.Warn("dropped a long message from the server that answers no waiting request", "id", string(id), "error", err)
 	}
 }
 

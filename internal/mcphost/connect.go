@@ -105,6 +105,7 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 		maxMessage: s.opts.MaxMessageBytes,
 		noise:      s.noise,
 		bufs:       s.bufs,
+		log:        s.log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, err)

@@ -18,6 +18,9 @@ type lineReader struct {
 	scanned    int   // buf[start:scanned] holds no newline
 	err        error // sticky read error, returned once the buffer is drained
 	consumed   int64 // bytes consumed since the current line began
+	// record, when set, receives every byte consumed: a streamed message
+	// that may turn out to be someone else's is kept whole this way.
+	record *bytes.Buffer
 }
 
 func newLineReader(r io.Reader, buf []byte) *lineReader {
@@ -85,6 +88,9 @@ func (lr *lineReader) window() []byte {
 
 // advance consumes n bytes of the window.
 func (lr *lineReader) advance(n int) {
+	if lr.record != nil {
+		lr.record.Write(lr.buf[lr.start : lr.start+n])
+	}
 	lr.start += n
 	lr.consumed += int64(n)
 	if lr.scanned < lr.start {

@@ -3,8 +3,10 @@ package mcphost
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
@@ -42,10 +44,12 @@ type pipeConn struct {
 	noiseFn    func(line []byte) // called on the reader goroutine; must not block
 	noiseLines atomic.Int64      // lines skipped because they are not JSON-RPC
 	bufs       *bufPools
+	log        *slog.Logger
 
 	wmu sync.Mutex // serialises whole messages on stdin
 
-	calls callTable
+	calls    callTable
+	sdkCalls sdkRequests // the SDK session's requests awaiting an answer
 	// meta is the per-request _meta the SDK session sends under protocol
 	// 2026-07-28 (protocol version, client info and capabilities), learned
 	// from its first request so that the host's own calls carry exactly the
@@ -92,6 +96,7 @@ type pipeOptions struct {
 	maxMessage int64
 	noise      func(line []byte)
 	bufs       *bufPools
+	log        *slog.Logger
 }
 
 // startPipe starts cmd with its stdin and stdout on new pipes and begins
@@ -120,8 +125,9 @@ func startPipe(cmd *exec.Cmd, pg *procGroup, o pipeOptions) (*pipeConn, error) {
 	}
 	c := &pipeConn{
 		cmd: cmd, pg: pg, stdin: inW, stdout: outR,
-		terminate: o.terminate, maxMessage: o.maxMessage, noiseFn: o.noise, bufs: o.bufs,
+		terminate: o.terminate, maxMessage: o.maxMessage, noiseFn: o.noise, bufs: o.bufs, log: o.log,
 		calls:      callTable{pending: map[uint64]*pendingCall{}},
+		sdkCalls:   sdkRequests{ids: map[string]struct{}{}},
 		toSDK:      make(chan []byte, 16),
 		exited:     make(chan struct{}),
 		readerDone: make(chan struct{}),
@@ -209,6 +215,7 @@ func (c *pipeConn) handle(line []byte, owned bool) {
 			c.deliver(id, line)
 			return
 		}
+		c.sdkCalls.done(f.id)
 	case string(f.method) == `"notifications/progress"` && len(f.params) > 0:
 		if c.progress(f.params) {
 			return
@@ -229,12 +236,20 @@ func (c *pipeConn) handleLong(lr *lineReader, prefix []byte) {
 		lr.skipLine()
 		return
 	}
-	if id, mine := parseCallID(f.id); ok && mine && f.isResponse() {
-		c.streamResponse(lr, id)
-		return
+	if ok && len(f.method) == 0 {
+		if id, mine := parseCallID(f.id); mine {
+			c.streamResponse(lr, id, true)
+			return
+		}
+		if f.id == nil && c.calls.busy() {
+			// A response whose id comes after its body (the TypeScript
+			// SDK writes "result" first) while calls of ours wait.
+			c.streamResponse(lr, 0, false)
+			return
+		}
 	}
-	// Not a tools/call response of ours (or its id comes after a long
-	// result): read it whole, up to the cap.
+	// A request or notification, or a response for the SDK session: read
+	// it whole, up to the cap.
 	data, err := lr.readLine(make([]byte, 0, 2*len(prefix)), c.maxMessage)
 	if err != nil {
 		c.tooLarge(&f)
@@ -247,8 +262,8 @@ func (c *pipeConn) handleLong(lr *lineReader, prefix []byte) {
 // of the SDK gets an error response, so that it does not wait in vain.
 func (c *pipeConn) tooLarge(f *frame) {
 	msg := fmt.Sprintf("the server's message is larger than the %s limit on one message and was dropped", formatBytes(c.maxMessage))
-	if !f.isResponse() {
-		c.noise([]byte("[dropped] " + msg))
+	if len(f.id) == 0 || len(f.method) > 0 {
+		c.log.Warn("dropped a message from the server over the size limit", "limit", c.maxMessage, "method", string(f.method))
 		return
 	}
 	if id, ok := parseCallID(f.id); ok {
@@ -336,7 +351,48 @@ func (c *pipeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.meta.Load() == nil {
 		c.learnMeta(msg)
 	}
+	c.sdkCalls.track(msg)
 	return c.write(append(data, '\n'))
+}
+
+// sdkRequests is the set of the SDK session's requests that await an
+// answer, by raw JSON id. The reader needs it for one decision only: a long
+// response whose id comes last may be the SDK's while these are waiting.
+type sdkRequests struct {
+	mu  sync.Mutex
+	ids map[string]struct{} // mu guards ids
+}
+
+// track notes an outgoing SDK request, and forgets one the SDK cancels.
+func (r *sdkRequests) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	var id []byte
+	switch {
+	case req.IsCall():
+		id, _ = json.Marshal(req.ID.Raw())
+		r.mu.Lock()
+		r.ids[string(id)] = struct{}{}
+		r.mu.Unlock()
+	case req.Method == "notifications/cancelled":
+		r.done(objectField(req.Params, "requestId"))
+	}
+}
+
+// done forgets the request with the raw id.
+func (r *sdkRequests) done(id []byte) {
+	r.mu.Lock()
+	delete(r.ids, string(id))
+	r.mu.Unlock()
+}
+
+// busy reports whether SDK requests await an answer.
+func (r *sdkRequests) busy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.ids) > 0
 }
 
 // Keys of the per-request _meta of protocol 2026-07-28 (SEP-2575).

@@ -15,9 +15,41 @@ import (
 // backslashes and newlines use bytes.IndexByte, so a long string costs
 // about a memmove per buffer, not work per byte. It is used for a message
 // longer than the line buffer; shorter ones are decoded whole.
+//
+// Past the cap (limit) it goes on reading the message to its end without
+// keeping anything, so that the id, which the TypeScript SDK writes last,
+// is still read; streamResult then fails with errTooLarge.
 type jstream struct {
 	lr    *lineReader
 	limit int64 // hard cap on the message's length
+	over  bool  // the message is longer than limit: drop what is read
+
+	scratch [utf8.UTFMax]byte // an unescaped rune, without an allocation per escape
+}
+
+// check notes when the message passes the cap: from then on nothing read
+// is kept, and it is not recorded either.
+func (s *jstream) check() {
+	if !s.over && s.lr.consumed > s.limit {
+		s.over = true
+		s.lr.record = nil
+	}
+}
+
+// keep wraps a writer so that it receives nothing once the message is over
+// the cap.
+func (s *jstream) keep(w io.Writer) io.Writer { return &capWriter{s: s, w: w} }
+
+type capWriter struct {
+	s *jstream
+	w io.Writer
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if c.s.over {
+		return len(p), nil
+	}
+	return c.w.Write(p)
 }
 
 var (
@@ -28,9 +60,7 @@ var (
 // win returns the buffered bytes of the message, reading more when none
 // are buffered; it fails at the end of the message and past the cap.
 func (s *jstream) win() ([]byte, error) {
-	if s.lr.consumed > s.limit {
-		return nil, errTooLarge
-	}
+	s.check()
 	w, _ := s.lr.lineWindow()
 	if len(w) == 0 {
 		return nil, errEndOfMessage
@@ -83,7 +113,7 @@ func (s *jstream) object(field func(key string) error) error {
 	var key bytes.Buffer
 	for {
 		key.Reset()
-		if err := s.str(&capped{b: &key, max: maxSmallString}); err != nil {
+		if err := s.strAlways(&capped{b: &key, max: maxSmallString}); err != nil {
 			return err
 		}
 		if err := s.expect(':'); err != nil {
@@ -147,15 +177,17 @@ func (s *jstream) smallString() (string, error) {
 	return b.String(), err
 }
 
-// str reads a string and writes its decoded bytes to w.
-func (s *jstream) str(w io.Writer) error {
+// str reads a string and writes its decoded bytes to w; nothing once the
+// message is over the cap.
+func (s *jstream) str(w io.Writer) error { return s.strAlways(s.keep(w)) }
+
+// strAlways reads a string into w even past the cap: for object keys.
+func (s *jstream) strAlways(w io.Writer) error {
 	if err := s.expect('"'); err != nil {
 		return err
 	}
 	for {
-		if s.lr.consumed > s.limit {
-			return errTooLarge
-		}
+		s.check()
 		win, end := s.lr.lineWindow()
 		if len(win) == 0 {
 			return errEndOfMessage
@@ -186,7 +218,7 @@ func (s *jstream) str(w io.Writer) error {
 			if _, err := w.Write(win[j:bs]); err != nil {
 				return err
 			}
-			n, ok := unescape(win[bs:], w, end)
+			n, ok := unescape(win[bs:], w, end, &s.scratch)
 			if !ok {
 				if bs == 0 && end {
 					return errEndOfMessage
@@ -209,14 +241,14 @@ func (s *jstream) str(w io.Writer) error {
 // returns how many bytes it took. ok is false when b ends before the escape
 // does and more may follow (final false); n is -1 for an invalid escape.
 // Unpaired surrogates become U+FFFD, as encoding/json does.
-func unescape(b []byte, w io.Writer, final bool) (n int, ok bool) {
+func unescape(b []byte, w io.Writer, final bool, scratch *[utf8.UTFMax]byte) (n int, ok bool) {
 	if len(b) < 2 {
 		if final {
 			return -1, true
 		}
 		return 0, false
 	}
-	var one [1]byte
+	one := scratch[:1]
 	switch b[1] {
 	case '"', '\\', '/':
 		one[0] = b[1]
@@ -256,14 +288,13 @@ func unescape(b []byte, w io.Writer, final bool) (n int, ok bool) {
 				r = utf8.RuneError
 			}
 		}
-		var enc [utf8.UTFMax]byte
-		k := utf8.EncodeRune(enc[:], r)
-		_, _ = w.Write(enc[:k])
+		k := utf8.EncodeRune(scratch[:], r)
+		_, _ = w.Write(scratch[:k])
 		return n, true
 	default:
 		return -1, true
 	}
-	_, _ = w.Write(one[:])
+	_, _ = w.Write(one)
 	return 2, true
 }
 
@@ -289,8 +320,13 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// raw copies the next value, as it is on the wire, to w.
-func (s *jstream) raw(w io.Writer) error {
+// raw copies the next value, as it is on the wire, to w; nothing once the
+// message is over the cap.
+func (s *jstream) raw(w io.Writer) error { return s.rawAlways(s.keep(w)) }
+
+// rawAlways copies the next value to w even past the cap: for the few bytes
+// of an id.
+func (s *jstream) rawAlways(w io.Writer) error {
 	b, err := s.peek()
 	if err != nil {
 		return err

@@ -133,9 +133,6 @@ func decodeStream(msg string, size int, out *tools.OutputStore) (*wireResponse, 
 		_ = prefix
 	}
 	r, _, err := streamResult(&jstream{lr: lr, limit: 1 << 30}, out, "tool")
-	if err != nil {
-		lr.skipLine()
-	}
 	next, _, nerr := lr.next()
 	if nerr != nil || string(next) != `{"next":1}` {
 		return nil, errors.New("the reader did not stop at the end of the message: next line " + string(next))
@@ -217,7 +214,6 @@ func TestStreamErrors(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
-			lr.skipLine()
 			if next, _, err := lr.next(); err != nil || string(next) != `{"next":1}` {
 				t.Errorf("after the error the reader is not at the next line: %q, %v", next, err)
 			}

@@ -52,6 +52,9 @@ type wireResource struct {
 type wireResponse struct {
 	Result *wireResult    `json:"result"`
 	Error  *jsonrpc.Error `json:"error"`
+	// ID is the raw id, read by the streaming decoder only (the whole-line
+	// path knows it from scanFrame).
+	ID []byte `json:"-"`
 }
 
 // wireProgress is the params of notifications/progress.
@@ -103,8 +106,11 @@ func (c *wireContent) toContent() tools.Content {
 // the line buffer. Long texts and structured content go into out as they
 // arrive (kept in memory up to the model's limit, in a tool output file
 // beyond it); images and binary resources are held in memory, bounded by
-// the stream's cap. On error every output file it made is removed.
+// the stream's cap. A message over the cap is read to its end, keeping
+// nothing, and fails with errTooLarge. It always consumes the message's
+// line. On error every output file it made is removed.
 // The texts it made come back too, for a caller that must drop the result.
+// The response comes back also on error, with its ID when that was read.
 func streamResult(s *jstream, out *tools.OutputStore, tool string) (*wireResponse, []*tools.OutputText, error) {
 	var texts []*tools.OutputText
 	newText := func() *tools.OutputText {
@@ -125,6 +131,13 @@ func streamResult(s *jstream, out *tools.OutputStore, tool string) (*wireRespons
 			}
 			resp.Error = new(jsonrpc.Error)
 			return json.Unmarshal(b.Bytes(), resp.Error)
+		case "id":
+			var b bytes.Buffer
+			if err := s.rawAlways(&capped{b: &b, max: 1 << 10}); err != nil {
+				return err
+			}
+			resp.ID = b.Bytes()
+			return nil
 		default:
 			return s.skip()
 		}
@@ -132,11 +145,17 @@ func streamResult(s *jstream, out *tools.OutputStore, tool string) (*wireRespons
 	if err == nil {
 		err = s.finish()
 	}
+	switch {
+	case err != nil:
+		s.lr.skipLine()
+	case s.over:
+		err = errTooLarge
+	}
 	if err != nil {
 		for _, t := range texts {
 			t.Discard()
 		}
-		return nil, nil, err
+		return resp, nil, err
 	}
 	return resp, texts, nil
 }

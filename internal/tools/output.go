@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,21 +59,26 @@ func (s *OutputStore) save(tool, text string) (string, bool) {
 	if w == nil {
 		return "", false
 	}
-	if _, err := io.WriteString(w.f, text); err != nil {
+	if _, err := io.WriteString(w.w, text); err != nil {
 		w.fail(fmt.Errorf("writing tool output file: %w", err))
 		return "", false
 	}
 	return w.close()
 }
 
-// outputFile is one output being written.
+// outputFile is one output being written. Writes are buffered: a decoder
+// hands over a text in many small pieces (one per JSON escape).
 type outputFile struct {
 	s    *OutputStore
 	tool string
 	id   string
 	path string
 	f    *os.File
+	w    *bufio.Writer
 }
+
+// outputBuffer is the write buffer of an output file.
+const outputBuffer = 64 << 10
 
 // create opens a new output file, or returns nil (logged) when there is no
 // directory or the file cannot be made.
@@ -96,7 +102,7 @@ func (s *OutputStore) create(tool string) *outputFile {
 		s.logger.Warn("tool output not stored", "tool", tool, "err", fmt.Errorf("creating tool output file: %w", err))
 		return nil
 	}
-	return &outputFile{s: s, tool: tool, id: id, path: path, f: f}
+	return &outputFile{s: s, tool: tool, id: id, path: path, f: f, w: bufio.NewWriterSize(f, outputBuffer)}
 }
 
 // fail drops the file after a write error, logging why.
@@ -106,8 +112,13 @@ func (o *outputFile) fail(err error) {
 	o.s.logger.Warn("tool output not stored", "tool", o.tool, "err", err)
 }
 
-// close finishes the file and returns its ID, or false (logged) when closing failed.
+// close finishes the file and returns its ID, or false (logged) when
+// writing its last part or closing failed.
 func (o *outputFile) close() (string, bool) {
+	if err := o.w.Flush(); err != nil {
+		o.fail(fmt.Errorf("writing tool output file: %w", err))
+		return "", false
+	}
 	if err := o.f.Close(); err != nil {
 		os.Remove(o.path)
 		o.s.logger.Warn("tool output not stored", "tool", o.tool, "err", fmt.Errorf("closing tool output file: %w", err))
@@ -161,7 +172,7 @@ func (t *OutputText) Write(p []byte) (int, error) {
 		t.spill()
 	}
 	if t.file != nil {
-		if _, err := t.file.f.Write(p); err != nil {
+		if _, err := t.file.w.Write(p); err != nil {
 			t.file.fail(fmt.Errorf("writing tool output file: %w", err))
 			t.file = nil
 		}
@@ -180,7 +191,7 @@ func (t *OutputText) spill() {
 	t.spilled = true
 	t.file = t.store.create(t.tool)
 	if t.file != nil {
-		if _, err := t.file.f.Write(t.mem); err != nil {
+		if _, err := t.file.w.Write(t.mem); err != nil {
 			t.file.fail(fmt.Errorf("writing tool output file: %w", err))
 			t.file = nil
 		}
