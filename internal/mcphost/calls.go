@@ -146,7 +146,7 @@ func (c *pipeConn) callTool(ctx context.Context, tool string, nameJSON []byte, m
 	if err := encodeCall(buf, id, nameJSON, args, pc.progress != nil, meta); err != nil {
 		c.bufs.putWrite(buf)
 		c.calls.take(id)
-		return tools.ErrorResult("arguments are not valid JSON: " + err.Error()), nil
+		return tools.ErrorResult("arguments are not valid JSON: " + err.Error()), nil //nolint:nilerr // the model should see it
 	}
 	err = c.write(buf.Bytes())
 	c.bufs.putWrite(buf)

@@ -141,15 +141,18 @@ func startPipe(cmd *exec.Cmd, pg *procGroup, o pipeOptions) (*pipeConn, error) {
 // pid returns the server's process id.
 func (c *pipeConn) pid() int { return c.pg.pid() }
 
-// exitState says how the process ended, or "" while it runs.
-func (c *pipeConn) exitState() string {
+// exitState says how the process ended ("exit status 2", "signal:
+// killed"), waiting up to d for it to be reaped; "" when it has not ended.
+func (c *pipeConn) exitState(d time.Duration) string {
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-c.exited:
 		if ps := c.cmd.ProcessState; ps != nil {
 			return ps.String()
 		}
 		return "exited"
-	default:
+	case <-t.C:
 		return ""
 	}
 }

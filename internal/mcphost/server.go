@@ -249,13 +249,13 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 			return connLost(c)
 		case <-tick:
 			if err := s.healthCheck(ctx, c); err != nil {
-				return err
+				return lossReason(c, err)
 			}
 		case <-s.suspect:
 			// A call failed below the protocol: check now rather than at
 			// the next tick, so a dead remote server is noticed at once.
 			if err := s.healthCheck(ctx, c); err != nil {
-				return err
+				return lossReason(c, err)
 			}
 		case <-s.changed:
 			lctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
@@ -307,13 +307,28 @@ func (s *server) reportSuspect() {
 	}
 }
 
+// lossReason explains a failed health check: a stdio server whose process
+// has exited failed because it exited, which says more than the broken pipe.
+func lossReason(c *conn, err error) error {
+	if c.pipe != nil {
+		if st := c.pipe.exitState(200 * time.Millisecond); st != "" {
+			return fmt.Errorf("server process exited (%s)", st)
+		}
+	}
+	return err
+}
+
 // connLost describes why a session ended without us closing it.
 func connLost(c *conn) error {
 	if c.waitErr != nil {
 		return fmt.Errorf("connection lost: %w", c.waitErr)
 	}
-	if c.transport == TransportStdio {
-		return errors.New("server process exited")
+	if c.pipe != nil {
+		// Its stdout ended; the process is normally reaped at once.
+		if st := c.pipe.exitState(time.Second); st != "" {
+			return fmt.Errorf("server process exited (%s)", st)
+		}
+		return errors.New("server closed its stdout")
 	}
 	return errors.New("connection closed by server")
 }

@@ -254,8 +254,10 @@ var keyRE = regexp.MustCompile(`"([^"\\]*)"\s*:`)
 // types only without regard to case, which encoding/json accepts and MCP
 // does not.
 func foldedKey(msg string) bool {
-	known := []string{"content", "type", "text", "data", "mimeType", "uri", "name", "resource", "blob",
-		"structuredContent", "isError", "resultType", "result", "error", "code", "message"}
+	known := []string{
+		"content", "type", "text", "data", "mimeType", "uri", "name", "resource", "blob",
+		"structuredContent", "isError", "resultType", "result", "error", "code", "message",
+	}
 	for _, m := range keyRE.FindAllStringSubmatch(msg, -1) {
 		for _, k := range known {
 			if strings.EqualFold(m[1], k) && m[1] != k {

@@ -117,8 +117,8 @@ func TestCrashRestartsAndToolsReturn(t *testing.T) {
 	if !slices.ContainsFunc(st.Stderr, func(l string) bool { return strings.Contains(l, "panic: crash requested") }) {
 		t.Errorf("stderr tail %q lacks the crash message", st.Stderr)
 	}
-	if st.LastError == "" {
-		t.Errorf("LastError empty after a crash")
+	if !strings.Contains(st.LastError, "server process exited (exit status 2)") {
+		t.Errorf("LastError = %q after a crash, want the exit status", st.LastError)
 	}
 	// The same tool value works again after the restart.
 	res, err := call(t, findTool(t, p, "echo"), map[string]any{"text": "back"})
