@@ -101,17 +101,8 @@ func (s *jstream) expect(c byte) error {
 // object reads an object, calling field for each key; field must consume
 // the key's value.
 func (s *jstream) object(field func(key string) error) error {
-	if err := s.expect('{'); err != nil {
-		return err
-	}
-	if b, err := s.peek(); err != nil || b == '}' {
-		if err == nil {
-			s.lr.advance(1)
-		}
-		return err
-	}
 	var key bytes.Buffer
-	for {
+	return s.sequence('{', '}', "an object member", func() error {
 		key.Reset()
 		if err := s.strAlways(&capped{b: &key, max: maxSmallString}); err != nil {
 			return err
@@ -119,37 +110,29 @@ func (s *jstream) object(field func(key string) error) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		if err := field(key.String()); err != nil {
-			return err
-		}
-		b, err := s.peek()
-		if err != nil {
-			return err
-		}
-		s.lr.advance(1)
-		switch b {
-		case ',':
-		case '}':
-			return nil
-		default:
-			return fmt.Errorf("%w: found %q after an object member", errSyntax, b)
-		}
-	}
+		return field(key.String())
+	})
 }
 
 // array reads an array, calling elem for each element; elem must consume it.
 func (s *jstream) array(elem func() error) error {
-	if err := s.expect('['); err != nil {
+	return s.sequence('[', ']', "an array element", elem)
+}
+
+// sequence reads the items of an object or array between open and end,
+// separated by commas; item consumes one.
+func (s *jstream) sequence(open, end byte, what string, item func() error) error {
+	if err := s.expect(open); err != nil {
 		return err
 	}
-	if b, err := s.peek(); err != nil || b == ']' {
+	if b, err := s.peek(); err != nil || b == end {
 		if err == nil {
 			s.lr.advance(1)
 		}
 		return err
 	}
 	for {
-		if err := elem(); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		b, err := s.peek()
@@ -159,10 +142,10 @@ func (s *jstream) array(elem func() error) error {
 		s.lr.advance(1)
 		switch b {
 		case ',':
-		case ']':
+		case end:
 			return nil
 		default:
-			return fmt.Errorf("%w: found %q after an array element", errSyntax, b)
+			return fmt.Errorf("%w: found %q after %s", errSyntax, b, what)
 		}
 	}
 }
