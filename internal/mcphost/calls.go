@@ -133,6 +133,9 @@ func (pc *pendingCall) stopProgress() {
 // result that asks for input first ends in errInputRequired: the caller
 // then makes the call through the SDK, which answers and retries.
 func (c *pipeConn) callTool(ctx context.Context, tool string, nameJSON []byte, meta []byte, req *tools.CallRequest) (*tools.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // do not start what would be cancelled at once
+	}
 	pc := &pendingCall{tool: tool, done: make(chan struct{})}
 	var args json.RawMessage
 	if req != nil {

@@ -276,6 +276,7 @@ func (c *pipeConn) tooLarge(f *frame) {
 		return
 	}
 	resp := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, f.id, jsonrpc.CodeInternalError, msg)
+	c.sdkCalls.done(f.id)
 	c.sendSDK(resp)
 }
 
