@@ -88,7 +88,7 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 	step("configuration", func() (string, string, error) { return checkConfig(&sc) })
 	if sc.transport() == TransportStdio {
 		step("command on PATH", func() (string, string, error) { return checkCommand(sc.Command) })
-		step("process answers initialize, stdout clean", func() (string, string, error) {
+		step("process answers initialize", func() (string, string, error) {
 			return probeStdio(ctx, &sc, o.ConnectTimeout, s.stderr)
 		})
 	} else {

@@ -33,7 +33,7 @@ func TestDiagnose(t *testing.T) {
 		},
 		{
 			name: "exits at start", sc: mcptest.StdioServer(t, "x", mcptest.ModeExit),
-			failStep: "process answers initialize, stdout clean", errHas: "stdout closed", stderr: "fatal: MCPTEST_API_KEY is not set",
+			failStep: "process answers initialize", errHas: "stdout closed", stderr: "fatal: MCPTEST_API_KEY is not set",
 		},
 		{name: "unreachable url", sc: mcphost.ServerConfig{Name: "down", URL: "http://127.0.0.1:1/mcp"}, failStep: "server reachable", hintHas: "port"},
 	}
