@@ -126,7 +126,7 @@ func explainStdioError(p *pipeConn, err error) error {
 		return fmt.Errorf("server exited during the handshake with %v (see its stderr): %w", ps, err)
 	}
 	if n := p.noiseLines.Load(); n > 0 {
-		return fmt.Errorf("server wrote %d lines to stdout that are not JSON-RPC and never answered the handshake (logs belong on stderr; see the stderr tail, where they are marked [stdout]): %w", n, err)
+		return fmt.Errorf("handshake failed after the server wrote %d lines to stdout that are not JSON-RPC (skipped; logs belong on stderr; see the stderr tail, where they are marked [stdout]): %w", n, err)
 	}
 	return err
 }

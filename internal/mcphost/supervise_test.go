@@ -388,3 +388,18 @@ func alive(pid int) bool {
 	b, err := readProcStat(pid)
 	return err == nil && !strings.Contains(b, ") Z ")
 }
+
+// TestOnlyNoiseOnStdout checks the error of a program that writes lines to
+// stdout but never speaks JSON-RPC: it names the skipped lines.
+func TestOnlyNoiseOnStdout(t *testing.T) {
+	t.Parallel()
+	sc := mcphost.ServerConfig{Name: "chatty", Command: "sh", Args: []string{"-c", "echo 'Welcome to chatty'; exec sleep 60"}}
+	opts := testOptions()
+	opts.ConnectTimeout = time.Second
+	opts.MaxRestarts = 1
+	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
+	st := waitState(t, p, "chatty", mcphost.StateFailed)
+	if !strings.Contains(st.LastError, "wrote 1 lines to stdout that are not JSON-RPC") || !slices.Contains(st.Stderr, "[stdout] Welcome to chatty") {
+		t.Errorf("LastError %q, stderr %q; want the skipped line named and kept", st.LastError, st.Stderr)
+	}
+}
