@@ -212,9 +212,6 @@ func (t *OutputText) keepTail(p []byte) {
 	}
 }
 
-// Len returns the number of bytes written so far.
-func (t *OutputText) Len() int64 { return t.size }
-
 // Finish ends the text. A text within the limit comes back whole, with a
 // nil *StoredOutput; a longer one comes back as a StoredOutput (and "").
 func (t *OutputText) Finish() (string, *StoredOutput) {
