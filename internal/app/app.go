@@ -121,7 +121,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		OnToolsChanged: func(server string, ts []tools.Tool) {
 			a.registry.Set(tools.Source{Kind: tools.KindMCP, Server: server}, a.observe(tools.KindMCP, server, ts))
 		},
-		Roots:           cfg.Builtin.Roots,
+		MaxMessageBytes: cfg.Results.MaxMessageBytes,
 		OAuthRedirect:   o.OAuthRedirect,
 		OAuthHTTPClient: o.OAuthHTTPClient,
 		// Servers may ask for a completion or for the user's input; both
@@ -237,7 +237,7 @@ func (a *App) Diagnose(ctx context.Context, only []string) []*ServerReport {
 	var wg sync.WaitGroup
 	for i, sc := range servers {
 		wg.Go(func() {
-			out[i] = mcphost.Diagnose(ctx, sc, &mcphost.Options{Logger: a.logger, DataDir: a.cfg.Data})
+			out[i] = mcphost.Diagnose(ctx, sc, &mcphost.Options{Logger: a.logger, DataDir: a.cfg.Data, MaxMessageBytes: a.cfg.Results.MaxMessageBytes})
 		})
 	}
 	wg.Wait()

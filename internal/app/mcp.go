@@ -17,7 +17,14 @@ func mcpServers(cfg *config.Config, only []string) []mcphost.ServerConfig {
 		if s.Disabled || !selected(only, name) {
 			continue
 		}
-		out = append(out, mcpServer(name, s))
+		sc := mcpServer(name, s)
+		if s.Roots == nil {
+			// No roots key: the explicit global setting, if any. Never
+			// the built-in tools' roots: a server offered roots may drop
+			// the directories of its own arguments for them.
+			sc.Roots = cfg.MCPRoots
+		}
+		out = append(out, sc)
 	}
 	return out
 }
@@ -37,6 +44,7 @@ func mcpServer(name string, s config.MCPServer) mcphost.ServerConfig {
 		Allow:           s.Tools.Allow,
 		Deny:            s.Tools.Deny,
 		ShutdownTimeout: s.ShutdownTimeout,
+		Roots:           s.Roots,
 	}
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcphost.OAuthConfig{

@@ -201,6 +201,7 @@ func (v serversView) Status() []server.ServerStatus {
 		out = append(out, server.ServerStatus{
 			Name: s.Name, Kind: string(s.Kind), State: s.State, Tools: s.Tools, Error: s.LastError,
 			Restarts: s.Restarts, Since: s.Since, Transport: s.Transport,
+			NonProtocolLines: s.NonProtocolLines, Roots: s.Roots, RootsRequests: s.RootsRequests,
 		})
 	}
 	return out

@@ -24,6 +24,14 @@ type ServerStatus struct {
 	Server          string     `json:"server,omitempty"` // what the server calls itself, with version
 	Stderr          []string   `json:"stderr,omitempty"`
 	Since           time.Time  `json:"since,omitzero"`
+	// NonProtocolLines counts the lines an MCP server wrote to stdout
+	// that were not JSON-RPC; they were skipped (and are in Stderr, marked
+	// [stdout]).
+	NonProtocolLines int64 `json:"nonProtocolLines,omitempty"`
+	// Roots are the MCP roots offered to the server (file:// URIs); none
+	// means no roots capability. RootsRequests counts its roots/list calls.
+	Roots         []string `json:"roots,omitempty"`
+	RootsRequests int64    `json:"rootsRequests,omitempty"`
 }
 
 // Servers reports every configured source of tools in a stable order:
@@ -70,6 +78,10 @@ func (a *App) Servers() []ServerStatus {
 			Instructions:    st.Instructions,
 			Stderr:          st.Stderr,
 			Since:           st.Since,
+
+			NonProtocolLines: st.NonProtocolLines,
+			Roots:            st.Roots,
+			RootsRequests:    st.RootsRequests,
 		}
 		if s.Transport == "" {
 			s.Transport = string(sc.Transport())

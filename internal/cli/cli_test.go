@@ -104,7 +104,7 @@ func TestServersShowsEveryServerEvenWhenOneFails(t *testing.T) {
 	}
 
 	r = run(t, dir, nil, "servers")
-	for _, want := range []string{"NAME", "good", "bad", "builtin"} {
+	for _, want := range []string{"NAME", "good", "bad", "builtin", "MCP roots offered", "  good  none"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, r.stdout)
 		}

@@ -21,10 +21,11 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the configuration and every MCP server step by step, with a fix for each problem",
 		Long: `Checks that the configuration is valid and the data directory usable, then,
-for each MCP server (concurrently): that its command is on PATH, that it starts,
-answers initialize, writes nothing but protocol messages to stdout, lists its
-tools and answers ping. Prints how long each step took and how to fix what
-failed. Exits 1 when a check fails.`,
+for each MCP server (concurrently): that its command is on PATH, that it starts
+and answers initialize, whether it writes lines to stdout that are not JSON-RPC
+(a warning: they are skipped), that it lists its tools and answers ping, and
+which MCP roots it was offered. Prints how long each step took and how to fix
+what failed. Exits 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -98,6 +99,8 @@ func writeReport(w io.Writer, r *app.ServerReport) {
 			mark = "skip"
 		case !s.OK:
 			mark = "FAIL"
+		case s.Warning != "":
+			mark = "warn"
 		}
 		line := fmt.Sprintf("  [%s] %-28s %8s", mark, s.Name, s.Duration.Round(time.Millisecond))
 		if s.Detail != "" {
@@ -107,6 +110,9 @@ func writeReport(w io.Writer, r *app.ServerReport) {
 		if s.Err != "" {
 			fmt.Fprintf(w, "         error: %s\n", s.Err)
 		}
+		if s.Warning != "" {
+			fmt.Fprintf(w, "         warning: %s\n", s.Warning)
+		}
 		if s.Hint != "" {
 			fmt.Fprintf(w, "         fix: %s\n", s.Hint)
 		}
@@ -114,7 +120,15 @@ func writeReport(w io.Writer, r *app.ServerReport) {
 	if r.ServerName != "" {
 		fmt.Fprintf(w, "  server: %s %s, protocol %s, %d tools\n", r.ServerName, r.ServerVersion, r.ProtocolVersion, len(r.Tools))
 	}
-	if !r.OK && len(r.Stderr) > 0 {
+	if len(r.Roots) == 0 {
+		fmt.Fprintln(w, "  roots offered: none (no roots capability, so the server keeps the directories it was configured with)")
+	} else {
+		fmt.Fprintf(w, "  roots offered: %s\n", rootsNote(r.Roots, r.RootsRequests))
+	}
+	if r.NonProtocolLines > 0 {
+		fmt.Fprintf(w, "  stdout: %d lines that are not JSON-RPC were skipped (marked [stdout] in the stderr tail)\n", r.NonProtocolLines)
+	}
+	if (!r.OK || r.NonProtocolLines > 0) && len(r.Stderr) > 0 {
 		tail := r.Stderr
 		if len(tail) > 10 {
 			tail = tail[len(tail)-10:]

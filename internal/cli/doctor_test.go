@@ -12,7 +12,7 @@ func TestDoctor(t *testing.T) {
 	missing := mcphost.ServerConfig{Name: "missing", Command: "no-such-command-sb"}
 	good := mcptest.StdioServer(t, "good")
 	noisy := mcptest.StdioServer(t, "noisy", mcptest.ModeNormal, mcptest.ModeGarbageStart)
-	dir := project(t, "", good, noisy, missing)
+	dir := project(t, "mcpRoots: [/srv/shared]\n", good, noisy, missing)
 
 	r := run(t, dir, nil, "doctor")
 	if r.code != 1 {
@@ -29,8 +29,12 @@ func TestDoctor(t *testing.T) {
 	if s := sections["missing"]; !strings.Contains(s, "FAIL") || !strings.Contains(s, "fix:") {
 		t.Errorf("missing command section lacks a failure with a fix:\n%s", s)
 	}
-	if s := sections["noisy"]; !strings.Contains(s, "FAIL") || !strings.Contains(s, "stdout") {
-		t.Errorf("server writing to stdout: section lacks a stdout failure:\n%s", s)
+	if s := sections["noisy"]; strings.Contains(s, "FAIL") || !strings.Contains(s, "[warn]") ||
+		!strings.Contains(s, "1 lines that are not JSON-RPC were skipped") || !strings.Contains(s, "[stdout] Starting test server") {
+		t.Errorf("server writing a banner to stdout: section lacks the warning, the count or the line:\n%s", s)
+	}
+	if s := sections["good"]; !strings.Contains(s, "roots offered: file:///srv/shared") {
+		t.Errorf("good server section does not show the roots it was offered:\n%s", s)
 	}
 
 	r = run(t, dir, nil, "doctor", "--server", "good")

@@ -102,10 +102,14 @@ func TestSeedReadMCPJSON(t *testing.T) {
 	node, fs := npmScript(t, "@modelcontextprotocol/server-filesystem", "dist/index.js")
 	dir := t.TempDir()
 	project := filepath.Join(dir, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
+	// The file is one level down: server-filesystem resolves a relative
+	// path against the directory it serves, so "mcp.json" fails because
+	// the file is not there, not because the host changed the server's
+	// directories (it offers no roots unless configured to).
+	if err := os.MkdirAll(filepath.Join(project, ".cursor"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	full := filepath.Join(project, "mcp.json")
+	full := filepath.Join(project, ".cursor", "mcp.json")
 	if err := os.WriteFile(full, []byte(`{"mcpServers": {"weather": {"command": "weather-mcp"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func newServersCmd(g *globals) *cobra.Command {
@@ -14,8 +18,10 @@ func newServersCmd(g *globals) *cobra.Command {
 		Use:   "servers",
 		Short: "Start every configured server and show its state",
 		Long: `Connects every configured MCP and OpenAPI server (concurrently) and shows,
-for each, its transport, protocol version, state, tool count and last error.
-With --stderr, the last lines each stdio server wrote to stderr follow.`,
+for each, its transport, protocol version, state, tool count and last error;
+then the MCP roots each MCP server was offered, and which servers write lines
+to stdout that are not JSON-RPC (they are skipped). With --stderr, the last
+lines each stdio server wrote to stderr follow.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := g.start(cmd.Context(), nil)
@@ -36,6 +42,7 @@ With --stderr, the last lines each stdio server wrote to stderr follow.`,
 			if err := tw.Flush(); err != nil {
 				return err
 			}
+			writeServerNotes(cmd.OutOrStdout(), st)
 			if stderr {
 				for _, s := range st {
 					if len(s.Stderr) == 0 {
@@ -50,6 +57,47 @@ With --stderr, the last lines each stdio server wrote to stderr follow.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&stderr, "stderr", false, "also print the stderr tail of each stdio server")
 	return cmd
+}
+
+// writeServerNotes says which MCP roots each MCP server was offered and
+// which servers write lines to stdout that are not JSON-RPC.
+func writeServerNotes(w io.Writer, st []app.ServerStatus) {
+	var mcp, noisy []app.ServerStatus
+	for _, s := range st {
+		if s.Kind == tools.KindMCP {
+			mcp = append(mcp, s)
+			if s.NonProtocolLines > 0 {
+				noisy = append(noisy, s)
+			}
+		}
+	}
+	if len(mcp) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nMCP roots offered (none: no roots capability, so the server keeps the directories it was configured with):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range mcp {
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Name, rootsNote(s.Roots, s.RootsRequests))
+	}
+	tw.Flush()
+	if len(noisy) > 0 {
+		fmt.Fprintln(w, "\nNon-protocol output on stdout (skipped; see the lines marked [stdout] with --stderr):")
+		for _, s := range noisy {
+			fmt.Fprintf(w, "  %s  %d lines that are not JSON-RPC\n", s.Name, s.NonProtocolLines)
+		}
+	}
+}
+
+// rootsNote describes the roots offered to a server and whether it asked.
+func rootsNote(roots []string, asked int64) string {
+	if len(roots) == 0 {
+		return "none"
+	}
+	note := strings.Join(roots, ", ")
+	if asked > 0 {
+		return fmt.Sprintf("%s (asked %d times)", note, asked)
+	}
+	return note + " (not asked for yet)"
 }
 
 func dash(s string) string {

@@ -15,7 +15,11 @@ type Config struct {
 	// defaults and the environment apply.
 	Source string `json:"-"`
 
-	MCPServers     map[string]MCPServer     `json:"mcpServers"`
+	MCPServers map[string]MCPServer `json:"mcpServers"`
+	// MCPRoots are the roots (directories or file:// URIs) offered to
+	// every MCP server that has no roots of its own. Empty (the default):
+	// no roots are offered, and servers keep their own configuration.
+	MCPRoots       []string                 `json:"mcpRoots"`
 	OpenAPIServers map[string]OpenAPIServer `json:"openapiServers"`
 	Builtin        Builtin                  `json:"builtin"`
 	Results        Results                  `json:"results"`
@@ -86,6 +90,12 @@ type MCPServer struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Tools filters which of the server's tools join the catalogue.
 	Tools Filter `json:"tools,omitempty"`
+	// Roots are the directories (or file:// URIs) offered to the server
+	// as MCP roots when it asks. nil (key absent) means the global
+	// MCPRoots; an empty list means none: the roots capability is then not
+	// advertised, so a server such as server-filesystem keeps the
+	// directories of its own arguments.
+	Roots []string `json:"roots"`
 }
 
 // Transport reports how to reach s: the normalised Type, or when Type is
@@ -188,9 +198,13 @@ type ReadFile struct {
 	MaxBytes int64 `json:"maxBytes"`
 }
 
-// Results bounds the tool result text a model sees.
+// Results bounds the tool result text a model sees, and what is read at all.
 type Results struct {
 	MaxBytes int `json:"maxBytes"`
+	// MaxMessageBytes is the hard cap on one message read from a stdio MCP
+	// server: a tool result over it is discarded with a tool error. Below
+	// it, long texts stream to the data directory and cost little memory.
+	MaxMessageBytes int64 `json:"maxMessageBytes"`
 }
 
 // Model is one language model endpoint.

@@ -36,6 +36,7 @@ const (
 	DefaultShutdownTimeout = 2 * time.Second
 	DefaultModelTimeout    = 5 * time.Minute
 	DefaultResultBytes     = 64 << 10
+	DefaultMessageBytes    = 256 << 20
 	DefaultAddr            = "127.0.0.1:8080"
 )
 
@@ -61,7 +62,7 @@ func Default() *Config {
 			Terminal: Terminal{Timeout: DefaultCallTimeout, MaxOutput: DefaultResultBytes},
 			ReadFile: ReadFile{MaxBytes: 1 << 20},
 		},
-		Results:   Results{MaxBytes: DefaultResultBytes},
+		Results:   Results{MaxBytes: DefaultResultBytes, MaxMessageBytes: DefaultMessageBytes},
 		Assistant: Assistant{Router: RouterAuto},
 		Approvals: Approvals{
 			Mode:        ModeDefault,

@@ -107,6 +107,7 @@
 //	    shutdownTimeout: 2s       # grace after stdin closes (default 2s)
 //	    tools:                    # path.Match globs; deny wins
 //	      deny: [write_*, move_file]
+//	    roots: [./docs]           # MCP roots offered to this server; [] = none
 //	  github:                     # a remote server: url (+ headers, oauth)
 //	    url: https://api.githubcopilot.com/mcp/
 //	    headers:
@@ -126,6 +127,10 @@
 //	  old:
 //	    command: ./old-server
 //	    disabled: true            # kept in the file, not started
+//
+//	# MCP roots offered to every server without roots of its own. Left out
+//	# (the default), no roots are offered and servers keep their own settings.
+//	mcpRoots: [~/projects]
 //
 //	# HTTP services described by OpenAPI 3; each operation becomes a tool.
 //	openapiServers:
@@ -147,6 +152,7 @@
 //
 //	results:
 //	  maxBytes: 65536             # tool result text the model sees
+//	  maxMessageBytes: 268435456  # hard cap on one message from a stdio server
 //
 //	# Models. With none here, OPENAI_API_KEY (+ OPENAI_BASE_URL),
 //	# ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST create "default".

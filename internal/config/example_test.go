@@ -85,6 +85,7 @@ func ExampleConfig_WriteEffective() {
 	//     maxBytes: 1048576
 	// results:
 	//   maxBytes: 65536
+	//   maxMessageBytes: 268435456
 	// models:
 	//   default:
 	//     provider: openai

@@ -128,8 +128,17 @@ func (c *Config) resolvePaths(base, cwd, home string) {
 	if c.Builtin.Roots == nil {
 		c.Builtin.Roots = []string{cwd}
 	}
+	rootPaths := func(roots []string) {
+		for i, r := range roots {
+			if r != "" && !strings.Contains(r, "://") {
+				roots[i] = abs(r)
+			}
+		}
+	}
+	rootPaths(c.MCPRoots)
 	for name, s := range c.MCPServers {
 		s.Cwd = abs(s.Cwd)
+		rootPaths(s.Roots)
 		c.MCPServers[name] = s
 	}
 	for name, s := range c.OpenAPIServers {

@@ -149,6 +149,10 @@ func TestLoadExample(t *testing.T) {
 		{"linear transport", c.MCPServers["linear"].Transport(), TransportSSE},
 		{"email bearer", c.OpenAPIServers["email"].Bearer.Value(), "dev-token"},
 		{"roots", c.Builtin.Roots, []string{"/cfg"}},
+		{"files mcp roots", c.MCPServers["files"].Roots, []string{"/cfg/docs"}},
+		{"github mcp roots", c.MCPServers["github"].Roots, []string(nil)},
+		{"global mcp roots", c.MCPRoots, []string{"/home/u/projects"}},
+		{"message cap", c.Results.MaxMessageBytes, int64(256 << 20)},
 		{"data", c.Data, "/cfg/data"},
 		{"temperature", *c.Models["default"].Temperature, 0.2},
 		{"defaultModel", c.DefaultModel, "default"},
@@ -296,5 +300,36 @@ func TestDatabase(t *testing.T) {
 	c.Database.URL = "mysql://h/x"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "database.url") {
 		t.Errorf("Validate accepted a mysql URL: %v", err)
+	}
+}
+
+// TestMCPRootsAbsentOrEmpty checks that roots: [] (no roots for this
+// server) stays apart from a server without the key (the global mcpRoots),
+// and that relative roots resolve against the file while URIs stay as
+// they are.
+func TestMCPRootsAbsentOrEmpty(t *testing.T) {
+	c := mustLoad(t, "switchboard.yaml", `
+mcpRoots: [shared, "file:///srv/data"]
+mcpServers:
+  none: {command: x, roots: []}
+  own: {command: x, roots: [./mine]}
+  inherit: {command: x}
+`, envMap{})
+	checks := []struct {
+		name      string
+		got, want []string
+	}{
+		{"global", c.MCPRoots, []string{"/cfg/shared", "file:///srv/data"}},
+		{"none", c.MCPServers["none"].Roots, []string{}},
+		{"own", c.MCPServers["own"].Roots, []string{"/cfg/mine"}},
+		{"inherit", c.MCPServers["inherit"].Roots, nil},
+	}
+	for _, ch := range checks {
+		if diff := cmp.Diff(ch.want, ch.got); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", ch.name, diff)
+		}
+		if (ch.got == nil) != (ch.want == nil) {
+			t.Errorf("%s: nil %v, want nil %v", ch.name, ch.got == nil, ch.want == nil)
+		}
 	}
 }

@@ -18,6 +18,7 @@ func (c *Config) Validate() error {
 	var p problems
 	c.validateUnset(&p)
 	c.validateMCPServers(&p)
+	checkRoots(&p, "mcpRoots", c.MCPRoots)
 	c.validateOpenAPIServers(&p)
 	c.validateBuiltin(&p)
 	c.validateModels(&p)
@@ -72,6 +73,29 @@ func (c *Config) validateBuiltin(p *problems) {
 	}
 	if c.Results.MaxBytes <= 0 {
 		p.add("results.maxBytes", "must be greater than 0 (default %d)", DefaultResultBytes)
+	}
+	if c.Results.MaxMessageBytes < minMessageBytes {
+		p.add("results.maxMessageBytes", "must be at least %d (1 MiB); the default is %d (256 MiB)", minMessageBytes, DefaultMessageBytes)
+	}
+}
+
+// minMessageBytes is the smallest allowed results.maxMessageBytes: below
+// it, ordinary tools/list answers would be refused.
+const minMessageBytes = 1 << 20
+
+// checkRoots reports roots that are empty or URIs that are not file:// URIs.
+func checkRoots(p *problems, at string, roots []string) {
+	for i, r := range roots {
+		ri := fmt.Sprintf("%s[%d]", at, i)
+		switch {
+		case r == "":
+			p.add(ri, "a root must not be empty")
+		case strings.Contains(r, "://"):
+			u, err := url.Parse(r)
+			if err != nil || u.Scheme != "file" || u.Path == "" {
+				p.add(ri, "%q is not a file:// URI; give a directory path or a file:///absolute/path URI", r)
+			}
+		}
 	}
 }
 

@@ -63,6 +63,7 @@ func (c *Config) validateMCPServers(p *problems) {
 		checkPositive(p, at+".timeout", s.Timeout, DefaultCallTimeout)
 		checkNonNegative(p, at+".shutdownTimeout", s.ShutdownTimeout)
 		checkFilter(p, at+".tools", s.Tools)
+		checkRoots(p, at+".roots", s.Roots)
 		if o := s.OAuth; o != nil && o.ClientMetadataURL != "" {
 			if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || len(u.Path) < 2 {
 				p.add(at+".oauth.clientMetadataURL", "%q is not an https URL with a path, such as https://example.com/oauth/client.json", o.ClientMetadataURL)

@@ -276,6 +276,20 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "roots and the message cap",
+			edit: func(c *Config) {
+				c.MCPRoots = []string{"/ok", "https://example.com/dir", ""}
+				editMCP("files", func(s *MCPServer) { s.Roots = []string{"file:///ok", "file://", "/also/ok"} })(c)
+				c.Results.MaxMessageBytes = 1000
+			},
+			want: []string{
+				`mcpServers.files.roots[1]: "file://" is not a file:// URI; give a directory path or a file:///absolute/path URI`,
+				`mcpRoots[1]: "https://example.com/dir" is not a file:// URI; give a directory path or a file:///absolute/path URI`,
+				"mcpRoots[2]: a root must not be empty",
+				"results.maxMessageBytes: must be at least 1048576 (1 MiB); the default is 268435456 (256 MiB)",
+			},
+		},
+		{
 			name: "url password is not echoed",
 			edit: editMCP("remote", func(s *MCPServer) { s.URL = "ftp://user:hunter2@example.com" }),
 			want: []string{`mcpServers.remote.url: "ftp://user:REDACTED@example.com" is not an http or https URL such as https://example.com/mcp`},

@@ -11,6 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -70,14 +73,17 @@ func BenchmarkToolCall(b *testing.B) {
 	} {
 		b.Run(srv.name, func(b *testing.B) {
 			bs := srv.make(b)
-			b.Run("pool", func(b *testing.B) { benchPool(b, bs) })
+			b.Run("pool", func(b *testing.B) { benchPool(b, bs, false) })
+			b.Run("pool-sdk", func(b *testing.B) { benchPool(b, bs, true) })
 			b.Run("gosdk", func(b *testing.B) { benchGoSDK(b, bs) })
 			b.Run("floor", func(b *testing.B) { benchFloor(b, bs) })
 		})
 	}
 }
 
-func benchPool(b *testing.B, bs benchServer) {
+// benchPool calls through the Pool; with viaSDK, through the go-sdk session
+// on mcphost's own stdio transport instead of its direct tools/call path.
+func benchPool(b *testing.B, bs benchServer, viaSDK bool) {
 	pool := mcphost.NewPool([]mcphost.ServerConfig{bs.cfg}, benchOptions())
 	b.Cleanup(func() { pool.Close() })
 	pool.Start(b.Context())
@@ -94,8 +100,12 @@ func benchPool(b *testing.B, bs benchServer) {
 		b.Fatalf("no tool %q", bs.tool)
 	}
 	req := &tools.CallRequest{Arguments: bs.args}
+	callTool := tool.Call
+	if viaSDK {
+		callTool = mcphost.CallThroughSDK(tool)
+	}
 	call := func(ctx context.Context) error {
-		res, err := tool.Call(ctx, req)
+		res, err := callTool(ctx, req)
 		if err == nil && res.IsError {
 			err = fmt.Errorf("tool error: %s", res.Text())
 		}
@@ -258,4 +268,133 @@ func BenchmarkPipeRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkPoolVsFloor measures the Pool's tools/call against the floor
+// client, each on its own server-everything process, with 16 concurrent
+// callers, in interleaved rounds: pool, floor, floor, pool, each for
+// segmentTime. One iteration is one round; run it with -benchtime=6x for
+// six. On a shared machine the load drifts over a run: interleaving puts
+// both clients under the same drift, and the per-round ratio cancels most
+// of it. Reported: the medians over every segment of calls per second,
+// bytes and allocations per call (of the whole process, which does nothing
+// else meanwhile) and client CPU per call, and the median per-round ratio
+// pool/floor of calls per second. Each client first runs one unmeasured
+// segment, to warm its server up.
+func BenchmarkPoolVsFloor(b *testing.B) {
+	bs := everythingBenchServer(b)
+	pool := mcphost.NewPool([]mcphost.ServerConfig{bs.cfg}, benchOptions())
+	b.Cleanup(func() { pool.Close() })
+	pool.Start(b.Context())
+	var tool tools.Tool
+	for _, t := range pool.Tools() {
+		if t.Info().Name == bs.tool {
+			tool = t
+		}
+	}
+	if tool == nil {
+		b.Fatalf("no tool %q; status %+v", bs.tool, pool.Status())
+	}
+	floor, err := startFloorClient(b.Context(), nil, bs.cfg.Command, bs.cfg.Args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { floor.close() })
+	req := &tools.CallRequest{Arguments: bs.args}
+	clients := map[string]func(context.Context) error{
+		"pool": func(ctx context.Context) error {
+			res, err := tool.Call(ctx, req)
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error: %s", res.Text())
+			}
+			return err
+		},
+		"floor": func(ctx context.Context) error {
+			_, err := floor.callTool(ctx, bs.tool, bs.args)
+			return err
+		},
+	}
+	// Node compiles the server's hot paths during the first thousands of
+	// calls: warm both servers up before measuring.
+	measure(b, clients["pool"])
+	measure(b, clients["floor"])
+	samples := map[string][]segment{}
+	var ratios []float64
+	for b.Loop() {
+		var round [4]segment
+		for i, name := range []string{"pool", "floor", "floor", "pool"} {
+			round[i] = measure(b, clients[name])
+			samples[name] = append(samples[name], round[i])
+		}
+		r := (round[0].callsPerSec + round[3].callsPerSec) / (round[1].callsPerSec + round[2].callsPerSec)
+		ratios = append(ratios, r)
+		b.Logf("round %d: pool %.0f, floor %.0f, floor %.0f, pool %.0f calls/s; ratio %.2f",
+			len(ratios), round[0].callsPerSec, round[1].callsPerSec, round[2].callsPerSec, round[3].callsPerSec, r)
+	}
+	for _, name := range []string{"pool", "floor"} {
+		s := samples[name]
+		b.ReportMetric(median(s, func(x segment) float64 { return x.callsPerSec }), name+"-calls/s")
+		b.ReportMetric(median(s, func(x segment) float64 { return x.cpuMicros }), name+"-cpu-µs/call")
+		b.ReportMetric(median(s, func(x segment) float64 { return x.bytes }), name+"-B/call")
+		b.ReportMetric(median(s, func(x segment) float64 { return x.allocs }), name+"-allocs/call")
+	}
+	b.ReportMetric(median(ratios, func(x float64) float64 { return x }), "pool/floor")
+}
+
+// segmentTime is how long each client runs in a round of BenchmarkPoolVsFloor.
+const segmentTime = time.Second
+
+// segment is what one client did in one segment of a round.
+type segment struct {
+	callsPerSec, cpuMicros, bytes, allocs float64
+}
+
+// measure runs call from benchCallers goroutines for segmentTime.
+func measure(b *testing.B, call func(context.Context) error) segment {
+	ctx, cancel := context.WithTimeout(b.Context(), segmentTime)
+	defer cancel()
+	var calls atomic.Int64
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	cpu0 := processCPU()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range benchCallers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if err := call(context.Background()); err != nil {
+					b.Error(err)
+					return
+				}
+				calls.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
+	runtime.ReadMemStats(&after)
+	n := float64(calls.Load())
+	return segment{
+		callsPerSec: n / elapsed.Seconds(),
+		cpuMicros:   float64(cpu.Microseconds()) / n,
+		bytes:       float64(after.TotalAlloc-before.TotalAlloc) / n,
+		allocs:      float64(after.Mallocs-before.Mallocs) / n,
+	}
+}
+
+func median[T any](xs []T, f func(T) float64) float64 {
+	v := make([]float64, len(xs))
+	for i, x := range xs {
+		v[i] = f(x)
+	}
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }

@@ -8,11 +8,12 @@ import (
 )
 
 // conn is one live session with a server: the SDK session plus, for stdio,
-// the child process whose group is killed when the session ends.
+// the pipe transport that owns the child process and carries tools/call
+// itself.
 type conn struct {
 	cs        *mcp.ClientSession
-	transport Transport // the transport actually used (after auto fallback)
-	proc      *procGroup
+	transport Transport     // the transport actually used (after auto fallback)
+	pipe      *pipeConn     // nil unless stdio
 	done      chan struct{} // closed when the session ends, for any reason
 	waitErr   error         // why it ended; valid after done is closed
 	endLife   func()        // ends the transport's own context, if it has one
@@ -26,8 +27,8 @@ type conn struct {
 	closeOnce sync.Once
 }
 
-func newConn(cs *mcp.ClientSession, tr Transport, proc *procGroup) *conn {
-	c := &conn{cs: cs, transport: tr, proc: proc, done: make(chan struct{})}
+func newConn(cs *mcp.ClientSession, tr Transport, pipe *pipeConn) *conn {
+	c := &conn{cs: cs, transport: tr, pipe: pipe, done: make(chan struct{})}
 	c.life, c.stopLife = context.WithCancel(context.Background())
 	go func() {
 		// Owned by the conn: it ends when the session ends, and close waits for it.
@@ -58,21 +59,45 @@ func (c *conn) bind(ctx context.Context) (context.Context, context.CancelFunc) {
 // closing reports whether close has begun.
 func (c *conn) closing() bool { return c.life.Err() != nil }
 
+// direct returns whether tools/call takes the pipe's own path (on stdio),
+// and the _meta members its requests carry: none before protocol
+// 2026-07-28, the session's from then on, once the pipe has seen the SDK
+// send them.
+func (c *conn) direct() (meta []byte, ok bool) {
+	if c.pipe == nil {
+		return nil, false
+	}
+	if c.protocolVersion() < "2026-07-28" {
+		return nil, true
+	}
+	if m := c.pipe.meta.Load(); m != nil {
+		return *m, true
+	}
+	return nil, false
+}
+
 // hasPing reports whether the negotiated protocol still has ping: it was
 // removed in 2026-07-28, where the session is stateless.
 func (c *conn) hasPing() bool { return c.protocolVersion() < "2026-07-28" }
 
-// close ends the session (for stdio: closes stdin, waits, SIGTERM, SIGKILL,
-// all in the SDK's CommandTransport), then kills what is left of the process
-// group, and waits for the session watcher. It is idempotent.
+// close ends the session (for stdio, the pipe's Close stops the process:
+// stdin closed, wait, SIGTERM, SIGKILL, then its process group) and waits
+// for the session watcher. It is idempotent.
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
 		c.stopLife()
+		if c.pipe != nil {
+			// Calls on the pipe's own path are not the SDK's in-flight
+			// requests: end them now rather than after the process exits.
+			c.pipe.calls.closeAll(errClosing)
+		}
 		_ = c.cs.Close()
 		<-c.done
 		if c.endLife != nil {
 			c.endLife()
 		}
-		c.proc.kill()
+		if c.pipe != nil {
+			_ = c.pipe.Close() // done by the SDK's Close already; waits if still under way
+		}
 	})
 }

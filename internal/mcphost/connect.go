@@ -2,12 +2,10 @@ package mcphost
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -103,48 +101,37 @@ func isSetupError(err error) bool {
 }
 
 func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*conn, error) {
-	if s.cfg.Command == "" {
-		return nil, setupError{errors.New("no command configured for stdio server")}
-	}
-	// Not CommandContext: the process must outlive the connect attempt's
-	// context; CommandTransport.Close stops it.
-	cmd := exec.Command(s.cfg.Command, s.cfg.Args...) //nolint:noctx // see above
-	if cmd.Err != nil {
-		return nil, setupError{fmt.Errorf("finding command %q: %w (install it or put its directory on PATH)", s.cfg.Command, cmd.Err)}
-	}
-	cmd.Dir = s.cfg.Dir
-	if len(s.cfg.Env) > 0 {
-		env := cmd.Environ()
-		for k, v := range s.cfg.Env {
-			env = append(env, k+"="+v)
-		}
-		cmd.Env = env
-	}
-	cmd.Stderr = s.stderr
-	// A grandchild holding stderr open must not keep Wait (and so Close)
-	// from returning once the child itself has exited.
-	cmd.WaitDelay = s.cfg.shutdownTimeout()
-	pg := newProcGroup(cmd)
-	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: s.cfg.shutdownTimeout()}
-	cs, err := s.newClient().Connect(ctx, t, so)
+	cmd, pg, err := stdioCommand(&s.cfg, s.stderr)
 	if err != nil {
-		pg.kill()
-		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainStdioError(cmd, err))
+		return nil, err
 	}
-	s.setPID(pg.pid())
-	return newConn(cs, TransportStdio, pg), nil
+	p, err := startPipe(cmd, pg, pipeOptions{
+		terminate:  s.cfg.shutdownTimeout(),
+		maxMessage: s.opts.MaxMessageBytes,
+		noise:      s.noise,
+		bufs:       s.bufs,
+		log:        s.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, err)
+	}
+	cs, err := s.newClient().Connect(ctx, p, so)
+	if err != nil {
+		_ = p.Close() // the SDK closed it already when the handshake failed
+		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainStdioError(p, err))
+	}
+	s.setPID(p.pid())
+	return newConn(cs, TransportStdio, p), nil
 }
 
-// explainStdioError adds a hint to the errors a misbehaving stdio server causes.
-// When Connect fails the SDK has already closed the session, which waited
-// for the process, so ProcessState tells whether it exited by itself.
-func explainStdioError(cmd *exec.Cmd, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("server wrote something that is not JSON-RPC to stdout (logs belong on stderr): %w", err)
-	}
-	if ps := cmd.ProcessState; ps != nil && ps.Exited() && ps.ExitCode() != 0 {
+// explainStdioError adds a hint to the errors a misbehaving stdio server
+// causes. The pipe is closed, so the process has been waited for.
+func explainStdioError(p *pipeConn, err error) error {
+	if ps := p.cmd.ProcessState; ps != nil && ps.Exited() && ps.ExitCode() != 0 {
 		return fmt.Errorf("server exited during the handshake with %v (see its stderr): %w", ps, err)
+	}
+	if n := p.noiseLines.Load(); n > 0 {
+		return fmt.Errorf("handshake failed after the server wrote %d lines to stdout that are not JSON-RPC (skipped; logs belong on stderr; see the stderr tail, where they are marked [stdout]): %w", n, err)
 	}
 	return err
 }
@@ -234,7 +221,10 @@ func (s *server) newClient() *mcp.Client {
 			f(s.cfg.Name, r.Params.URI)
 		}
 	}
-	if len(s.opts.Roots) > 0 {
+	// Roots are offered only when configured for this server: a server
+	// that receives roots may replace the directories of its own
+	// configuration with them (server-filesystem does).
+	if len(s.cfg.Roots) > 0 {
 		o.Capabilities.RootsV2 = &mcp.RootCapabilities{} //nolint:staticcheck // see below
 	}
 	// Sampling and roots are deprecated from 2026-07-28 on but still in
@@ -246,14 +236,34 @@ func (s *server) newClient() *mcp.Client {
 		o.ElicitationHandler = s.elicit
 	}
 	c := mcp.NewClient(clientImpl(), o)
-	if len(s.opts.Roots) > 0 {
-		roots := make([]*mcp.Root, 0, len(s.opts.Roots)) //nolint:staticcheck // see above
-		for _, r := range s.opts.Roots {
+	if len(s.cfg.Roots) > 0 {
+		roots := make([]*mcp.Root, 0, len(s.cfg.Roots)) //nolint:staticcheck // see above
+		for _, r := range s.cfg.Roots {
 			roots = append(roots, &mcp.Root{URI: rootURI(r), Name: filepath.Base(r)}) //nolint:staticcheck // see above
 		}
 		c.AddRoots(roots...) //nolint:staticcheck // see above
 	}
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				s.rootsAsked.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	return c
+}
+
+// rootURIs returns the URIs of the configured roots, as they are offered.
+func rootURIs(roots []string) []string {
+	if len(roots) == 0 {
+		return nil
+	}
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = rootURI(r)
+	}
+	return out
 }
 
 // rootURI turns a path into a file:// URI; URIs pass through.

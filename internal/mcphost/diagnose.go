@@ -18,7 +18,8 @@ type Step struct {
 	OK       bool
 	Skipped  bool   // not run, because an earlier step failed or it does not apply
 	Err      string // what went wrong, when !OK && !Skipped
-	Hint     string // what to do about it
+	Warning  string // what is wrong but tolerated, when OK
+	Hint     string // what to do about the error or warning
 	Detail   string // what was found, when OK
 	Duration time.Duration
 }
@@ -36,6 +37,14 @@ type Report struct {
 	Instructions    string
 	Tools           []string
 	Stderr          []string
+	// Roots are the MCP roots offered to the server (file:// URIs); empty
+	// means none were, and the roots capability was not advertised.
+	// RootsRequests counts the server's roots/list calls during the check.
+	Roots         []string
+	RootsRequests int64
+	// NonProtocolLines counts lines on stdout that were not JSON-RPC, seen
+	// during the check; they are skipped, and in Stderr marked [stdout].
+	NonProtocolLines int64
 }
 
 // Diagnose checks one server the way `switchboard doctor` shows it: for
@@ -48,8 +57,8 @@ type Report struct {
 func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 	o := opts.withDefaults()
 	o.OnToolsChanged, o.OnStatus = nil, nil
-	r := &Report{Server: sc.Name, Transport: sc.transport(), OK: true}
-	s := newServer(sc, &o)
+	r := &Report{Server: sc.Name, Transport: sc.transport(), OK: true, Roots: rootURIs(sc.Roots)}
+	s := newServer(sc, &o, &bufPools{})
 	failed := false
 	step := func(name string, f func() (detail string, hint string, err error)) {
 		st := Step{Name: name}
@@ -61,7 +70,10 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 		start := time.Now()
 		detail, hint, err := f()
 		st.Duration = time.Since(start)
+		var w warning
 		switch {
+		case errors.As(err, &w):
+			st.OK, st.Detail, st.Warning, st.Hint = true, detail, w.msg, hint
 		case errors.Is(err, errSkip):
 			st.Skipped, st.Detail = true, detail
 		case err != nil:
@@ -76,7 +88,7 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 	step("configuration", func() (string, string, error) { return checkConfig(&sc) })
 	if sc.transport() == TransportStdio {
 		step("command on PATH", func() (string, string, error) { return checkCommand(sc.Command) })
-		step("process answers initialize with clean stdout", func() (string, string, error) {
+		step("process answers initialize", func() (string, string, error) {
 			return probeStdio(ctx, &sc, o.ConnectTimeout, s.stderr)
 		})
 	} else {
@@ -127,10 +139,18 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 		return "", "", nil
 	})
 	r.Stderr = s.stderr.Lines()
+	r.RootsRequests = s.rootsAsked.Load()
+	r.NonProtocolLines = s.noiseLines.Load()
 	return r
 }
 
 var errSkip = errors.New("skipped")
+
+// warning is a step's finding that is wrong but tolerated: the step passes
+// and says so.
+type warning struct{ msg string }
+
+func (w warning) Error() string { return w.msg }
 
 func checkConfig(sc *ServerConfig) (string, string, error) {
 	switch tr := sc.transport(); tr {

@@ -21,6 +21,7 @@ func TestDiagnose(t *testing.T) {
 		errHas   string
 		hintHas  string
 		stderr   string
+		warnHas  string // a step passes with this warning
 	}{
 		{name: "healthy stdio", sc: mcptest.StdioServer(t, "ok")},
 		{name: "healthy http", sc: httpSC},
@@ -28,11 +29,11 @@ func TestDiagnose(t *testing.T) {
 		{name: "command not on PATH", sc: missing, failStep: "command on PATH", errHas: "not found", hintHas: "install"},
 		{
 			name: "banner on stdout", sc: mcptest.StdioServer(t, "g", mcptest.ModeNormal, mcptest.ModeGarbageStart),
-			failStep: "process answers initialize with clean stdout", errHas: "Starting test server", hintHas: "stderr",
+			warnHas: "Starting test server", hintHas: "stderr", stderr: "[stdout] Starting test server on stdio... ready!",
 		},
 		{
 			name: "exits at start", sc: mcptest.StdioServer(t, "x", mcptest.ModeExit),
-			failStep: "process answers initialize with clean stdout", errHas: "stdout closed", stderr: "fatal: MCPTEST_API_KEY is not set",
+			failStep: "process answers initialize", errHas: "stdout closed", stderr: "fatal: MCPTEST_API_KEY is not set",
 		},
 		{name: "unreachable url", sc: mcphost.ServerConfig{Name: "down", URL: "http://127.0.0.1:1/mcp"}, failStep: "server reachable", hintHas: "port"},
 	}
@@ -49,6 +50,18 @@ func TestDiagnose(t *testing.T) {
 				}
 				if !slices.Contains(r.Tools, "echo") || r.ServerName != "mcptest" || r.ProtocolVersion == "" {
 					t.Errorf("report lacks server details: %+v", r)
+				}
+				warned := slices.IndexFunc(r.Steps, func(s mcphost.Step) bool { return s.Warning != "" })
+				switch {
+				case tt.warnHas == "" && warned >= 0:
+					t.Errorf("unexpected warning: %+v", r.Steps[warned])
+				case tt.warnHas != "" && (warned < 0 || !strings.Contains(r.Steps[warned].Warning, tt.warnHas) || !strings.Contains(r.Steps[warned].Hint, tt.hintHas)):
+					t.Errorf("steps %+v; want a warning containing %q with a hint containing %q", r.Steps, tt.warnHas, tt.hintHas)
+				case tt.warnHas != "" && r.NonProtocolLines == 0:
+					t.Errorf("NonProtocolLines = 0 with a banner on stdout")
+				}
+				if tt.stderr != "" && !slices.Contains(r.Stderr, tt.stderr) {
+					t.Errorf("stderr %q lacks %q", r.Stderr, tt.stderr)
 				}
 				return
 			}
@@ -73,5 +86,22 @@ func TestDiagnose(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDiagnoseRoots checks that doctor reports the roots a server was
+// offered, and that it asked for them.
+func TestDiagnoseRoots(t *testing.T) {
+	t.Parallel()
+	none := mcphost.Diagnose(t.Context(), mcptest.StdioServer(t, "none"), testOptions())
+	if len(none.Roots) != 0 || none.RootsRequests != 0 {
+		t.Errorf("no roots configured: report says %q offered, %d requests", none.Roots, none.RootsRequests)
+	}
+	sc := mcptest.StdioServer(t, "some")
+	dir := t.TempDir()
+	sc.Roots = []string{dir}
+	r := mcphost.Diagnose(t.Context(), sc, testOptions())
+	if len(r.Roots) != 1 || r.Roots[0] != "file://"+dir {
+		t.Errorf("roots = %q, want file://%s", r.Roots, dir)
 	}
 }

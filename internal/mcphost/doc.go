@@ -9,6 +9,13 @@
 // reason for its last failure and the tail of its stderr are visible through
 // [Pool.Status]. [Diagnose] runs the checks behind `switchboard doctor`.
 //
+// Stdio servers run on a transport of mcphost's own (pipe.go): lines on
+// stdout that are not JSON-RPC are skipped and reported rather than fatal,
+// a long result streams into the call's [tools.OutputStore] instead of
+// memory, up to [Options].MaxMessageBytes, and tools/call takes a direct
+// path beside the go-sdk session (calls.go). docs/ARCHITECTURE.md says why.
+// A server is offered MCP roots only when [ServerConfig].Roots are set.
+//
 // Layer: adapter. It imports internal/tools and the official MCP Go SDK only;
 // SDK types never appear in its API. Only internal/app (and tests) import it;
 // the app maps its configuration onto [ServerConfig] and [Options].

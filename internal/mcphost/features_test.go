@@ -299,9 +299,9 @@ func TestResourcesAndPrompts(t *testing.T) {
 func TestRoots(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	opts := testOptions()
-	opts.Roots = []string{dir, "file:///already/a/uri"}
-	p := startPool(t, []mcphost.ServerConfig{mcptest.StdioServer(t, "roots")}, opts)
+	sc := mcptest.StdioServer(t, "roots")
+	sc.Roots = []string{dir, "file:///already/a/uri"}
+	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	res, err := call(t, findTool(t, p, "roots"), nil)
 	if err != nil {
 		t.Fatal(err)

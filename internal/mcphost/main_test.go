@@ -15,6 +15,7 @@ import (
 
 func TestMain(m *testing.M) {
 	mcptest.MaybeServe()
+	maybeProbeRSS() // returns unless BenchmarkLargeResultRSS started this process
 	goleak.VerifyTestMain(m)
 }
 

@@ -289,7 +289,7 @@ func Login(ctx context.Context, sc ServerConfig, opts *Options) error {
 		return fmt.Errorf("mcp server %q runs locally over stdio and has no OAuth login", sc.Name)
 	}
 	o.OnToolsChanged, o.OnStatus = nil, nil
-	s := newServer(sc, &o)
+	s := newServer(sc, &o, &bufPools{})
 	if s.auth == nil {
 		return fmt.Errorf("mcp server %q sends its own Authorization header; OAuth does not apply", sc.Name)
 	}

@@ -37,6 +37,12 @@ type ServerConfig struct {
 	Env     map[string]string
 	Dir     string
 
+	// Roots are the file roots (paths or file:// URIs) offered to the
+	// server when it asks (roots/list). Empty means the roots capability is
+	// not advertised at all, so the server keeps the directories of its own
+	// configuration.
+	Roots []string
+
 	// URL and Headers reach a remote server. Headers are sent on every request.
 	URL     string
 	Headers map[string]string
@@ -119,8 +125,12 @@ type Options struct {
 	// resources subscribed with [Pool.Subscribe]. Same calling rules as
 	// OnToolsChanged, except that it runs on the connection's reader.
 	OnResourceUpdated func(server, uri string)
-	// Roots are file roots (paths or file:// URIs) advertised to servers.
-	Roots []string
+	// MaxMessageBytes is the hard cap on one message read from a stdio
+	// server; 0 means 256 MiB. A tools/call result over it is discarded with
+	// a tool error that says so, and the server keeps running. Long texts
+	// in a result do not count against memory: they stream into the call's
+	// [tools.CallRequest].Output.
+	MaxMessageBytes int64
 
 	// OAuthRedirect performs the interactive step of OAuth: send the user
 	// to authURL and return the full URL the authorization server redirected
@@ -144,6 +154,7 @@ const (
 	DefaultMaxRestarts     = 5
 	DefaultRestartWindow   = 5 * time.Minute
 	DefaultStderrLines     = 200
+	DefaultMaxMessageBytes = 256 << 20
 	maxStderrLineBytes     = 1024
 )
 
@@ -180,6 +191,11 @@ func (o *Options) withDefaults() Options {
 	if r.StderrLines <= 0 {
 		r.StderrLines = DefaultStderrLines
 	}
+	if r.MaxMessageBytes <= 0 {
+		r.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	// A message that fits in the line buffer is always read.
+	r.MaxMessageBytes = max(r.MaxMessageBytes, readBufSize)
 	return r
 }
 

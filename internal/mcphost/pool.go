@@ -16,6 +16,7 @@ import (
 // are safe for concurrent use.
 type Pool struct {
 	opts    Options
+	bufs    bufPools  // transport buffers, shared by the servers
 	servers []*server // sorted by name; fixed after NewPool
 	byName  map[string]*server
 
@@ -35,7 +36,7 @@ func NewPool(servers []ServerConfig, opts *Options) *Pool {
 			p.opts.Logger.Warn("duplicate mcp server name, ignoring the later one", logKeyServer, sc.Name)
 			continue
 		}
-		s := newServer(sc, &p.opts)
+		s := newServer(sc, &p.opts, &p.bufs)
 		p.byName[sc.Name] = s
 		p.servers = append(p.servers, s)
 	}

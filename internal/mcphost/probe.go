@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"time"
 )
@@ -18,23 +17,17 @@ const probeInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 
 // probeStdio starts the command with plain pipes, sends initialize and reads
 // stdout until the answer, recording anything that is not JSON-RPC. It is a
-// diagnostic, not a transport: the real connection uses the SDK's
-// CommandTransport.
+// diagnostic, not the transport (pipe.go), so that doctor reports stdout
+// byte for byte. Lines that are not JSON-RPC before the answer are a
+// warning: Switchboard skips them, as other clients do.
 func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, stderr io.Writer) (string, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, sc.Command, sc.Args...)
-	cmd.Dir = sc.Dir
-	if len(sc.Env) > 0 {
-		env := cmd.Environ()
-		for k, v := range sc.Env {
-			env = append(env, k+"="+v)
-		}
-		cmd.Env = env
+	cmd, pg, err := stdioCommand(sc, stderr)
+	if err != nil {
+		return "", "check the command", err
 	}
-	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
-	pg := newProcGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return "", "", err
@@ -96,22 +89,28 @@ func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, st
 		// Kill the process so the reader ends, then take its findings.
 		pg.kill()
 		o = <-done
-		if len(o.junk) == 0 {
-			return "", "the server started but never answered; it may wait for input it does not get, or need an argument", fmt.Errorf("no answer to initialize within %v", timeout)
+		if len(o.junk) > 0 {
+			return "", "MCP stdio servers must answer with JSON-RPC on stdout; read its stderr below",
+				fmt.Errorf("no answer to initialize within %v; it wrote only lines that are not JSON-RPC to stdout: %q", timeout, o.junk)
 		}
-	}
-	if len(o.junk) > 0 {
-		return "", "MCP stdio servers must write only JSON-RPC to stdout; make the server log to stderr (or pass its quiet flag)",
-			fmt.Errorf("non-protocol output on stdout: %q", o.junk)
+		return "", "the server started but never answered; it may wait for input it does not get, or need an argument", fmt.Errorf("no answer to initialize within %v", timeout)
 	}
 	if !o.answer {
 		err := errors.New("stdout closed before the initialize answer")
 		if o.err != nil {
 			err = fmt.Errorf("reading stdout: %w", o.err)
 		}
+		if len(o.junk) > 0 {
+			err = fmt.Errorf("%w; it wrote only lines that are not JSON-RPC to stdout: %q", err, o.junk)
+		}
 		return "", "the process exited early; read its stderr below", err
 	}
-	return fmt.Sprintf("pid %d answered initialize", pg.pid()), "", nil
+	detail := fmt.Sprintf("pid %d answered initialize", pg.pid())
+	if len(o.junk) > 0 {
+		return detail, "MCP stdio servers should write only JSON-RPC to stdout; make the server log to stderr (or pass its quiet flag)",
+			warning{fmt.Sprintf("it also writes lines that are not JSON-RPC to stdout, which Switchboard skips: %q", o.junk)}
+	}
+	return detail, "", nil
 }
 
 func truncate(s string, n int) string {

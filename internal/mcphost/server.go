@@ -2,6 +2,7 @@ package mcphost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +24,14 @@ type server struct {
 	log    *slog.Logger
 	stderr *lineRing
 	auth   *oauthState // nil unless the server is remote
+	bufs   *bufPools   // the pool's, shared by its servers
+
+	// noiseLines counts the lines on stdout that were not JSON-RPC, over
+	// every connection; noiseWarned makes the first one a warning.
+	noiseLines  atomic.Int64
+	noiseWarned atomic.Bool
+	// rootsAsked counts the server's roots/list requests.
+	rootsAsked atomic.Int64
 
 	changed chan struct{} // list_changed seen; buffer 1, a full buffer already means "re-list"
 	restart chan struct{} // Restart requested; buffer 1, extra requests coalesce
@@ -43,10 +52,11 @@ type server struct {
 	pid    int          // pid of the current stdio child, for tests and doctor
 }
 
-func newServer(cfg ServerConfig, opts *Options) *server {
+func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
 	s := &server{
 		cfg:     cfg,
 		opts:    opts,
+		bufs:    bufs,
 		log:     opts.Logger.With(logKeyServer, cfg.Name),
 		stderr:  newLineRing(opts.StderrLines, maxStderrLineBytes),
 		changed: make(chan struct{}, 1),
@@ -54,7 +64,7 @@ func newServer(cfg ServerConfig, opts *Options) *server {
 		suspect: make(chan struct{}, 1),
 		started: make(chan struct{}),
 	}
-	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now()}
+	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now(), Roots: rootURIs(cfg.Roots)}
 	if tr := cfg.transport(); tr != TransportStdio {
 		s.auth = newOAuthState(s)
 	}
@@ -237,13 +247,13 @@ func (s *server) serve(ctx context.Context, c *conn, ready func()) error {
 			return connLost(c)
 		case <-tick:
 			if err := s.healthCheck(ctx, c); err != nil {
-				return err
+				return lossReason(c, err)
 			}
 		case <-s.suspect:
 			// A call failed below the protocol: check now rather than at
 			// the next tick, so a dead remote server is noticed at once.
 			if err := s.healthCheck(ctx, c); err != nil {
-				return err
+				return lossReason(c, err)
 			}
 		case <-s.changed:
 			lctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
@@ -295,13 +305,28 @@ func (s *server) reportSuspect() {
 	}
 }
 
+// lossReason explains a failed health check: a stdio server whose process
+// has exited failed because it exited, which says more than the broken pipe.
+func lossReason(c *conn, err error) error {
+	if c.pipe != nil {
+		if st := c.pipe.exitState(200 * time.Millisecond); st != "" {
+			return fmt.Errorf("server process exited (%s)", st)
+		}
+	}
+	return err
+}
+
 // connLost describes why a session ended without us closing it.
 func connLost(c *conn) error {
 	if c.waitErr != nil {
 		return fmt.Errorf("connection lost: %w", c.waitErr)
 	}
-	if c.transport == TransportStdio {
-		return errors.New("server process exited")
+	if c.pipe != nil {
+		// Its stdout ended; the process is normally reaped at once.
+		if st := c.pipe.exitState(time.Second); st != "" {
+			return fmt.Errorf("server process exited (%s)", st)
+		}
+		return errors.New("server closed its stdout")
 	}
 	return errors.New("connection closed by server")
 }
@@ -325,7 +350,12 @@ func (s *server) listTools(ctx context.Context, c *conn) ([]tools.Tool, error) {
 			s.log.Warn("skipping tool", logKeyTool, t.Name, logKeyErr, err)
 			continue
 		}
-		out = append(out, &mcpTool{srv: s, info: info})
+		name, err := json.Marshal(t.Name)
+		if err != nil {
+			s.log.Warn("skipping tool", logKeyTool, t.Name, logKeyErr, err)
+			continue
+		}
+		out = append(out, &mcpTool{srv: s, info: info, nameJSON: name})
 	}
 	return out, nil
 }

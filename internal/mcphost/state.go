@@ -67,8 +67,25 @@ func (s *server) snapshot() Status {
 	}
 	s.mu.Unlock()
 	st.Stderr = s.stderr.Lines()
+	st.NonProtocolLines = s.noiseLines.Load()
+	st.RootsRequests = s.rootsAsked.Load()
 	return st
 }
+
+// noise records a line the server wrote to stdout that is not JSON-RPC: in
+// the stderr tail, marked, and counted. The first one is logged. It runs on
+// the connection's reader and never blocks.
+func (s *server) noise(line []byte) {
+	s.noiseLines.Add(1)
+	s.stderr.addLine(stdoutMark, line)
+	if s.noiseWarned.CompareAndSwap(false, true) {
+		s.log.Warn("mcp server writes lines that are not JSON-RPC to stdout; skipping them (they are kept in its stderr tail)",
+			"line", string(line[:min(len(line), 200)]))
+	}
+}
+
+// stdoutMark starts the stderr-tail lines that came from stdout.
+const stdoutMark = "[stdout] "
 
 func (s *server) setPID(pid int) {
 	s.mu.Lock()

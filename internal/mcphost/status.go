@@ -42,8 +42,19 @@ type Status struct {
 	ServerVersion string
 	// PID is the process id of the running stdio server; 0 otherwise.
 	PID int
-	// Stderr holds the last lines the stdio server wrote to stderr, oldest first.
+	// Stderr holds the last lines the stdio server wrote to stderr, oldest
+	// first, and the lines on its stdout that were not JSON-RPC, marked
+	// "[stdout] ".
 	Stderr []string
+	// NonProtocolLines counts the lines the stdio server wrote to stdout
+	// that were not JSON-RPC (a banner, a stray console.log): they were
+	// skipped, as the TypeScript and Python SDK clients skip them.
+	NonProtocolLines int64
+	// Roots are the roots offered to the server (file:// URIs); empty means
+	// no roots capability was advertised. RootsRequests counts how often
+	// the server asked for them (roots/list).
+	Roots         []string
+	RootsRequests int64
 	// Since is when State last changed.
 	Since time.Time
 }

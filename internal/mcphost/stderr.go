@@ -45,13 +45,28 @@ func (r *lineRing) Write(p []byte) (int, error) {
 }
 
 func (r *lineRing) pushLocked() {
-	line := string(bytes.TrimRight(r.partial, "\r"))
+	r.storeLocked(r.partial)
 	r.partial = r.partial[:0]
-	r.lines[r.next] = line
+}
+
+// storeLocked keeps line as the newest entry, dropping the oldest when full.
+func (r *lineRing) storeLocked(line []byte) {
+	r.lines[r.next] = string(bytes.TrimRight(line, "\r"))
 	r.next = (r.next + 1) % len(r.lines)
 	if r.next == 0 {
 		r.full = true
 	}
+}
+
+// addLine adds one whole line, prefix then line cut to maxLen, as its own
+// entry: an unfinished line being written meanwhile stays apart.
+func (r *lineRing) addLine(prefix string, line []byte) {
+	b := make([]byte, 0, min(len(prefix)+len(line), r.maxLen))
+	b = append(b, prefix...)
+	b = append(b, line[:min(len(line), max(r.maxLen-len(b), 0))]...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.storeLocked(b)
 }
 
 // Lines returns the kept lines, oldest first, including an unfinished last line.

@@ -1,6 +1,7 @@
 package mcphost_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,4 +72,56 @@ func TestStdioToolsAndCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStdioDirectPath checks which path tools/call takes on stdio: the
+// pipe's own (string ids "sb-N") for every protocol version, and the SDK's
+// (numeric ids) only to answer a 2026-07-28 server that asks for input
+// first.
+func TestStdioDirectPath(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"", "2025-11-25", "2025-03-26"} {
+		t.Run("version "+version, func(t *testing.T) {
+			t.Parallel()
+			sc := mcptest.StdioServer(t, "s", mcptest.ModeNormal, mcptest.ModeRecordCalls)
+			sc.ProtocolVersion = version
+			p := startPool(t, []mcphost.ServerConfig{sc}, nil)
+			for range 3 {
+				if res, err := call(t, findTool(t, p, "echo"), map[string]any{"text": "hi"}); err != nil || res.Text() != "hi" {
+					t.Fatalf("echo: %v, %v", res, err)
+				}
+			}
+			var ids []string
+			for _, e := range mcptest.ReadEvents(mcptest.EventsFile(sc)) {
+				if id, ok := strings.CutPrefix(e, "call "); ok {
+					ids = append(ids, id)
+				}
+			}
+			if diff := cmp.Diff([]string{`"sb-1"`, `"sb-2"`, `"sb-3"`}, ids); diff != "" {
+				t.Errorf("tools/call ids mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("input required", func(t *testing.T) {
+		t.Parallel()
+		sc := mcptest.StdioServer(t, "s", mcptest.ModeNormal, mcptest.ModeRecordCalls)
+		sc.Roots = []string{t.TempDir()}
+		p := startPool(t, []mcphost.ServerConfig{sc}, nil)
+		if st := statusOf(t, p, "s"); st.ProtocolVersion != "2026-07-28" {
+			t.Skipf("the test server negotiated %s; input requests need 2026-07-28", st.ProtocolVersion)
+		}
+		res, err := call(t, findTool(t, p, "roots"), nil)
+		if err != nil || !strings.HasPrefix(res.Text(), "file://") {
+			t.Fatalf("roots: %v, %v", res, err)
+		}
+		var ids []string
+		for _, e := range mcptest.ReadEvents(mcptest.EventsFile(sc)) {
+			if id, ok := strings.CutPrefix(e, "call "); ok {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) < 2 || ids[0] != `"sb-1"` || strings.HasPrefix(ids[1], `"`) {
+			t.Errorf("ids %q: want the pipe's first, then the SDK's numeric retry", ids)
+		}
+	})
 }

@@ -18,53 +18,44 @@ import (
 // mcpTool is one tool of one server. It refers to the supervisor rather than
 // to a connection, so a tool value stays usable across reconnects.
 type mcpTool struct {
-	srv  *server
-	info tools.Info
+	srv      *server
+	info     tools.Info
+	nameJSON []byte // info.Name as a JSON string, for the pipe's requests
 }
 
 var _ tools.Tool = (*mcpTool)(nil)
 
 func (t *mcpTool) Info() tools.Info { return t.info }
 
-// Call sends tools/call on the server's current connection. The call is
-// bounded by the server's CallTimeout; when ctx ends or the timeout fires
-// the SDK sends notifications/cancelled to the server.
+// Call sends tools/call on the server's current connection: on stdio
+// through the pipe's own path, otherwise through the SDK session. The call
+// is bounded by the server's CallTimeout; when ctx ends or the timeout
+// fires the server gets notifications/cancelled.
 func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
 	c := t.srv.current()
 	if c == nil {
 		return nil, fmt.Errorf("calling %s on mcp server %q: %w", t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable)
 	}
-	params := &mcp.CallToolParams{Name: t.info.Name, Arguments: json.RawMessage(`{}`)}
-	if req != nil && len(req.Arguments) > 0 && string(req.Arguments) != "null" {
-		if !json.Valid(req.Arguments) {
-			return tools.ErrorResult("arguments are not valid JSON"), nil
-		}
-		params.Arguments = req.Arguments
-	}
-	if req != nil && req.Progress != nil {
-		tok := t.srv.cfg.Name + "-" + strconv.FormatUint(t.srv.progressSeq.Add(1), 10)
-		p := newProgressSink(req.Progress)
-		t.srv.progressFns.Store(tok, p.report)
-		defer func() {
-			p.drain()
-			t.srv.progressFns.Delete(tok)
-			p.stop()
-		}()
-		params.SetProgressToken(tok)
-	}
 	timeout := t.srv.cfg.callTimeout()
-	bctx, unbind := c.bind(ctx)
-	defer unbind()
-	cctx, cancel := context.WithTimeout(bctx, timeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := c.cs.CallTool(cctx, params)
+	var (
+		res *tools.Result
+		err error
+	)
+	if meta, ok := c.direct(); ok {
+		res, err = c.pipe.callTool(cctx, t.info.Name, t.nameJSON, meta, req)
+		if errors.Is(err, errInputRequired) {
+			// The server has not run the tool; the SDK answers its
+			// questions and asks again.
+			res, err = t.callSDK(cctx, c, req)
+		}
+	} else {
+		res, err = t.callSDK(cctx, c, req)
+	}
 	switch {
 	case err == nil:
-		out, err := resultFromMCP(res)
-		if err != nil {
-			return tools.ErrorResult(err.Error()), nil
-		}
-		return out, nil
+		return res, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case c.closing():
@@ -90,13 +81,47 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 	return nil, fmt.Errorf("calling %s on mcp server %q: %w: %w", t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable, err)
 }
 
+// callSDK makes the call through the SDK session (remote servers, and
+// stdio sessions of protocol 2026-07-28).
+func (t *mcpTool) callSDK(ctx context.Context, c *conn, req *tools.CallRequest) (*tools.Result, error) {
+	params := &mcp.CallToolParams{Name: t.info.Name, Arguments: json.RawMessage(`{}`)}
+	if req != nil && len(req.Arguments) > 0 && string(req.Arguments) != "null" {
+		if !json.Valid(req.Arguments) {
+			return tools.ErrorResult("arguments are not valid JSON"), nil
+		}
+		params.Arguments = req.Arguments
+	}
+	if req != nil && req.Progress != nil {
+		tok := t.srv.cfg.Name + "-" + strconv.FormatUint(t.srv.progressSeq.Add(1), 10)
+		p := newProgressSink(req.Progress)
+		t.srv.progressFns.Store(tok, p.report)
+		defer func() {
+			p.drain()
+			t.srv.progressFns.Delete(tok)
+			p.stop()
+		}()
+		params.SetProgressToken(tok)
+	}
+	bctx, unbind := c.bind(ctx)
+	defer unbind()
+	res, err := c.cs.CallTool(bctx, params)
+	if err != nil {
+		return nil, err
+	}
+	out, err := resultFromMCP(res)
+	if err != nil {
+		return tools.ErrorResult(err.Error()), nil
+	}
+	return out, nil
+}
+
 // codeRejectedByTransport is the code the SDK's HTTP transports give an
 // HTTP-level failure (a 5xx, an unexpected content type): the server was
 // not reached, so it is an outage, not an answer.
 const codeRejectedByTransport = -32005
 
-// A finished call waits briefly for progress notifications the server sent
-// just before its result: the SDK hands the result to the caller straight
+// On the SDK's path, a finished call waits briefly for progress
+// notifications the server sent just before its result: the SDK hands the result to the caller straight
 // from the reader, but queues notifications for a handler goroutine, so the
 // last ones can trail the result by a few scheduler ticks. The wait ends at
 // once when a report reached its total; it is longer once the server has

@@ -72,6 +72,13 @@ type ServerStatus struct {
 	Restarts  int       `json:"restarts"`
 	Since     time.Time `json:"since,omitzero"`
 	Transport string    `json:"transport,omitempty"`
+	// NonProtocolLines counts lines an MCP server wrote to stdout that were
+	// not JSON-RPC (skipped; they are in its stderr tail, marked [stdout]).
+	NonProtocolLines int64 `json:"nonProtocolLines,omitempty"`
+	// Roots are the MCP roots offered to the server; absent means none.
+	// RootsRequests counts how often the server asked for them.
+	Roots         []string `json:"roots,omitempty"`
+	RootsRequests int64    `json:"rootsRequests,omitempty"`
 }
 
 // ErrNoServer means a request named a tool server that is not configured.

@@ -2,12 +2,9 @@ package tools
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 )
 
 // Bounded results.
@@ -23,21 +20,30 @@ import (
 // Images, audio, resource links and binary resources pass through untouched.
 // Structured content longer than the limit is dropped from the result and
 // kept the same way under its own ID, with a note saying so.
+//
+// A tool that reads a very large result as a stream keeps each long text in
+// the [OutputStore] as it arrives and returns only its head and tail
+// ([Content].Stored, [Result].StoredStructured). Such a block is shown the
+// same way, on its own: head, note (with offsets into its own file), tail.
+// The other text blocks are bounded as above, so a result that mixes both
+// can show the model up to about twice the limit.
 
-// isText reports whether c counts as text for the limit.
+// isText reports whether c counts as text for the limit. A block whose text
+// a tool already kept in the [OutputStore] does not: it is shown as its own
+// head and tail with a note (see [StoredOutput]).
 func isText(c Content) bool {
-	return c.Type == ContentText || c.Type == ContentResource && len(c.Data) == 0
+	return c.Stored == nil && (c.Type == ContentText || c.Type == ContentResource && len(c.Data) == 0)
 }
 
-// bound returns res cut to the registry's limit. res itself is not modified.
+// bound returns res cut to the registry's limit, with stored texts shown as
+// head, note and tail. res itself is not modified.
 func (r *Registry) bound(tool string, res *Result) *Result {
-	if r.limit < 0 {
-		return res
-	}
-	out := res
-	var n int
-	var texts int
+	var n, texts int
+	stored := res.StoredStructured != nil
 	for _, c := range res.Content {
+		if c.Stored != nil {
+			stored = true
+		}
 		if isText(c) {
 			if texts > 0 {
 				n++
@@ -46,23 +52,75 @@ func (r *Registry) bound(tool string, res *Result) *Result {
 			texts++
 		}
 	}
-	if n > r.limit {
-		out = &Result{Content: r.cutText(tool, res.Content, n), Structured: res.Structured, IsError: res.IsError}
+	cut := r.limit >= 0 && n > r.limit
+	dropStructured := r.limit >= 0 && len(res.Structured) > r.limit
+	if !stored && !cut && !dropStructured {
+		return res
 	}
-	if len(res.Structured) > r.limit {
-		if out == res {
-			out = &Result{Content: append([]Content(nil), res.Content...), IsError: res.IsError}
-		}
+	out := &Result{Content: res.Content, Structured: res.Structured, IsError: res.IsError}
+	if cut {
+		out.Content = r.cutText(tool, out.Content, n)
+	}
+	if stored {
+		out.Content = r.showStored(out.Content)
+	}
+	switch {
+	case res.StoredStructured != nil:
 		out.Structured = nil
-		id, ok := r.store(tool, string(res.Structured))
-		var note string
-		switch {
-		case ok:
-			note = fmt.Sprintf("[structured content of %d bytes dropped; it is stored as tool output ID %s — call read_tool_output with {\"id\": %q, \"offset\": 0, \"limit\": %d} to read it in pages]", len(res.Structured), id, id, r.pageSize())
-		default:
-			note = fmt.Sprintf("[structured content of %d bytes dropped; it was not kept]", len(res.Structured))
+		out.Content = append(slices.Clip(out.Content), Content{Type: ContentText, Text: r.structuredNote(res.StoredStructured.Size, res.StoredStructured.ID)})
+	case dropStructured:
+		out.Structured = nil
+		id, _ := r.outputs.save(tool, string(res.Structured))
+		out.Content = append(slices.Clip(out.Content), Content{Type: ContentText, Text: r.structuredNote(int64(len(res.Structured)), id)})
+	}
+	return out
+}
+
+// structuredNote says that structured content of size bytes was dropped,
+// and under which tool output ID it is kept ("" when it is not).
+func (r *Registry) structuredNote(size int64, id string) string {
+	if id == "" {
+		return fmt.Sprintf("[structured content of %d bytes dropped; it was not kept]", size)
+	}
+	return fmt.Sprintf("[structured content of %d bytes dropped; it is stored as tool output ID %s — call read_tool_output with {\"id\": %q, \"offset\": 0, \"limit\": %d} to read it in pages]", size, id, id, r.pageSize())
+}
+
+// cutNote says that cut bytes were left out at offset of the text kept
+// under id ("" when it is not kept).
+func (r *Registry) cutNote(cut int64, id string, offset int) string {
+	if id == "" {
+		return fmt.Sprintf("[... %d bytes cut; the full output was not kept ...]", cut)
+	}
+	return fmt.Sprintf("[... %d bytes cut; the full output is stored as tool output ID %s — call read_tool_output with {\"id\": %q, \"offset\": %d, \"limit\": %d} to read it in pages ...]", cut, id, id, offset, r.pageSize())
+}
+
+// showStored replaces each block with a [StoredOutput] by its head and tail
+// around a note, as cutText does for a text it cuts itself.
+func (r *Registry) showStored(content []Content) []Content {
+	out := make([]Content, 0, len(content)+2)
+	for _, c := range content {
+		st := c.Stored
+		if st == nil {
+			out = append(out, c)
+			continue
 		}
-		out.Content = append(out.Content, Content{Type: ContentText, Text: note})
+		c.Stored = nil
+		note := r.cutNote(st.Size-int64(len(st.Head))-int64(len(st.Tail)), st.ID, len(st.Head))
+		if c.Type != ContentResource {
+			c.Type, c.Text = ContentText, st.Head+"\n\n"+note+"\n\n"+st.Tail
+			out = append(out, c)
+			continue
+		}
+		if st.Head != "" {
+			h := c
+			h.Text = st.Head
+			out = append(out, h)
+		}
+		out = append(out, Content{Type: ContentText, Text: note})
+		if st.Tail != "" {
+			c.Text = st.Tail
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -96,14 +154,8 @@ func (r *Registry) cutText(tool string, content []Content, n int) []Content {
 	for tail < n && !utf8.RuneStart(s[tail]) {
 		tail++
 	}
-	cut := tail - head
-
-	var note string
-	if id, ok := r.store(tool, s); ok {
-		note = fmt.Sprintf("[... %d bytes cut; the full output is stored as tool output ID %s — call read_tool_output with {\"id\": %q, \"offset\": %d, \"limit\": %d} to read it in pages ...]", cut, id, id, head, r.pageSize())
-	} else {
-		note = fmt.Sprintf("[... %d bytes cut; the full output was not kept ...]", cut)
-	}
+	id, _ := r.outputs.save(tool, s)
+	note := r.cutNote(int64(tail-head), id, head)
 
 	out := make([]Content, 0, len(content)+2)
 	pos := 0 // offset in s of the current text block
@@ -143,45 +195,4 @@ func (r *Registry) cutText(tool string, content []Content, n int) []Content {
 		out = append(out, c)
 	}
 	return out
-}
-
-// store writes text to a new file in the output
-// directory and returns its ID. It reports false when no directory is
-// configured or the file could not be written (logged at Warn).
-func (r *Registry) store(tool, text string) (string, bool) {
-	if r.outputDir == "" {
-		return "", false
-	}
-	u, err := uuid.NewV7()
-	if err != nil {
-		r.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, err)
-		return "", false
-	}
-	id := "out_" + u.String()
-	if err := writeOutput(r.outputDir, id, text); err != nil {
-		r.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, err)
-		return "", false
-	}
-	return id, true
-}
-
-func writeOutput(dir, id, text string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating tool output directory: %w", err)
-	}
-	path := filepath.Join(dir, id+".txt")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("creating tool output file: %w", err)
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		os.Remove(path)
-		return fmt.Errorf("writing tool output file: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return fmt.Errorf("closing tool output file: %w", err)
-	}
-	return nil
 }

@@ -28,6 +28,9 @@ func (r *Registry) Call(ctx context.Context, name string, req *CallRequest) (*Re
 		return ErrorResult("invalid arguments for " + name + ": " + problem), nil
 	}
 	call.Arguments = args
+	if call.Output == nil {
+		call.Output = r.outputs
+	}
 	res, err := e.Tool.Call(ctx, &call)
 	if err != nil {
 		return nil, fmt.Errorf("calling tool %q: %w", name, err)

@@ -90,9 +90,9 @@ type RegistryOptions struct {
 // the text of the result (see bound.go: head and tail with a note, the full
 // text kept for read_tool_output).
 type Registry struct {
-	limit     int
-	outputDir string
-	logger    *slog.Logger
+	limit   int
+	outputs *OutputStore
+	logger  *slog.Logger
 
 	// mu guards the fields below it.
 	mu      sync.RWMutex
@@ -123,13 +123,13 @@ func NewRegistry(opts *RegistryOptions) *Registry {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Registry{
-		limit:     o.ResultLimit,
-		outputDir: o.OutputDir,
-		logger:    o.Logger,
-		sources:   make(map[Source][]*entry),
-		byName:    make(map[string]*entry),
-		schemas:   make(map[string]*argValidator),
-		changed:   make(chan struct{}),
+		limit:   o.ResultLimit,
+		outputs: NewOutputStore(o.OutputDir, o.ResultLimit, o.Logger),
+		logger:  o.Logger,
+		sources: make(map[Source][]*entry),
+		byName:  make(map[string]*entry),
+		schemas: make(map[string]*argValidator),
+		changed: make(chan struct{}),
 	}
 }
 

@@ -89,6 +89,10 @@ type Content struct {
 	MIMEType string      `json:"mimeType,omitempty"`
 	URI      string      `json:"uri,omitempty"`
 	Name     string      `json:"name,omitempty"`
+	// Stored is set on a text or resource block whose text was too long to
+	// hold in memory and went to the [OutputStore] as it was read; Text is
+	// then empty, and the [Registry] shows the stored head and tail.
+	Stored *StoredOutput `json:"stored,omitempty"`
 }
 
 // Result is what a call produced. IsError marks a tool-level failure that the
@@ -98,7 +102,10 @@ type Result struct {
 	Content []Content `json:"content"`
 	// Structured is the tool's structured output, when it has one.
 	Structured json.RawMessage `json:"structuredContent,omitempty"`
-	IsError    bool            `json:"isError,omitempty"`
+	// StoredStructured is set instead of Structured when the structured
+	// output was too long to hold in memory and went to the [OutputStore].
+	StoredStructured *StoredOutput `json:"storedStructured,omitempty"`
+	IsError          bool          `json:"isError,omitempty"`
 }
 
 // Text returns the concatenated text blocks of r, separated by newlines.
@@ -147,6 +154,11 @@ type CallRequest struct {
 	// from another goroutine than Call's, never after Call returns, and must
 	// not block.
 	Progress func(Progress)
+	// Output, when non-nil, takes texts too long to hold in memory: a tool
+	// that reads a large result as a stream writes each text into
+	// Output.NewText and returns what it gives. The [Registry] sets it on
+	// every call.
+	Output *OutputStore
 }
 
 // Tool is one callable tool.

@@ -62,6 +62,10 @@ const (
 	// ModeCrashAfterStart exits 3 once a tools/list has been answered,
 	// to exercise crash loops after a successful connect.
 	ModeCrashAfterStart Mode = "crashafterstart"
+	// ModeRecordCalls records "call <id>" with the raw JSON-RPC id of every
+	// tools/call request a stdio server receives, so a test can see which
+	// path of the client sent it.
+	ModeRecordCalls Mode = "recordcalls"
 )
 
 // eventLog appends one line per observation to a file shared with the test.

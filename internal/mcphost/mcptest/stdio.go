@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
@@ -81,7 +83,11 @@ func serveStdio(modes []Mode) int {
 		fmt.Fprintln(os.Stderr, "panic: crash requested")
 		os.Exit(2)
 	}
-	err := ts.build().Run(context.Background(), &mcp.StdioTransport{})
+	var t mcp.Transport = &mcp.StdioTransport{}
+	if ts.has(ModeRecordCalls) {
+		t = &recordingTransport{Transport: t, events: ts.events}
+	}
+	err := ts.build().Run(context.Background(), t)
 	ts.events.add("stdin-closed")
 	if ts.has(ModeIgnoreStdin) {
 		select {}
@@ -142,4 +148,32 @@ func PIDs(sc mcphost.ServerConfig) []int {
 		}
 	}
 	return out
+}
+
+// recordingTransport records the id of every tools/call request it reads.
+type recordingTransport struct {
+	mcp.Transport
+	events *eventLog
+}
+
+func (t *recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{Connection: c, events: t.events}, nil
+}
+
+type recordingConn struct {
+	mcp.Connection
+	events *eventLog
+}
+
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		id, _ := json.Marshal(r.ID.Raw())
+		c.events.add("call", string(id))
+	}
+	return m, err
 }
