@@ -128,8 +128,21 @@ func (c *Config) resolvePaths(base, cwd, home string) {
 	if c.Builtin.Roots == nil {
 		c.Builtin.Roots = []string{cwd}
 	}
+	absAll := func(ps []string) {
+		for i, p := range ps {
+			ps[i] = abs(p)
+		}
+	}
+	absSandbox := func(sb *Sandbox) {
+		absAll(sb.Read)
+		absAll(sb.Write)
+	}
+	absSandbox(&c.Sandbox)
 	for name, s := range c.MCPServers {
 		s.Cwd = abs(s.Cwd)
+		if s.Sandbox != nil {
+			absSandbox(s.Sandbox)
+		}
 		c.MCPServers[name] = s
 	}
 	for name, s := range c.OpenAPIServers {
