@@ -103,17 +103,9 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 	}
 	// Not CommandContext: the process must outlive the connect attempt's
 	// context; CommandTransport.Close stops it.
-	cmd := exec.Command(s.cfg.Command, s.cfg.Args...) //nolint:noctx // see above
-	if cmd.Err != nil {
-		return nil, setupError{fmt.Errorf("finding command %q: %w (install it or put its directory on PATH)", s.cfg.Command, cmd.Err)}
-	}
-	cmd.Dir = s.cfg.Dir
-	if len(s.cfg.Env) > 0 {
-		env := cmd.Environ()
-		for k, v := range s.cfg.Env {
-			env = append(env, k+"="+v)
-		}
-		cmd.Env = env
+	cmd, err := s.cfg.command()
+	if err != nil {
+		return nil, setupError{err}
 	}
 	cmd.Stderr = s.stderr
 	// A grandchild holding stderr open must not keep Wait (and so Close)
@@ -124,7 +116,7 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 	cs, err := s.newClient().Connect(ctx, t, so)
 	if err != nil {
 		pg.kill()
-		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainStdioError(cmd, err))
+		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainSandbox(&s.cfg, s.stderr.Lines(), explainStdioError(cmd, err)))
 	}
 	s.setPID(pg.pid())
 	return newConn(cs, TransportStdio, pg), nil

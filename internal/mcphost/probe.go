@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"time"
 )
@@ -23,14 +22,9 @@ const probeInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, stderr io.Writer) (string, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, sc.Command, sc.Args...)
-	cmd.Dir = sc.Dir
-	if len(sc.Env) > 0 {
-		env := cmd.Environ()
-		for k, v := range sc.Env {
-			env = append(env, k+"="+v)
-		}
-		cmd.Env = env
+	cmd, err := sc.command()
+	if err != nil {
+		return "", "check the command and its sandbox", err
 	}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second

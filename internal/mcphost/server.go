@@ -55,6 +55,9 @@ func newServer(cfg ServerConfig, opts *Options) *server {
 		started: make(chan struct{}),
 	}
 	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now()}
+	if cfg.transport() == TransportStdio {
+		s.status.Sandbox = cfg.Sandbox.String()
+	}
 	if tr := cfg.transport(); tr != TransportStdio {
 		s.auth = newOAuthState(s)
 	}

@@ -21,7 +21,7 @@
 //  2. covers every Hide path (Switchboard's data directory and config
 //     file, root-only files under /etc) with an empty read-only tmpfs or
 //     /dev/null, so they cannot be read even below a Read or Write path;
-//  3. caps the number of processes (RLIMIT_NPROC and the pid namespace's
+//  3. caps the number of processes (RLIMIT_NPROC, and the pid namespace's
 //     pid_max, which also binds root), open files, CPU time and memory;
 //  4. applies Landlock: read and execute below Read, read and write below
 //     Write, nothing else; no TCP bind or connect without network; no

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -41,9 +43,9 @@ type Policy struct {
 // of that kind.
 type Limits struct {
 	// Processes caps the processes and threads in the sandbox
-	// (RLIMIT_NPROC, and the pid namespace's pid_max, which the kernel
-	// does not let go below 301; so for root, whom RLIMIT_NPROC does not
-	// bind, the cap is max(Processes, 300)).
+	// (RLIMIT_NPROC). Root is exempt from RLIMIT_NPROC, so the pid
+	// namespace's pid_max caps them too, at Processes+300 (the kernel
+	// keeps the first 300 pids out of reuse).
 	Processes int `json:"processes,omitempty"`
 	// OpenFiles caps open file descriptors per process (RLIMIT_NOFILE).
 	OpenFiles int `json:"openFiles,omitempty"`
@@ -91,4 +93,27 @@ func (p *Policy) validate() error {
 		errs = append(errs, errors.New("sandbox limits must not be negative"))
 	}
 	return errors.Join(errs...)
+}
+
+// String describes p for `switchboard servers` and `doctor`: "off", or
+// the read paths beyond [SystemRead], the write paths and the network.
+func (p *Policy) String() string {
+	if p == nil || !p.Confine {
+		return "off"
+	}
+	read := []string{"system"}
+	for _, r := range p.Read {
+		if !slices.Contains(SystemRead(), r) {
+			read = append(read, r)
+		}
+	}
+	write := "nothing"
+	if len(p.Write) > 0 {
+		write = strings.Join(p.Write, ", ")
+	}
+	network := "off"
+	if p.Network {
+		network = "on"
+	}
+	return fmt.Sprintf("read %s; write %s; network %s", strings.Join(read, ", "), write, network)
 }

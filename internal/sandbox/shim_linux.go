@@ -202,10 +202,13 @@ func limit(l Limits) error {
 		if err := set("processes", unix.RLIMIT_NPROC, uint64(l.Processes)); err != nil {
 			return err
 		}
-		// The kernel refuses values below 301 and, before 6.14, any
-		// value in a pid namespace other than the first; RLIMIT_NPROC
-		// still applies then.
-		_ = os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.Itoa(max(l.Processes+1, 301))), 0)
+		// Once the pid counter of a namespace has passed 300 the kernel
+		// allocates new pids only from 300 up (RESERVED_PIDS), so pid_max
+		// is 300 above the cap: at most Processes+300 at first, and
+		// Processes once pids wrap. Kernels before 6.14 refuse pid_max in
+		// a pid namespace other than the first; RLIMIT_NPROC still
+		// applies then.
+		_ = os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.Itoa(l.Processes+301)), 0)
 	}
 	if l.OpenFiles > 0 {
 		// syscall.Setrlimit, not unix: it also stops the Go runtime from
