@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -14,10 +15,16 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func TestMain(m *testing.M) {
+	// A confined terminal or stdio server re-executes this binary as the
+	// sandbox's shim.
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	mcptest.MaybeServe()
 	goleak.VerifyTestMain(m)
 }

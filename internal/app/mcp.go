@@ -14,18 +14,19 @@ func mcpServers(cfg *config.Config, only []string) []mcphost.ServerConfig {
 		if s.Disabled || !selected(only, name) {
 			continue
 		}
-		out = append(out, mcpServer(name, s))
+		out = append(out, mcpServer(cfg, name, s))
 	}
 	return out
 }
 
-func mcpServer(name string, s config.MCPServer) mcphost.ServerConfig {
+func mcpServer(cfg *config.Config, name string, s config.MCPServer) mcphost.ServerConfig {
 	sc := mcphost.ServerConfig{
 		Name:            name,
 		Transport:       transport(s.Transport()),
 		Command:         s.Command,
 		Args:            s.Args,
 		Env:             s.Env,
+		InheritEnv:      s.InheritEnv,
 		Dir:             s.Cwd,
 		URL:             s.URL,
 		Headers:         s.Headers,
@@ -34,6 +35,9 @@ func mcpServer(name string, s config.MCPServer) mcphost.ServerConfig {
 		Allow:           s.Tools.Allow,
 		Deny:            s.Tools.Deny,
 		ShutdownTimeout: s.ShutdownTimeout,
+	}
+	if s.Transport() == config.TransportStdio {
+		sc.Sandbox = serverSandbox(cfg, s)
 	}
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcphost.OAuthConfig{

@@ -22,6 +22,10 @@ type ServerStatus struct {
 	Server          string     `json:"server,omitempty"` // what the server calls itself, with version
 	Stderr          []string   `json:"stderr,omitempty"`
 	Since           time.Time  `json:"since,omitzero"`
+	// Sandbox describes how a stdio server, or the terminal tool for the
+	// built-ins, is confined: "off", or its read and write paths and
+	// network; "" for remote servers.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Servers reports every configured source of tools in a stable order:
@@ -30,7 +34,7 @@ type ServerStatus struct {
 // state "disabled" or "not started".
 func (a *App) Servers() []ServerStatus {
 	var out []ServerStatus
-	bt := ServerStatus{Name: "builtin", Kind: tools.KindBuiltin, State: "ready"}
+	bt := ServerStatus{Name: "builtin", Kind: tools.KindBuiltin, State: "ready", Sandbox: "terminal: " + TerminalSandbox(a.cfg)}
 	if a.builtinErr != nil {
 		bt.State, bt.LastError = "failed", a.builtinErr.Error()
 	}
@@ -67,6 +71,7 @@ func (a *App) Servers() []ServerStatus {
 			Restarts:        st.Restarts,
 			Instructions:    st.Instructions,
 			Stderr:          st.Stderr,
+			Sandbox:         st.Sandbox,
 			Since:           st.Since,
 		}
 		if s.Transport == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 func newDoctorCmd(g *globals) *cobra.Command {
@@ -22,8 +23,10 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Long: `Checks that the configuration is valid and the data directory usable, then,
 for each MCP server (concurrently): that its command is on PATH, that it starts,
 answers initialize, writes nothing but protocol messages to stdout, lists its
-tools and answers ping. Prints how long each step took and how to fix what
-failed. Exits 1 when a check fails.`,
+tools and answers ping; it names the environment variables each stdio server
+gets (never their values) and shows its sandbox. It warns when this system
+cannot sandbox. Prints how long each step took and how to fix what failed.
+Exits 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -46,6 +49,16 @@ failed. Exits 1 when a check fails.`,
 				}
 			} else if !asJSON {
 				fmt.Fprintf(out, "data: %s  ok\n", cfg.Data)
+			}
+			if sp := sandbox.Check(); !asJSON {
+				if sp.Available {
+					fmt.Fprintf(out, "sandbox: Landlock ABI %d and user namespaces  ok\n", sp.LandlockABI)
+				} else {
+					fmt.Fprintf(out, "sandbox: unavailable  WARNING: %s\n  fix: run on Linux 5.13+ with Landlock enabled and user namespaces allowed; until then sandboxed servers fail and the terminal runs unconfined (or fails with builtin.terminal.sandbox: required)\n", sp.Reason)
+				}
+			}
+			if !asJSON {
+				fmt.Fprintf(out, "terminal: sandbox %s\n", app.TerminalSandbox(cfg))
 			}
 			a, err := app.New(cfg, &app.Options{Logger: g.logger(cfg, 0)})
 			if err != nil {
@@ -112,6 +125,12 @@ func writeReport(w io.Writer, r *app.ServerReport) {
 	}
 	if r.ServerName != "" {
 		fmt.Fprintf(w, "  server: %s %s, protocol %s, %d tools\n", r.ServerName, r.ServerVersion, r.ProtocolVersion, len(r.Tools))
+	}
+	if r.Sandbox != "" {
+		fmt.Fprintf(w, "  sandbox: %s\n", r.Sandbox)
+	}
+	if len(r.Env) > 0 {
+		fmt.Fprintf(w, "  environment: %s\n", strings.Join(r.Env, " "))
 	}
 	if !r.OK && len(r.Stderr) > 0 {
 		tail := r.Stderr

@@ -21,7 +21,9 @@ func (sc *ServerConfig) environ() []string {
 
 // EnvNames returns the names of the environment variables the server gets,
 // never their values, sorted.
-func (sc *ServerConfig) EnvNames() []string { return sandbox.Names(sc.environ()) }
+func (sc *ServerConfig) EnvNames() []string {
+	return sandbox.Names(sc.Sandbox.Env(sc.environ()))
+}
 
 // explainSandbox adds what the sandbox refused, as the server's stderr
 // shows it, to the error of a confined server that failed to start.

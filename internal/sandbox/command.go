@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,7 +54,7 @@ func Command(p *Policy, dir string, env []string, name string, args ...string) (
 			return nil, fmt.Errorf("finding the switchboard binary to start the sandbox: %w", err)
 		}
 	}
-	return confined(p, exe, dir, withTmp(env), path, args)
+	return confined(p, exe, dir, p.Env(env), path, args)
 }
 
 // resolve finds name as exec.Command would, making a relative path with a
@@ -90,14 +91,20 @@ func resolve(name, dir string) (string, error) {
 	return filepath.Abs(path)
 }
 
-// withTmp points TMPDIR at /tmp, which the shim makes private to the
-// sandbox: the host's TMPDIR is not writable there.
-func withTmp(env []string) []string {
+// Env returns the environment a command started by [Command] with env
+// sees under p: confined, TMPDIR is /tmp, which the shim makes private to
+// the sandbox (the host's TMPDIR is not writable there); otherwise env.
+func (p *Policy) Env(env []string) []string {
+	if p == nil || !p.Confine {
+		return env
+	}
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "TMPDIR=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "TMPDIR=/tmp")
+	out = append(out, "TMPDIR=/tmp")
+	slices.Sort(out)
+	return out
 }

@@ -25,8 +25,10 @@ type Policy struct {
 	Write []string
 	// Hide lists files and directories that stay unreadable even when they
 	// lie below a Read or Write path: a directory is covered with an
-	// empty read-only directory, a file with an empty file. Paths that do
-	// not exist are skipped.
+	// empty read-only directory, a file with an empty file. A path that
+	// does not exist is created as an empty directory (mode 0700) when it
+	// lies below a Read or Write path outside [SystemRead], so that it
+	// cannot appear there later; elsewhere it is skipped.
 	Hide []string
 	// Network allows network access. Without it the command has a network
 	// namespace of its own with no interface up, and TCP bind and connect

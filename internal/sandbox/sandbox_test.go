@@ -22,6 +22,11 @@ func confined(t *testing.T, root string) *sandbox.Policy {
 		}
 		t.Skipf("sandbox unavailable: %s", s.Reason)
 	}
+	return policyFor(root)
+}
+
+// policyFor confines to root (writable) and the system.
+func policyFor(root string) *sandbox.Policy {
 	return &sandbox.Policy{
 		Confine: true,
 		Read:    sandbox.SystemRead(),

@@ -74,7 +74,14 @@ func setup(sp *spec) error {
 	if err := privateTmp(sp); err != nil {
 		return err
 	}
+	visible := append(append([]string{}, sp.Read...), sp.Write...)
 	for _, h := range sp.Hide {
+		// A hidden directory that does not exist yet (the data directory
+		// before the first database) could appear later below a path the
+		// command sees; make it now, empty, so it is covered.
+		if under(h, visible...) && !under(h, SystemRead()...) {
+			_ = os.Mkdir(h, 0o700)
+		}
 		if err := hide(h); err != nil {
 			return err
 		}
