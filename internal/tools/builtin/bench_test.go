@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -46,4 +51,59 @@ func BenchmarkCalculator(b *testing.B) {
 func BenchmarkTerminal(b *testing.B) {
 	e := newEnv(b, nil)
 	benchCall(b, e, nameTerminal, `{"command":"true"}`)
+}
+
+// BenchmarkTerminalSandbox measures one terminal call of `true` unconfined
+// and confined, interleaved in one run (A B B A, ...) so that the
+// machine's load hits both alike, beside the floor: /bin/sh -c true
+// started by hand. It reports each median in ms/call; ns/op is one round
+// of all three. The confined shim here is this test binary; with
+// SWITCHBOARD_BENCH_EXE set to a built switchboard binary it is that.
+func BenchmarkTerminalSandbox(b *testing.B) {
+	if s := sandbox.Check(); !s.Available {
+		b.Skipf("no sandbox here: %s", s.Reason)
+	}
+	root := b.TempDir()
+	policy := sandbox.Policy{Exe: os.Getenv("SWITCHBOARD_BENCH_EXE")}
+	off := newEnvAt(b, root, &Options{TerminalSandbox: SandboxOff})
+	on := newEnvAt(b, root, &Options{TerminalSandbox: SandboxRequired, TerminalPolicy: policy})
+	req := &tools.CallRequest{Arguments: json.RawMessage(`{"command":"true"}`)}
+	type variant struct {
+		name string
+		run  func() error
+		took []time.Duration
+	}
+	call := func(e *env) func() error {
+		return func() error {
+			res, err := e.tools[nameTerminal].Call(context.Background(), req)
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error: %s", res.Text())
+			}
+			return err
+		}
+	}
+	vs := []*variant{
+		{name: "floor", run: func() error { return exec.Command("/bin/sh", "-c", "true").Run() }},
+		{name: "off", run: call(off)},
+		{name: "sandboxed", run: call(on)},
+	}
+	i := 0
+	for b.Loop() {
+		order := slices.Clone(vs)
+		if i%2 == 1 {
+			slices.Reverse(order)
+		}
+		i++
+		for _, v := range order {
+			start := time.Now()
+			if err := v.run(); err != nil {
+				b.Fatalf("%s: %v", v.name, err)
+			}
+			v.took = append(v.took, time.Since(start))
+		}
+	}
+	for _, v := range vs {
+		slices.Sort(v.took)
+		b.ReportMetric(v.took[len(v.took)/2].Seconds()*1000, v.name+"-ms/call")
+	}
 }
