@@ -15,8 +15,10 @@ import (
 // alike: exec directly (the floor), unconfined through [sandbox.Command],
 // and confined with this test binary as the shim. With
 // SWITCHBOARD_BENCH_EXE set to a built switchboard binary, a fourth
-// variant uses it as the shim, as production does. It reports each
-// variant's median in ms/start; ns/op is the time of one round of all.
+// variant uses it as the shim, as production does; where bubblewrap is
+// installed, a variant runs it with a comparable policy, for the engine
+// comparison in docs/ARCHITECTURE.md. It reports each variant's median in
+// ms/start; ns/op is the time of one round of all.
 func BenchmarkStart(b *testing.B) {
 	root := b.TempDir()
 	if s := sandbox.Check(); !s.Available {
@@ -41,6 +43,17 @@ func BenchmarkStart(b *testing.B) {
 		{name: "floor", cmd: func() *exec.Cmd { return exec.Command("/bin/true") }},
 		{name: "unconfined", cmd: mk(nil)},
 		{name: "confined-testbin", cmd: mk(p)},
+	}
+	if bwrap, err := exec.LookPath("bwrap"); err == nil {
+		// The engine not chosen, for docs/ARCHITECTURE.md: bubblewrap with
+		// the same namespaces and a comparable view (system read-only,
+		// root writable, fresh /proc, /dev and /tmp).
+		vs = append(vs, &variant{name: "bwrap", cmd: func() *exec.Cmd {
+			return exec.Command(bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+				"--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
+				"--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc",
+				"--dev", "/dev", "--tmpfs", "/tmp", "--bind", root, root, "--chdir", root, "/bin/true")
+		}})
 	}
 	if exe := os.Getenv("SWITCHBOARD_BENCH_EXE"); exe != "" {
 		pe := *p
