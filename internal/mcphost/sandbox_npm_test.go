@@ -83,6 +83,7 @@ func TestSandboxedServerEscapes(t *testing.T) {
 	h := newHostile(t)
 	addr, accepted := listenTCP(t)
 	host, port, _ := net.SplitHostPort(addr)
+	sock, sockAccepted := listenUnix(t)
 	portN, _ := strconv.Atoi(port)
 	const marker = "987653"
 
@@ -111,6 +112,7 @@ func TestSandboxedServerEscapes(t *testing.T) {
 		{"write outside the roots", "write_file", map[string]any{"path": filepath.Join(h.outside, "new"), "content": "x"}, "denied:", nil},
 		{"write into /usr", "write_file", map[string]any{"path": "/usr/evil", "content": "x"}, "denied:", nil},
 		{"connect to a listener on 127.0.0.1", "connect", map[string]any{"host": host, "port": portN}, "denied:", nil},
+		{"connect to a unix socket in /run", "connect_unix", map[string]any{"path": sock}, "denied:", nil},
 		{"fork without bound", "fork_bomb", map[string]any{"count": 1000, "marker": marker}, "denied:", []string{"started 1000"}},
 		{"start a process that outlives the server", "spawn_detached", map[string]any{"marker": marker}, "ok:", nil},
 		{"read inside the roots", "read_file", map[string]any{"path": filepath.Join(h.root, "switchboard.yaml")}, "ok:", nil},
@@ -152,8 +154,8 @@ func TestSandboxedServerEscapes(t *testing.T) {
 	if got := strings.Join(names, ","); !strings.Contains(got, "FROM_CONFIG") || !strings.Contains(got, "SANDBOX_TEST_INHERIT") || !strings.Contains(got, "PATH") {
 		t.Errorf("the server's environment %s lacks a configured, inherited or base variable", got)
 	}
-	if accepted() {
-		t.Error("the listener accepted a connection from the sandbox")
+	if accepted() || sockAccepted() {
+		t.Error("a listener accepted a connection from the sandbox")
 	}
 	if _, err := os.Stat(filepath.Join(h.outside, "new")); err == nil {
 		t.Error("the server wrote outside the roots")
@@ -232,6 +234,36 @@ func listenTCP(t *testing.T) (string, func() bool) {
 	}()
 	t.Cleanup(func() { _ = ln.Close(); <-done })
 	return ln.Addr().String(), func() bool { return n.Load() > 0 }
+}
+
+// listenUnix listens on a unix socket in /run, where the Docker and D-Bus
+// sockets live, and reports whether it accepted; it skips where /run is
+// not writable.
+func listenUnix(t *testing.T) (string, func() bool) {
+	t.Helper()
+	path := filepath.Join("/run", "switchboard-sandbox-test-"+strconv.Itoa(os.Getpid())+".sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("listening in /run: %v", err)
+		}
+		t.Skipf("cannot listen in /run: %v", err)
+	}
+	var n atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			_ = c.Close()
+		}
+	}()
+	t.Cleanup(func() { _ = ln.Close(); <-done })
+	return path, func() bool { return n.Load() > 0 }
 }
 
 // processesWith returns the host pids whose command line contains marker.

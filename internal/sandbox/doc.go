@@ -16,8 +16,9 @@
 // anything else. The shim, as pid 1 of its namespace:
 //
 //  1. mounts a fresh /proc (only the sandbox's own processes are in it)
-//     and fresh tmpfs on /tmp and /dev/shm, binding back the policy's
-//     paths that lie under /tmp;
+//     and empty tmpfs on /tmp, /dev/shm and /run (whose sockets Landlock
+//     before ABI 9 does not guard), binding back the policy's paths that
+//     lie below them;
 //  2. covers every Hide path (Switchboard's data directory and config
 //     file, root-only files under /etc) with an empty read-only tmpfs or
 //     /dev/null, so they cannot be read even below a Read or Write path;

@@ -100,11 +100,21 @@ func setup(sp *spec) error {
 	return dropCaps()
 }
 
-// privateTmp mounts empty tmpfs on /tmp and /dev/shm, so the command
-// neither sees nor leaves files in the host's, then binds back the
-// policy's paths that lie below them (tests keep their roots in /tmp).
+// covered are the host directories the sandbox replaces with empty tmpfs:
+// the shared temporary directories, so the command neither sees nor
+// leaves files in the host's, and /run, whose sockets (the Docker and D-Bus
+// sockets, user runtime directories) Landlock before ABI 9 would let it
+// connect to. /run stays unreadable under Landlock.
+var covered = []struct{ dir, mode string }{{"/tmp", "1777"}, {"/dev/shm", "1777"}, {"/run", "0755"}}
+
+// privateTmp mounts the covered directories empty, then binds back the
+// policy's paths that lie below them (tests keep their roots in /tmp;
+// name resolution needs /run/systemd/resolve).
 func privateTmp(sp *spec) error {
-	covered := []string{"/tmp", "/dev/shm"}
+	dirs := make([]string, len(covered))
+	for i, c := range covered {
+		dirs[i] = c.dir
+	}
 	type keep struct {
 		path string
 		fd   int
@@ -112,7 +122,7 @@ func privateTmp(sp *spec) error {
 	}
 	var keeps []keep
 	for _, p := range append(append([]string{}, sp.Read...), sp.Write...) {
-		if !under(p, covered...) {
+		if !under(p, dirs...) {
 			continue
 		}
 		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
@@ -132,11 +142,11 @@ func privateTmp(sp *spec) error {
 		}
 	}()
 	for _, c := range covered {
-		if _, err := os.Stat(c); err != nil {
+		if st, err := os.Lstat(c.dir); err != nil || !st.IsDir() {
 			continue
 		}
-		if err := unix.Mount("tmpfs", c, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-			return fmt.Errorf("mounting a private %s: %w", c, err)
+		if err := unix.Mount("tmpfs", c.dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode="+c.mode); err != nil {
+			return fmt.Errorf("mounting a private %s: %w", c.dir, err)
 		}
 	}
 	for _, k := range keeps {

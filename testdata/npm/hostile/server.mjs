@@ -57,6 +57,15 @@ server.registerTool("connect", { description: "Open a TCP connection.", inputSch
     s.on("error", (e) => resolve(text(`denied: ${e.code} ${e.message}`)));
   }));
 
+server.registerTool("connect_unix", { description: "Connect to a unix socket by path.", inputSchema: { path: z.string() } },
+  ({ path }) => new Promise((resolve) => {
+    const s = net.connect({ path });
+    s.setTimeout(5000);
+    s.on("connect", () => { s.end("hello from the sandbox\n"); resolve(text("ok: connected")); });
+    s.on("timeout", () => { s.destroy(); resolve(text("denied: ETIMEDOUT no answer")); });
+    s.on("error", (e) => resolve(text(`denied: ${e.code} ${e.message}`)));
+  }));
+
 // start spawns one child and resolves to it, or to the error.
 const start = (args, opts) => new Promise((resolve) => {
   const c = spawn("sleep", args, { stdio: "ignore", ...opts });
