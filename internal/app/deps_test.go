@@ -53,6 +53,7 @@ var testSupport = []string{
 	"internal/store/storetest",
 	"internal/mcphost/mcptest",
 	"internal/tools/openapi/emailserver",
+	"internal/sandbox/sandboxtest",
 }
 
 // adapters may be imported only by internal/app (and commands for their own tools).

@@ -11,12 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
 // envRunMain makes the test binary run as the switchboard command.
@@ -40,11 +39,8 @@ func TestKilledSwitchboardLeavesNoChildren(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if s := sandbox.Check(); tc.sandboxed && !s.Available {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("the sandbox must be available in CI: %s", s.Reason)
-				}
-				t.Skipf("no sandbox here: %s", s.Reason)
+			if tc.sandboxed {
+				sandboxtest.Require(t)
 			}
 			node, sdk := npmScript(t, "@modelcontextprotocol/sdk", "package.json")
 			nm := filepath.Dir(filepath.Dir(filepath.Dir(sdk)))
@@ -113,13 +109,13 @@ mcpServers:
 
 			// The server's node process and the terminal's sleeps.
 			deadline := time.Now().Add(30 * time.Second)
-			for len(processesWith(marker+".5")) == 0 || len(processesWith("--marker="+marker)) == 0 {
+			for len(sandboxtest.ProcessesWith(marker+".5")) == 0 || len(sandboxtest.ProcessesWith("--marker="+marker)) == 0 {
 				if time.Now().After(deadline) {
-					t.Fatalf("the server (%v) or the terminal command (%v) never started", processesWith("--marker="+marker), processesWith(marker+".5"))
+					t.Fatalf("the server (%v) or the terminal command (%v) never started", sandboxtest.ProcessesWith("--marker="+marker), sandboxtest.ProcessesWith(marker+".5"))
 				}
 				time.Sleep(20 * time.Millisecond) // polling with a deadline
 			}
-			before := append(processesWith(marker+".5"), processesWith("--marker="+marker)...)
+			before := append(sandboxtest.ProcessesWith(marker+".5"), sandboxtest.ProcessesWith("--marker="+marker)...)
 
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
@@ -128,7 +124,7 @@ mcpServers:
 			_ = cmd.Wait()
 			deadline = time.Now().Add(5 * time.Second)
 			for {
-				left := append(processesWith(marker+".5"), processesWith("--marker="+marker)...)
+				left := append(sandboxtest.ProcessesWith(marker+".5"), sandboxtest.ProcessesWith("--marker="+marker)...)
 				if len(left) == 0 {
 					break
 				}
@@ -146,27 +142,4 @@ func writeConfig(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// processesWith returns the host pids whose command line contains marker,
-// leaving out zombies, which are already dead.
-func processesWith(marker string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(b), marker) {
-			continue
-		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 0 && f[0] == "Z" {
-				continue
-			}
-		}
-		out = append(out, e.Name())
-	}
-	return out
 }

@@ -4,25 +4,19 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
 // TestSandboxInDoctorAndServers checks that doctor and servers show each
 // stdio server's sandbox and the terminal's, and that doctor names the
 // variables a server gets without their values.
 func TestSandboxInDoctorAndServers(t *testing.T) {
-	if s := sandbox.Check(); !s.Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the sandbox must be available in CI: %s", s.Reason)
-		}
-		t.Skipf("no sandbox here: %s", s.Reason)
-	}
+	sandboxtest.Require(t)
 	boxed := mcptest.StdioServer(t, "boxed")
 	boxed.Env["API_TOKEN"] = "t0ken-value"
 	plain := mcptest.StdioServer(t, "plain")

@@ -44,8 +44,10 @@ mcpServers:
 	if diff := cmp.Diff([]string{"AWS_*"}, c.MCPServers["on"].InheritEnv); diff != "" {
 		t.Errorf("inheritEnv mismatch (-want +got):\n%s", diff)
 	}
-	want2 := Terminal{Timeout: DefaultCallTimeout, MaxOutput: DefaultResultBytes, Sandbox: SandboxRequired, Network: true,
-		InheritEnv: []string{"GOPATH", "NPM_*"}, Limits: SandboxLimits{Processes: 64}}
+	want2 := Terminal{
+		Timeout: DefaultCallTimeout, MaxOutput: DefaultResultBytes, Sandbox: SandboxRequired, Network: true,
+		InheritEnv: []string{"GOPATH", "NPM_*"}, Limits: SandboxLimits{Processes: 64},
+	}
 	if diff := cmp.Diff(want2, c.Builtin.Terminal); diff != "" {
 		t.Errorf("terminal mismatch (-want +got):\n%s", diff)
 	}

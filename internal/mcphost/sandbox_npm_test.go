@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
 // hostileSetup is a sandboxed hostile server with a root that holds a data
@@ -26,12 +26,7 @@ type hostileSetup struct {
 
 func newHostile(t *testing.T) *hostileSetup {
 	t.Helper()
-	if s := sandbox.Check(); !s.Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the sandbox must be available in CI: %s", s.Reason)
-		}
-		t.Skipf("no sandbox here: %s", s.Reason)
-	}
+	sandboxtest.Require(t)
 	p := requireNPM(t, "@modelcontextprotocol/sdk", "zod")
 	mod, err := moduleRoot()
 	if err != nil {
@@ -81,7 +76,7 @@ func TestSandboxedServerEscapes(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-env1r0n")
 	t.Setenv("SANDBOX_TEST_INHERIT", "yes")
 	h := newHostile(t)
-	addr, accepted := listenTCP(t)
+	addr, accepted := sandboxtest.Listen(t, "tcp4", "127.0.0.1:0")
 	host, port, _ := net.SplitHostPort(addr)
 	sock, sockAccepted := listenUnix(t)
 	portN, _ := strconv.Atoi(port)
@@ -107,7 +102,7 @@ func TestSandboxedServerEscapes(t *testing.T) {
 		{"list the data directory", "list_dir", map[string]any{"path": h.data}, "ok:", []string{"oauth"}},
 		{"read the config file", "read_file", map[string]any{"path": h.config}, "ok:", []string{"sk-c0nfig"}},
 		{"read switchboard's environ", "read_environ", map[string]any{"pid": os.Getpid()}, "denied:", []string{"sk-env1r0n"}},
-		{"read the parent's environ", "read_environ", map[string]any{"pid": 0}, "ok:", []string{"sk-env1r0n", "OPENAI"}},
+		{"read the parent's environ", "read_environ", map[string]any{"pid": 0}, "", []string{"sk-env1r0n", "OPENAI"}},
 		{"see other processes", "processes", nil, "ok:", []string{"," + strconv.Itoa(os.Getpid()) + ","}},
 		{"write outside the roots", "write_file", map[string]any{"path": filepath.Join(h.outside, "new"), "content": "x"}, "denied:", nil},
 		{"write into /usr", "write_file", map[string]any{"path": "/usr/evil", "content": "x"}, "denied:", nil},
@@ -166,7 +161,7 @@ func TestSandboxedServerEscapes(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if left := processesWith(marker); len(left) > 0 {
+	if left := sandboxtest.ProcessesWith(marker); len(left) > 0 {
 		t.Errorf("processes the server started outlived it: %v", left)
 	}
 }
@@ -175,7 +170,9 @@ func TestSandboxedServerEscapes(t *testing.T) {
 // stops from starting fails with an error naming what was refused.
 func TestSandboxedServerStartFailure(t *testing.T) {
 	h := newHostile(t)
-	outside, err := os.MkdirTemp("/var/tmp", "switchboard-sandbox-test-")
+	// Outside /tmp, which the sandbox replaces: there the kernel refuses
+	// with EACCES instead of the path being absent.
+	outside, err := os.MkdirTemp("/var/tmp", "switchboard-sandbox-test-") //nolint:usetesting // see above
 	if err != nil {
 		t.Skipf("no directory outside /tmp to test with: %v", err)
 	}
@@ -212,72 +209,20 @@ func firstLine(s string) string {
 	return s
 }
 
-// listenTCP opens a listener on 127.0.0.1 and reports whether it accepted.
-func listenTCP(t *testing.T) (string, func() bool) {
-	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n atomic.Int32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			_ = c.Close()
-		}
-	}()
-	t.Cleanup(func() { _ = ln.Close(); <-done })
-	return ln.Addr().String(), func() bool { return n.Load() > 0 }
-}
-
 // listenUnix listens on a unix socket in /run, where the Docker and D-Bus
 // sockets live, and reports whether it accepted; it skips where /run is
-// not writable.
+// not writable (CI runs as root, so it is).
 func listenUnix(t *testing.T) (string, func() bool) {
 	t.Helper()
 	path := filepath.Join("/run", "switchboard-sandbox-test-"+strconv.Itoa(os.Getpid())+".sock")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
+	if f, err := os.Create(path); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("listening in /run: %v", err)
+			t.Fatalf("cannot write in /run: %v", err)
 		}
-		t.Skipf("cannot listen in /run: %v", err)
+		t.Skipf("cannot write in /run: %v", err)
+	} else {
+		_ = f.Close()
+		_ = os.Remove(path)
 	}
-	var n atomic.Int32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			_ = c.Close()
-		}
-	}()
-	t.Cleanup(func() { _ = ln.Close(); <-done })
-	return path, func() bool { return n.Load() > 0 }
-}
-
-// processesWith returns the host pids whose command line contains marker.
-func processesWith(marker string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+	return sandboxtest.Listen(t, "unix", path)
 }

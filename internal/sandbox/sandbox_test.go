@@ -11,17 +11,13 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
 // confined returns a policy confining to root (writable) and the system.
 func confined(t *testing.T, root string) *sandbox.Policy {
 	t.Helper()
-	if s := sandbox.Check(); !s.Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("sandbox unavailable in CI: %s", s.Reason)
-		}
-		t.Skipf("sandbox unavailable: %s", s.Reason)
-	}
+	sandboxtest.Require(t)
 	return policyFor(root)
 }
 
@@ -57,7 +53,6 @@ func sh(t *testing.T, p *sandbox.Policy, dir, line string) (string, int) {
 }
 
 func TestConfinedFilesystem(t *testing.T) {
-	t.Parallel()
 	root, outside := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s3cret"), 0o644); err != nil {
 		t.Fatal(err)
@@ -134,7 +129,15 @@ func TestConfinedProcesses(t *testing.T) {
 			t.Errorf("read the environment of pid %s:\n%s", pid, out)
 		}
 	}
-	out, _ := sh(t, p, root, "ls /proc | grep -c '^[0-9]'")
+	// No thread of the shim (pid 1) nor the command keeps a capability.
+	out, _ := sh(t, p, root, "grep -h -e CapEff -e CapPrm -e CapBnd /proc/1/task/*/status /proc/self/status | sort -u")
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasSuffix(l, "0000000000000000") {
+			t.Errorf("a process in the sandbox has capabilities: %s", out)
+			break
+		}
+	}
+	out, _ = sh(t, p, root, "ls /proc | grep -c '^[0-9]'")
 	if n := strings.TrimSpace(out); n != "3" && n != "4" { // shim, sh, ls, grep (ls may be gone)
 		t.Errorf("the sandbox sees %s processes; want only its own", n)
 	}
@@ -170,14 +173,14 @@ func TestConfinedForkBound(t *testing.T) {
 	}
 	buf := make([]byte, 16)
 	n, _ := stdout.Read(buf)
-	count := len(processesWith(marker))
+	count := len(sandboxtest.ProcessesWith(marker))
 	_ = stdin.Close()
 	_ = cmd.Wait()
 	forked := atoi(string(buf[:n]))
 	if forked == 0 || forked > 64+300 || count > 64+300 {
 		t.Errorf("the sandbox forked %d children (%d seen from the host); want at most 64 (64+300 for root)", forked, count)
 	}
-	if left := processesWith(marker); len(left) > 0 {
+	if left := sandboxtest.ProcessesWith(marker); len(left) > 0 {
 		t.Errorf("%d forked processes outlived the command", len(left))
 	}
 }
@@ -189,7 +192,7 @@ func TestConfinedNetwork(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is needed for /dev/tcp")
 	}
-	addr, accepted := listen(t)
+	addr, accepted := sandboxtest.Listen(t, "tcp4", "127.0.0.1:0")
 	host, port, _ := strings.Cut(addr, ":")
 	out, code := sh(t, p, root, "exec bash -c 'echo hi > /dev/tcp/"+host+"/"+port+"'")
 	if code == 0 {
@@ -214,7 +217,7 @@ func TestConfinedNothingOutlives(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if pids := processesWith(marker); len(pids) > 0 {
+	if pids := sandboxtest.ProcessesWith(marker); len(pids) > 0 {
 		t.Errorf("processes outlived the command: %v", pids)
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // Exit statuses of the shim itself, as env(1) and shells use them.
@@ -38,8 +40,7 @@ func Shim(args []string) (code int, ok bool) {
 }
 
 func runShim(args []string, stderr io.Writer) int {
-	// Capabilities and no_new_privs are per thread; the command is forked
-	// from this one, so all of it happens here.
+	// The command is forked from this thread; keep the goroutine on it.
 	runtime.LockOSThread()
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "switchboard sandbox: "+format+"\n", a...)
@@ -185,8 +186,11 @@ func mountPoint(p string, dir bool) error {
 // capabilities are gone), and writes to a covered file go to /dev/null.
 func hide(p string) error {
 	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
+	switch err := unix.Lstat(p, &st); {
+	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR):
 		return nil // absent: nothing to hide
+	case err != nil:
+		return fmt.Errorf("hiding %s: %w", p, err)
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		if err := unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555"); err != nil {
@@ -250,8 +254,10 @@ func limit(l Limits) error {
 	return set("core dumps", unix.RLIMIT_CORE, 0)
 }
 
-// dropCaps removes every capability from this thread and from what it
-// executes, also when the command runs as uid 0 (Switchboard run as root).
+// dropCaps removes every capability from every thread of the shim, and
+// from what it executes, also when the command runs as uid 0 (Switchboard
+// run as root). Capabilities are per thread, so each call goes to all of
+// them through psx (which go-landlock uses for the same reason).
 func dropCaps() error {
 	last := 40
 	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
@@ -260,22 +266,24 @@ func dropCaps() error {
 		}
 	}
 	for c := 0; c <= last; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("dropping capability %d: %w", c, err)
+		if _, _, errno := psx.Syscall3(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, uintptr(c), 0); errno != 0 && errno != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d: %w", c, errno)
 		}
 	}
 	// SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE,
 	// each with its lock bit (linux/securebits.h): executing as uid 0
 	// grants nothing back.
 	const secbits = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<6 | 1<<7
-	if err := unix.Prctl(unix.PR_SET_SECUREBITS, secbits, 0, 0, 0); err != nil {
-		return fmt.Errorf("locking capabilities out: %w", err)
+	if _, _, errno := psx.Syscall3(unix.SYS_PRCTL, unix.PR_SET_SECUREBITS, secbits, 0); errno != 0 {
+		return fmt.Errorf("locking capabilities out: %w", errno)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("dropping capabilities: %w", err)
+	if _, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); errno != 0 {
+		return fmt.Errorf("dropping capabilities: %w", errno)
 	}
+	runtime.KeepAlive(&hdr)
+	runtime.KeepAlive(&data)
 	return nil
 }
 

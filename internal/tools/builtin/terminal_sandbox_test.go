@@ -3,16 +3,15 @@
 package builtin
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
 // sandboxEnv builds the tools with a confined terminal whose root holds a
@@ -25,12 +24,7 @@ type sandboxEnv struct {
 
 func newSandboxEnv(t *testing.T, network bool) *sandboxEnv {
 	t.Helper()
-	if s := sandbox.Check(); !s.Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the sandbox must be available in CI: %s", s.Reason)
-		}
-		t.Skipf("no sandbox here: %s", s.Reason)
-	}
+	sandboxtest.Require(t)
 	root := t.TempDir()
 	se := &sandboxEnv{outside: t.TempDir(), data: filepath.Join(root, ".switchboard"), config: filepath.Join(root, "switchboard.yaml")}
 	write(t, filepath.Join(se.outside, "secret"), "s3cret-outside")
@@ -56,9 +50,8 @@ func newSandboxEnv(t *testing.T, network bool) *sandboxEnv {
 // TestTerminalSandboxEscapes tries each way out of the sandbox through the
 // terminal tool, as a model would.
 func TestTerminalSandboxEscapes(t *testing.T) {
-	t.Parallel()
 	se := newSandboxEnv(t, false)
-	addr, accepted := listenTCP(t)
+	addr, accepted := sandboxtest.Listen(t, "tcp4", "127.0.0.1:0")
 	host, port, _ := strings.Cut(addr, ":")
 	self := strconv.Itoa(os.Getpid())
 
@@ -110,7 +103,6 @@ func TestTerminalSandboxEscapes(t *testing.T) {
 // TestTerminalSandboxAllows checks that ordinary work inside the roots
 // still works under the sandbox.
 func TestTerminalSandboxAllows(t *testing.T) {
-	t.Parallel()
 	se := newSandboxEnv(t, false)
 	if err := os.Mkdir(filepath.Join(se.root, "src"), 0o755); err != nil {
 		t.Fatal(err)
@@ -144,7 +136,7 @@ func TestTerminalSandboxAllows(t *testing.T) {
 func TestTerminalSandboxNetworkOn(t *testing.T) {
 	t.Parallel()
 	se := newSandboxEnv(t, true)
-	addr, accepted := listenTCP(t)
+	addr, accepted := sandboxtest.Listen(t, "tcp4", "127.0.0.1:0")
 	host, port, _ := strings.Cut(addr, ":")
 	se.ok(t, nameTerminal, map[string]any{"command": "exec bash -c 'echo hi > /dev/tcp/" + host + "/" + port + "'"})
 	if !accepted() {
@@ -159,28 +151,4 @@ func TestTerminalSandboxRequiredRefuses(t *testing.T) {
 	}
 	e := newEnv(t, &Options{TerminalSandbox: SandboxRequired})
 	e.fail(t, nameTerminal, map[string]any{"command": "true"}, "sandbox is required")
-}
-
-// listenTCP opens a listener on 127.0.0.1 and reports whether it accepted.
-func listenTCP(t *testing.T) (string, func() bool) {
-	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n atomic.Int32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			_ = c.Close()
-		}
-	}()
-	t.Cleanup(func() { _ = ln.Close(); <-done })
-	return ln.Addr().String(), func() bool { return n.Load() > 0 }
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -137,9 +138,9 @@ func modes() []string { return []string{SandboxOff, SandboxAuto} }
 func waitNoMarker(t *testing.T, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(processesWith(marker)) > 0 {
+	for len(sandboxtest.ProcessesWith(marker)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes %v with %q are still running", processesWith(marker), marker)
+			t.Fatalf("processes %v with %q are still running", sandboxtest.ProcessesWith(marker), marker)
 		}
 		time.Sleep(10 * time.Millisecond) // polling with a deadline, not synchronisation
 	}
@@ -149,7 +150,7 @@ func waitNoMarker(t *testing.T, marker string) {
 func waitMarker(t *testing.T, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(processesWith(marker)) == 0 {
+	for len(sandboxtest.ProcessesWith(marker)) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no process with %q started", marker)
 		}
@@ -272,20 +273,4 @@ func TestTerminalEscapedProcessDoesNotHang(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("the call waited %v for a process that left the group", d)
 	}
-}
-
-// processesWith returns the host pids whose command line contains marker.
-func processesWith(marker string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
 }
