@@ -48,7 +48,7 @@ func newTerminal(rs *roots, o *Options) *tool {
 	timeout := o.TerminalTimeout
 	t := &terminal{
 		rs: rs, timeout: timeout, maxTime: max(terminalMaxTimeout, timeout), maxOutput: o.TerminalMaxOutput,
-		environ: o.Environ, inherit: o.TerminalInheritEnv, conf: newConfinement(rs, o),
+		environ: o.Environ, inherit: o.TerminalInheritEnv, conf: newConfinement(rs, o, sandbox.Check()),
 	}
 	defSec, maxSec := int(timeout.Round(time.Second)/time.Second), int(t.maxTime/time.Second)
 	return &tool{

@@ -18,8 +18,9 @@ type confinement struct {
 	about string
 }
 
-func newConfinement(rs *roots, o *Options) confinement {
-	s := sandbox.Check()
+// newConfinement decides from the options and s, what [sandbox.Check]
+// reports for this system.
+func newConfinement(rs *roots, o *Options, s sandbox.Support) confinement {
 	mode := o.TerminalSandbox
 	if mode == "" {
 		mode = SandboxAuto

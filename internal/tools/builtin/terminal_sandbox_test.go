@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
@@ -144,11 +145,30 @@ func TestTerminalSandboxNetworkOn(t *testing.T) {
 	}
 }
 
-func TestTerminalSandboxRequiredRefuses(t *testing.T) {
-	t.Parallel()
-	if sandbox.Check().Available {
-		t.Skip("this system can sandbox; the refusal is for systems that cannot")
+// TestTerminalWithoutKernelSupport checks what the terminal says and does
+// on a system that cannot sandbox, for each mode.
+func TestTerminalWithoutKernelSupport(t *testing.T) {
+	rs, err := newRoots([]string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
 	}
-	e := newEnv(t, &Options{TerminalSandbox: SandboxRequired})
-	e.fail(t, nameTerminal, map[string]any{"command": "true"}, "sandbox is required")
+	none := sandbox.Support{Reason: "the kernel has no Landlock"}
+	for _, tt := range []struct {
+		mode, about, refuse string
+	}{
+		{SandboxAuto, "Not sandboxed: the kernel has no Landlock.", ""},
+		{SandboxOff, "Not sandboxed (builtin.terminal.sandbox is off)", ""},
+		{SandboxRequired, "Unavailable: the sandbox is required", "the terminal sandbox is required (builtin.terminal.sandbox: required) but this system cannot provide it: the kernel has no Landlock"},
+	} {
+		c := newConfinement(rs, &Options{TerminalSandbox: tt.mode}, none)
+		if c.policy != nil || !strings.HasPrefix(c.about, tt.about) || c.refuse != tt.refuse {
+			t.Errorf("%s: policy %v, about %q, refuse %q; want no policy, %q..., %q", tt.mode, c.policy, c.about, c.refuse, tt.about, tt.refuse)
+		}
+	}
+	c := newConfinement(rs, &Options{TerminalSandbox: SandboxRequired}, none)
+	tm := &terminal{rs: rs, timeout: time.Second, maxTime: time.Second, maxOutput: 100, environ: os.Environ, conf: c}
+	res, err := tm.run(t.Context(), terminalArgs{Command: "echo ran"})
+	if err != nil || !res.IsError || strings.Contains(res.Text(), "ran") || !strings.Contains(res.Text(), "sandbox is required") {
+		t.Errorf("a required sandbox that is missing: %v, %q; want the call refused", err, res.Text())
+	}
 }
