@@ -7,6 +7,7 @@
 package sandboxtest
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -38,7 +39,8 @@ func Require(tb testing.TB) {
 // The listener closes when the test ends; a failure to listen fails tb.
 func Listen(tb testing.TB, network, addr string) (string, func() bool) {
 	tb.Helper()
-	ln, err := net.Listen(network, addr)
+	var lc net.ListenConfig
+	ln, err := lc.Listen(context.Background(), network, addr)
 	if err != nil {
 		tb.Fatalf("listening on %s %s: %v", network, addr, err)
 	}
