@@ -21,6 +21,7 @@ import (
 // secrets outside it.
 type hostileSetup struct {
 	root, outside, data, config string
+	node                        string // Node 22 from testdata/npm
 	sc                          mcphost.ServerConfig
 }
 
@@ -36,7 +37,7 @@ func newHostile(t *testing.T) *hostileSetup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hostileSetup{root: t.TempDir(), outside: t.TempDir()}
+	h := &hostileSetup{root: t.TempDir(), outside: t.TempDir(), node: p.node}
 	h.data, h.config = filepath.Join(h.root, ".switchboard"), filepath.Join(h.root, "switchboard.yaml")
 	writeFile(t, filepath.Join(h.outside, "secret"), "s3cret-outside")
 	writeFile(t, filepath.Join(h.data, "oauth", "github.json"), `{"access_token":"gho_tok3n"}`)
@@ -112,7 +113,7 @@ func TestSandboxedServerEscapes(t *testing.T) {
 		{"start a process that outlives the server", "spawn_detached", map[string]any{"marker": marker}, "ok:", nil},
 		{"read inside the roots", "read_file", map[string]any{"path": filepath.Join(h.root, "switchboard.yaml")}, "ok:", nil},
 		{"write inside the roots", "write_file", map[string]any{"path": filepath.Join(h.root, "made.txt"), "content": "made"}, "ok:", nil},
-		{"ordinary programs", "run", map[string]any{"command": "ls && grep -c made made.txt && sh -c 'echo hi' && node -e 'console.log(1)'"}, "ok:", nil},
+		{"ordinary programs", "run", map[string]any{"command": "ls && grep -c made made.txt && sh -c 'echo hi' && " + h.node + " -e 'console.log(1)'"}, "ok:", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
