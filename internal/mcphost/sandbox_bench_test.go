@@ -3,14 +3,14 @@
 package mcphost_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
 // BenchmarkSandboxedStart measures a server's start (spawn, handshake,
@@ -52,33 +52,21 @@ func BenchmarkSandboxedStart(b *testing.B) {
 			boxed := srv.sc
 			boxed.Sandbox = policy(srv.read...)
 			boxed.Sandbox.Write = append(boxed.Sandbox.Write, srv.read...)
-			variants := []struct {
-				name string
-				sc   mcphost.ServerConfig
-			}{{"unconfined", srv.sc}, {"sandboxed", boxed}}
-			took := make([][]time.Duration, len(variants))
-			i := 0
-			for b.Loop() {
-				order := []int{0, 1}
-				if i%2 == 1 {
-					order = []int{1, 0}
-				}
-				i++
-				for _, k := range order {
-					pool := mcphost.NewPool([]mcphost.ServerConfig{variants[k].sc}, benchOptions())
-					start := time.Now()
+			start := func(sc mcphost.ServerConfig) func() error {
+				return func() error {
+					pool := mcphost.NewPool([]mcphost.ServerConfig{sc}, benchOptions())
+					defer pool.Close()
 					pool.Start(b.Context())
-					took[k] = append(took[k], time.Since(start))
 					if st := pool.Status()[0]; st.State != mcphost.StateReady {
-						b.Fatalf("%s: %s: %s", variants[k].name, st.State, st.LastError)
+						return fmt.Errorf("%s: %s", st.State, st.LastError)
 					}
-					_ = pool.Close()
+					return nil
 				}
 			}
-			for k, v := range variants {
-				slices.Sort(took[k])
-				b.ReportMetric(took[k][len(took[k])/2].Seconds()*1000, v.name+"-ms/start")
-			}
+			sandboxtest.Interleave(b, "start",
+				sandboxtest.Variant{Name: "unconfined", Run: start(srv.sc)},
+				sandboxtest.Variant{Name: "sandboxed", Run: start(boxed)},
+			)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -93,4 +94,37 @@ func ProcessesWith(marker string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// Variant is one way of doing the same thing, for [Interleave].
+type Variant struct {
+	Name string
+	Run  func() error
+}
+
+// Interleave runs every variant once per benchmark iteration, in
+// alternating order (A B C, C B A, ...), so that a noisy machine's load
+// hits all of them alike, and reports each variant's median as
+// "<name>-ms/<unit>"; ns/op is the time of one round.
+func Interleave(b *testing.B, unit string, vs ...Variant) {
+	b.Helper()
+	took := make([][]time.Duration, len(vs))
+	order := make([]int, len(vs))
+	for i := range order {
+		order[i] = i
+	}
+	for b.Loop() {
+		for _, k := range order {
+			start := time.Now()
+			if err := vs[k].Run(); err != nil {
+				b.Fatalf("%s: %v", vs[k].Name, err)
+			}
+			took[k] = append(took[k], time.Since(start))
+		}
+		slices.Reverse(order)
+	}
+	for k, v := range vs {
+		slices.Sort(took[k])
+		b.ReportMetric(took[k][len(took[k])/2].Seconds()*1000, v.Name+"-ms/"+unit)
+	}
 }

@@ -7,12 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -68,11 +67,6 @@ func BenchmarkTerminalSandbox(b *testing.B) {
 	off := newEnvAt(b, root, &Options{TerminalSandbox: SandboxOff})
 	on := newEnvAt(b, root, &Options{TerminalSandbox: SandboxRequired, TerminalPolicy: policy})
 	req := &tools.CallRequest{Arguments: json.RawMessage(`{"command":"true"}`)}
-	type variant struct {
-		name string
-		run  func() error
-		took []time.Duration
-	}
 	call := func(e *env) func() error {
 		return func() error {
 			res, err := e.tools[nameTerminal].Call(context.Background(), req)
@@ -82,28 +76,9 @@ func BenchmarkTerminalSandbox(b *testing.B) {
 			return err
 		}
 	}
-	vs := []*variant{
-		{name: "floor", run: func() error { return exec.Command("/bin/sh", "-c", "true").Run() }},
-		{name: "off", run: call(off)},
-		{name: "sandboxed", run: call(on)},
-	}
-	i := 0
-	for b.Loop() {
-		order := slices.Clone(vs)
-		if i%2 == 1 {
-			slices.Reverse(order)
-		}
-		i++
-		for _, v := range order {
-			start := time.Now()
-			if err := v.run(); err != nil {
-				b.Fatalf("%s: %v", v.name, err)
-			}
-			v.took = append(v.took, time.Since(start))
-		}
-	}
-	for _, v := range vs {
-		slices.Sort(v.took)
-		b.ReportMetric(v.took[len(v.took)/2].Seconds()*1000, v.name+"-ms/call")
-	}
+	sandboxtest.Interleave(b, "call",
+		sandboxtest.Variant{Name: "floor", Run: func() error { return exec.Command("/bin/sh", "-c", "true").Run() }},
+		sandboxtest.Variant{Name: "off", Run: call(off)},
+		sandboxtest.Variant{Name: "sandboxed", Run: call(on)},
+	)
 }

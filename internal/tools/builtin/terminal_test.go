@@ -135,26 +135,19 @@ func readPid(t *testing.T, file string) int {
 func modes() []string { return []string{SandboxOff, SandboxAuto} }
 
 // waitNoMarker polls until no host process has marker in its command line.
-func waitNoMarker(t *testing.T, marker string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(sandboxtest.ProcessesWith(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v with %q are still running", sandboxtest.ProcessesWith(marker), marker)
-		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline, not synchronisation
-	}
-}
+func waitNoMarker(t *testing.T, marker string) { waitMarkerIs(t, marker, false) }
 
 // waitMarker polls until a host process has marker in its command line.
-func waitMarker(t *testing.T, marker string) {
+func waitMarker(t *testing.T, marker string) { waitMarkerIs(t, marker, true) }
+
+func waitMarkerIs(t *testing.T, marker string, running bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(sandboxtest.ProcessesWith(marker)) == 0 {
+	for (len(sandboxtest.ProcessesWith(marker)) > 0) != running {
 		if time.Now().After(deadline) {
-			t.Fatalf("no process with %q started", marker)
+			t.Fatalf("processes with %q: %v; want running %v", marker, sandboxtest.ProcessesWith(marker), running)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling with a deadline, not synchronisation
 	}
 }
 
