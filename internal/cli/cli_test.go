@@ -17,6 +17,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
+// envRunMain makes the test binary run as the switchboard command.
+const envRunMain = "SWITCHBOARD_TEST_RUN_MAIN"
+
 func TestMain(m *testing.M) {
 	// A confined terminal or stdio server re-executes this binary as the
 	// sandbox's shim.

@@ -18,9 +18,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
-// envRunMain makes the test binary run as the switchboard command.
-const envRunMain = "SWITCHBOARD_TEST_RUN_MAIN"
-
 // TestKilledSwitchboardLeavesNoChildren starts a real Switchboard process
 // (this test binary running the command, as cmd/switchboard does) serving
 // MCP on stdio, with a stdio server and a terminal command running, kills it
