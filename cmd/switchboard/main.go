@@ -9,9 +9,15 @@ import (
 	"syscall"
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 func main() {
+	// A sandboxed child is this binary re-executed as the sandbox's shim;
+	// it must take over before anything else runs.
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, &cli.Env{
 		Args:   os.Args[1:],

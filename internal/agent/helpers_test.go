@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -16,10 +17,16 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func TestMain(m *testing.M) {
+	// A confined terminal or stdio server re-executes this binary as the
+	// sandbox's shim.
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	mcptest.MaybeServe()
 	goleak.VerifyTestMain(m)
 }

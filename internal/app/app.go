@@ -105,6 +105,10 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		TerminalTimeout:   cfg.Builtin.Terminal.Timeout,
 		TerminalMaxOutput: cfg.Builtin.Terminal.MaxOutput,
 		OutputDir:         a.outputDir(),
+
+		TerminalSandbox:    cfg.Builtin.Terminal.Sandbox,
+		TerminalPolicy:     terminalPolicy(cfg),
+		TerminalInheritEnv: cfg.Builtin.Terminal.InheritEnv,
 	})
 	if err != nil {
 		// A bad root must not take the MCP servers down with it: report it

@@ -18,6 +18,7 @@ var layers = map[string]int{
 	"internal/web":     1,
 	"internal/config":  1,
 	"internal/schema":  1,
+	"internal/sandbox": 1, // starts children under a policy; builtin and mcphost share it
 
 	"internal/llm":   2,
 	"internal/tools": 2,
@@ -52,6 +53,7 @@ var testSupport = []string{
 	"internal/store/storetest",
 	"internal/mcphost/mcptest",
 	"internal/tools/openapi/emailserver",
+	"internal/sandbox/sandboxtest",
 }
 
 // adapters may be imported only by internal/app (and commands for their own tools).

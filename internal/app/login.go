@@ -21,7 +21,7 @@ func (a *App) Login(ctx context.Context, name string, show func(authURL string))
 	if !ok {
 		return fmt.Errorf("no MCP server named %q", name)
 	}
-	sc := mcpServer(name, s)
+	sc := mcpServer(a.cfg, name, s)
 	redirect := mcphost.DefaultRedirectURL
 	if sc.OAuth != nil && sc.OAuth.RedirectURL != "" {
 		redirect = sc.OAuth.RedirectURL

@@ -12,9 +12,15 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	// A confined terminal or stdio server re-executes this binary as the
+	// sandbox's shim.
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	mcptest.MaybeServe()
 	os.Exit(m.Run())
 }

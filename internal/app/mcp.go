@@ -17,7 +17,7 @@ func mcpServers(cfg *config.Config, only []string) []mcphost.ServerConfig {
 		if s.Disabled || !selected(only, name) {
 			continue
 		}
-		sc := mcpServer(name, s)
+		sc := mcpServer(cfg, name, s)
 		if s.Roots == nil {
 			// No roots key: the explicit global setting, if any. Never
 			// the built-in tools' roots: a server offered roots may drop
@@ -29,13 +29,14 @@ func mcpServers(cfg *config.Config, only []string) []mcphost.ServerConfig {
 	return out
 }
 
-func mcpServer(name string, s config.MCPServer) mcphost.ServerConfig {
+func mcpServer(cfg *config.Config, name string, s config.MCPServer) mcphost.ServerConfig {
 	sc := mcphost.ServerConfig{
 		Name:            name,
 		Transport:       transport(s.Transport()),
 		Command:         s.Command,
 		Args:            s.Args,
 		Env:             s.Env,
+		InheritEnv:      s.InheritEnv,
 		Dir:             s.Cwd,
 		URL:             s.URL,
 		Headers:         s.Headers,
@@ -45,6 +46,9 @@ func mcpServer(name string, s config.MCPServer) mcphost.ServerConfig {
 		Deny:            s.Tools.Deny,
 		ShutdownTimeout: s.ShutdownTimeout,
 		Roots:           s.Roots,
+	}
+	if s.Transport() == config.TransportStdio {
+		sc.Sandbox = serverSandbox(cfg, s)
 	}
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcphost.OAuthConfig{

@@ -32,6 +32,10 @@ type ServerStatus struct {
 	// means no roots capability. RootsRequests counts its roots/list calls.
 	Roots         []string `json:"roots,omitempty"`
 	RootsRequests int64    `json:"rootsRequests,omitempty"`
+	// Sandbox describes how a stdio server, or the terminal tool for the
+	// built-ins, is confined: "off", or its read and write paths and
+	// network; "" for remote servers.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Servers reports every configured source of tools in a stable order:
@@ -40,7 +44,7 @@ type ServerStatus struct {
 // state "disabled" or "not started".
 func (a *App) Servers() []ServerStatus {
 	var out []ServerStatus
-	bt := ServerStatus{Name: "builtin", Kind: tools.KindBuiltin, State: "ready"}
+	bt := ServerStatus{Name: "builtin", Kind: tools.KindBuiltin, State: "ready", Sandbox: "terminal: " + TerminalSandbox(a.cfg)}
 	if a.builtinErr != nil {
 		bt.State, bt.LastError = "failed", a.builtinErr.Error()
 	}
@@ -77,6 +81,7 @@ func (a *App) Servers() []ServerStatus {
 			Restarts:        st.Restarts,
 			Instructions:    st.Instructions,
 			Stderr:          st.Stderr,
+			Sandbox:         st.Sandbox,
 			Since:           st.Since,
 
 			NonProtocolLines: st.NonProtocolLines,

@@ -14,10 +14,24 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
+// envRunMain makes the test binary run as the switchboard command.
+const envRunMain = "SWITCHBOARD_TEST_RUN_MAIN"
+
 func TestMain(m *testing.M) {
+	// A confined terminal or stdio server re-executes this binary as the
+	// sandbox's shim.
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	mcptest.MaybeServe() // the stdio test servers are this binary re-executed
+	if os.Getenv(envRunMain) != "" {
+		// This binary as the switchboard command itself, for tests that
+		// must kill a real Switchboard process (see sandbox_kill_test.go).
+		os.Exit(Run(context.Background(), &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
+	}
 	goleak.VerifyTestMain(m)
 }
 

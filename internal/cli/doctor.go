@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 func newDoctorCmd(g *globals) *cobra.Command {
@@ -24,8 +25,10 @@ func newDoctorCmd(g *globals) *cobra.Command {
 for each MCP server (concurrently): that its command is on PATH, that it starts
 and answers initialize, whether it writes lines to stdout that are not JSON-RPC
 (a warning: they are skipped), that it lists its tools and answers ping, and
-which MCP roots it was offered. Prints how long each step took and how to fix
-what failed. Exits 1 when a check fails.`,
+which MCP roots it was offered; it names the environment variables each stdio
+server gets (never their values) and shows its sandbox. It warns when this
+system cannot sandbox. Prints how long each step took and how to fix what
+failed. Exits 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -48,6 +51,16 @@ what failed. Exits 1 when a check fails.`,
 				}
 			} else if !asJSON {
 				fmt.Fprintf(out, "data: %s  ok\n", cfg.Data)
+			}
+			if sp := sandbox.Check(); !asJSON {
+				if sp.Available {
+					fmt.Fprintf(out, "sandbox: Landlock ABI %d and user namespaces  ok\n", sp.LandlockABI)
+				} else {
+					fmt.Fprintf(out, "sandbox: unavailable  WARNING: %s\n  fix: run on Linux 5.13+ with Landlock enabled and user namespaces allowed; until then sandboxed servers fail and the terminal runs unconfined (or fails with builtin.terminal.sandbox: required)\n", sp.Reason)
+				}
+			}
+			if !asJSON {
+				fmt.Fprintf(out, "terminal: sandbox %s\n", app.TerminalSandbox(cfg))
 			}
 			a, err := g.newApp(cfg, g.logger(cfg, slog.LevelWarn))
 			if err != nil {
@@ -119,6 +132,12 @@ func writeReport(w io.Writer, r *app.ServerReport) {
 	}
 	if r.ServerName != "" {
 		fmt.Fprintf(w, "  server: %s %s, protocol %s, %d tools\n", r.ServerName, r.ServerVersion, r.ProtocolVersion, len(r.Tools))
+	}
+	if r.Sandbox != "" {
+		fmt.Fprintf(w, "  sandbox: %s\n", r.Sandbox)
+	}
+	if len(r.Env) > 0 {
+		fmt.Fprintf(w, "  environment: %s\n", strings.Join(r.Env, " "))
 	}
 	if len(r.Roots) == 0 {
 		fmt.Fprintln(w, "  roots offered: none (no roots capability, so the server keeps the directories it was configured with)")

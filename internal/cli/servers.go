@@ -18,10 +18,12 @@ func newServersCmd(g *globals) *cobra.Command {
 		Use:   "servers",
 		Short: "Start every configured server and show its state",
 		Long: `Connects every configured MCP and OpenAPI server (concurrently) and shows,
-for each, its transport, protocol version, state, tool count and last error;
-then the MCP roots each MCP server was offered, and which servers write lines
-to stdout that are not JSON-RPC (they are skipped). With --stderr, the last
-lines each stdio server wrote to stderr follow.`,
+for each, its transport, protocol version, state, tool count, sandbox and last
+error (SANDBOX is on or off for stdio servers and for the terminal tool of the
+built-ins; --json has each sandbox's read and write paths); then the MCP roots
+each MCP server was offered, and which servers write lines to stdout that are
+not JSON-RPC (they are skipped). With --stderr, the last lines each stdio
+server wrote to stderr follow.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := g.start(cmd.Context(), nil)
@@ -34,10 +36,10 @@ lines each stdio server wrote to stderr follow.`,
 				return writeJSON(cmd.OutOrStdout(), st)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tKIND\tTRANSPORT\tPROTOCOL\tSTATE\tTOOLS\tLAST ERROR")
+			fmt.Fprintln(tw, "NAME\tKIND\tTRANSPORT\tPROTOCOL\tSTATE\tTOOLS\tSANDBOX\tLAST ERROR")
 			for _, s := range st {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.Kind, dash(s.Transport),
-					dash(s.ProtocolVersion), s.State, s.Tools, dash(oneLine(s.LastError, 100)))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Kind, dash(s.Transport),
+					dash(s.ProtocolVersion), s.State, s.Tools, sandboxWord(s.Sandbox), dash(oneLine(s.LastError, 100)))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -98,6 +100,23 @@ func rootsNote(roots []string, asked int64) string {
 		return fmt.Sprintf("%s (asked %d times)", note, asked)
 	}
 	return note + " (not asked for yet)"
+}
+
+// sandboxWord shortens a sandbox description for the table.
+func sandboxWord(s string) string {
+	s = strings.TrimPrefix(s, "terminal: ")
+	switch {
+	case s == "":
+		return "-"
+	case strings.HasPrefix(s, "read "):
+		if strings.HasSuffix(s, "network on") {
+			return "on+net"
+		}
+		return "on"
+	case strings.HasPrefix(s, "required"):
+		return "unavailable"
+	}
+	return "off"
 }
 
 func dash(s string) string {

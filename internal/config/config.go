@@ -40,6 +40,9 @@ type Config struct {
 	Database Database `json:"database,omitempty"`
 	// Tracing sends OpenTelemetry traces; OTEL_EXPORTER_OTLP_ENDPOINT sets it.
 	Tracing Tracing `json:"tracing,omitempty"`
+	// Sandbox is the default sandbox of stdio MCP servers that do not set
+	// their own (default: none).
+	Sandbox Sandbox `json:"sandbox"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.
@@ -96,6 +99,39 @@ type MCPServer struct {
 	// advertised, so a server such as server-filesystem keeps the
 	// directories of its own arguments.
 	Roots []string `json:"roots"`
+	// Sandbox confines a stdio server; nil means the top-level default.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// InheritEnv lists globs of Switchboard's environment variables a
+	// stdio server gets besides the minimal base and Env.
+	InheritEnv []string `json:"inheritEnv,omitempty"`
+}
+
+// Sandbox confines a stdio MCP server by the kernel. In a file it is
+// `true`, `false`, or a mapping of the fields below, which means true.
+type Sandbox struct {
+	// Enabled is the boolean form; a mapping sets it.
+	Enabled bool `json:"-"`
+	// Read adds paths the server may read (and execute) to the system's
+	// program locations, the roots and its cwd.
+	Read []string `json:"read,omitempty"`
+	// Write lists the paths the server may write; absent means the roots,
+	// [] means none.
+	Write []string `json:"write,omitempty"`
+	// Network allows network access (default: none).
+	Network bool `json:"network,omitempty"`
+	// Limits bound the server's resources; zero fields take the defaults.
+	Limits SandboxLimits `json:"limits,omitempty"`
+}
+
+// SandboxLimits bound a sandboxed command's resources. A zero field means
+// the default: 1024 processes and threads, 4096 open files, 8 GiB of
+// memory, no CPU time limit.
+type SandboxLimits struct {
+	Processes int           `json:"processes,omitempty"`
+	OpenFiles int           `json:"openFiles,omitempty"`
+	CPUTime   time.Duration `json:"cpuTime,omitempty"`
+	// Memory is in bytes (RLIMIT_DATA: heap and private writable memory).
+	Memory int64 `json:"memory,omitempty"`
 }
 
 // Transport reports how to reach s: the normalised Type, or when Type is
@@ -191,6 +227,16 @@ type Builtin struct {
 type Terminal struct {
 	Timeout   time.Duration `json:"timeout"`
 	MaxOutput int           `json:"maxOutput"`
+	// Sandbox is auto (confined where the kernel supports it, the
+	// default), required (refuse to run unconfined) or off.
+	Sandbox string `json:"sandbox"`
+	// Network lets sandboxed commands reach the network (default false).
+	Network bool `json:"network"`
+	// InheritEnv lists globs of Switchboard's environment variables the
+	// commands get besides the minimal base.
+	InheritEnv []string `json:"inheritEnv,omitempty"`
+	// Limits bound each command's resources when sandboxed.
+	Limits SandboxLimits `json:"limits,omitempty"`
 }
 
 // ReadFile configures the read_file tool.

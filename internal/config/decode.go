@@ -50,7 +50,29 @@ func (d *decoder) errorf(path string, n *yaml.Node, format string, args ...any) 
 	d.errs = append(d.errs, fe)
 }
 
-var durationType = reflect.TypeFor[time.Duration]()
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	sandboxType  = reflect.TypeFor[Sandbox]()
+)
+
+// sandbox accepts true, false, or a mapping of the sandbox's fields,
+// which means true.
+func (d *decoder) sandbox(path string, n *yaml.Node, v reflect.Value) {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			d.errorf(path, n, "expected true, false or a mapping with read, write, network, limits; got %q", n.Value)
+			return
+		}
+		v.Set(reflect.ValueOf(Sandbox{Enabled: b}))
+	case n.Kind == yaml.MappingNode:
+		d.structure(path, n, v)
+		v.FieldByName("Enabled").SetBool(true)
+	default:
+		d.errorf(path, n, "expected true, false or a mapping with read, write, network, limits; got %s", describe(n))
+	}
+}
 
 // decode sets v (addressable) from n. A null node leaves v as it is, so an
 // empty key means the same as an absent one.
@@ -68,8 +90,12 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return
 	}
-	if v.Type() == durationType {
+	switch v.Type() {
+	case durationType:
 		d.duration(path, n, v)
+		return
+	case sandboxType:
+		d.sandbox(path, n, v)
 		return
 	}
 	switch v.Kind() {

@@ -21,6 +21,10 @@ const (
 	ModeAllowAll = "allow-all"
 	ModeAskAll   = "ask-all"
 
+	SandboxAuto     = "auto"
+	SandboxRequired = "required"
+	SandboxOff      = "off"
+
 	PolicyAllow = "allow"
 	PolicyAsk   = "ask"
 	PolicyDeny  = "deny"
@@ -59,7 +63,7 @@ func BuiltinTools() []string {
 func Default() *Config {
 	return &Config{
 		Builtin: Builtin{
-			Terminal: Terminal{Timeout: DefaultCallTimeout, MaxOutput: DefaultResultBytes},
+			Terminal: Terminal{Timeout: DefaultCallTimeout, MaxOutput: DefaultResultBytes, Sandbox: SandboxAuto},
 			ReadFile: ReadFile{MaxBytes: 1 << 20},
 		},
 		Results:   Results{MaxBytes: DefaultResultBytes, MaxMessageBytes: DefaultMessageBytes},

@@ -108,6 +108,14 @@
 //	    tools:                    # path.Match globs; deny wins
 //	      deny: [write_*, move_file]
 //	    roots: [./docs]           # MCP roots offered to this server; [] = none
+//	    inheritEnv: [NODE_OPTIONS] # globs of Switchboard's variables it also gets;
+//	                              # otherwise only PATH, HOME, USER, LOGNAME, SHELL,
+//	                              # TERM, TZ, TMPDIR, LANG, LC_* and env
+//	    sandbox:                  # true | false | {read, write, network, limits};
+//	      read: [~/.npm]          # read: added to /usr, /etc..., the roots and cwd
+//	      write: [./docs, ~/.npm] # left out: the roots; []: nothing
+//	      network: true           # npx fetches the package (default false)
+//	      limits: {processes: 256, openFiles: 1024, cpuTime: 0, memory: 2147483648}
 //	  github:                     # a remote server: url (+ headers, oauth)
 //	    url: https://api.githubcopilot.com/mcp/
 //	    headers:
@@ -147,7 +155,13 @@
 //	builtin:
 //	  roots: [.]                  # file tools stay inside (default: cwd)
 //	  disabled: [terminal]
-//	  terminal: {timeout: 60s, maxOutput: 65536}
+//	  terminal:
+//	    timeout: 60s
+//	    maxOutput: 65536
+//	    sandbox: auto             # auto (kernel sandbox where supported) | required | off
+//	    network: false            # sandboxed commands reach the network (default false)
+//	    inheritEnv: [GOPATH]      # variables besides the minimal base
+//	    limits: {processes: 1024} # openFiles, cpuTime, memory as for servers
 //	  readFile: {maxBytes: 1048576}
 //
 //	results:
@@ -212,6 +226,10 @@
 //	log: {level: info, format: text}   # debug|info|warn|error, text|json
 //
 //	data: ./data                  # SWITCHBOARD_DATA overrides
+//
+//	# The default sandbox of stdio MCP servers that set none: false (the
+//	# default), true, or {read, write, network, limits} as under mcpServers.
+//	sandbox: false
 //
 //	# Empty (the default): SQLite in the data directory. A postgres:// URL lets
 //	# several replicas share one database. SWITCHBOARD_DATABASE_URL overrides.

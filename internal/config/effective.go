@@ -59,6 +59,25 @@ func (c *Config) node(path, key string, v reflect.Value) *yaml.Node {
 		return scalar("!!str", time.Duration(v.Int()).String())
 	case v.Type() == secretType:
 		return scalar("!!str", v.Interface().(Secret).String())
+	case v.Type() == sandboxType:
+		sb := v.Interface().(Sandbox)
+		if !sb.Enabled || (sb.Read == nil && sb.Write == nil && !sb.Network && sb.Limits == SandboxLimits{}) {
+			return scalar("!!bool", strconv.FormatBool(sb.Enabled))
+		}
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, f := range fieldsOf(v.Type()) {
+			fv := v.Field(f.index)
+			if fv.IsZero() && f.key != "write" {
+				continue
+			}
+			if f.key == "write" && fv.IsNil() {
+				continue
+			}
+			if child := c.node(joinKey(path, f.key), f.key, fv); child != nil {
+				n.Content = append(n.Content, scalar("!!str", f.key), child)
+			}
+		}
+		return n
 	}
 	switch v.Kind() {
 	case reflect.Pointer:

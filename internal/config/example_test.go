@@ -81,6 +81,8 @@ func ExampleConfig_WriteEffective() {
 	//   terminal:
 	//     timeout: 1m0s
 	//     maxOutput: 65536
+	//     sandbox: auto
+	//     network: false
 	//   readFile:
 	//     maxBytes: 1048576
 	// results:
@@ -116,4 +118,5 @@ func ExampleConfig_WriteEffective() {
 	//   level: ""
 	//   format: text
 	// data: ""
+	// sandbox: false
 }

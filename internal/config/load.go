@@ -135,10 +135,23 @@ func (c *Config) resolvePaths(base, cwd, home string) {
 			}
 		}
 	}
+	absAll := func(ps []string) {
+		for i, p := range ps {
+			ps[i] = abs(p)
+		}
+	}
+	absSandbox := func(sb *Sandbox) {
+		absAll(sb.Read)
+		absAll(sb.Write)
+	}
 	rootPaths(c.MCPRoots)
+	absSandbox(&c.Sandbox)
 	for name, s := range c.MCPServers {
 		s.Cwd = abs(s.Cwd)
 		rootPaths(s.Roots)
+		if s.Sandbox != nil {
+			absSandbox(s.Sandbox)
+		}
 		c.MCPServers[name] = s
 	}
 	for name, s := range c.OpenAPIServers {

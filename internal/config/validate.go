@@ -65,6 +65,13 @@ func (c *Config) validateBuiltin(p *problems) {
 		}
 	}
 	checkPositive(p, "builtin.terminal.timeout", b.Terminal.Timeout, DefaultCallTimeout)
+	switch b.Terminal.Sandbox {
+	case SandboxAuto, SandboxRequired, SandboxOff:
+	default:
+		p.add("builtin.terminal.sandbox", "unknown value %q; use auto (sandboxed where the kernel supports it), required or off", b.Terminal.Sandbox)
+	}
+	checkGlobs(p, "builtin.terminal.inheritEnv", b.Terminal.InheritEnv)
+	checkLimits(p, "builtin.terminal.limits", b.Terminal.Limits)
 	if b.Terminal.MaxOutput <= 0 {
 		p.add("builtin.terminal.maxOutput", "must be greater than 0")
 	}
@@ -167,6 +174,7 @@ func (c *Config) validateAgents(p *problems) {
 }
 
 func (c *Config) validateRest(p *problems) {
+	checkSandbox(p, "sandbox", &c.Sandbox)
 	if e := c.Tracing.Endpoint; e != "" {
 		checkURL(p, "tracing.endpoint", e)
 	}
@@ -261,6 +269,47 @@ func checkFilter(p *problems, at string, f Filter) {
 	}
 	for i, g := range f.Deny {
 		checkGlob(p, fmt.Sprintf("%s.deny[%d]", at, i), g)
+	}
+}
+
+// checkGlobs checks a list of environment variable name globs.
+func checkGlobs(p *problems, at string, gs []string) {
+	for i, g := range gs {
+		if g == "" {
+			p.add(fmt.Sprintf("%s[%d]", at, i), "an empty glob matches nothing; give a variable name or a glob such as AWS_*")
+			continue
+		}
+		checkGlob(p, fmt.Sprintf("%s[%d]", at, i), g)
+	}
+}
+
+// checkSandbox checks a sandbox's paths and limits.
+func checkSandbox(p *problems, at string, sb *Sandbox) {
+	for _, l := range []struct {
+		key   string
+		paths []string
+	}{{"read", sb.Read}, {"write", sb.Write}} {
+		for i, path := range l.paths {
+			if path == "" {
+				p.add(fmt.Sprintf("%s.%s[%d]", at, l.key, i), "a path must not be empty")
+			}
+		}
+	}
+	checkLimits(p, at+".limits", sb.Limits)
+}
+
+func checkLimits(p *problems, at string, l SandboxLimits) {
+	if l.Processes < 0 {
+		p.add(at+".processes", "must not be negative (0 means the default, 1024)")
+	}
+	if l.OpenFiles < 0 {
+		p.add(at+".openFiles", "must not be negative (0 means the default, 4096)")
+	}
+	if l.CPUTime < 0 {
+		p.add(at+".cpuTime", "must not be negative (0 means no limit)")
+	}
+	if l.Memory < 0 {
+		p.add(at+".memory", "must not be negative (0 means the default, 8 GiB)")
 	}
 }
 

@@ -48,6 +48,13 @@ func (c *Config) validateMCPServers(p *problems) {
 				p.add(at, "args, env and cwd apply only to stdio servers (with command); remove them")
 			}
 		}
+		if s.URL != "" && (s.Sandbox != nil || len(s.InheritEnv) > 0) {
+			p.add(at, "sandbox and inheritEnv apply only to stdio servers (with command); remove them")
+		}
+		if s.Sandbox != nil {
+			checkSandbox(p, at+".sandbox", s.Sandbox)
+		}
+		checkGlobs(p, at+".inheritEnv", s.InheritEnv)
 		if s.Command != "" && (len(s.Headers) > 0 || s.OAuth != nil) {
 			p.add(at, "headers and oauth apply only to remote servers (with url); remove them")
 		}

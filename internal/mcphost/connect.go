@@ -118,7 +118,7 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 	cs, err := s.newClient().Connect(ctx, p, so)
 	if err != nil {
 		_ = p.Close() // the SDK closed it already when the handshake failed
-		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainStdioError(p, err))
+		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainSandbox(&s.cfg, s.stderr.Lines(), explainStdioError(p, err)))
 	}
 	s.setPID(p.pid())
 	return newConn(cs, TransportStdio, p), nil

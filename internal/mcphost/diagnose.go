@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 // Step is one check of [Diagnose].
@@ -45,6 +47,11 @@ type Report struct {
 	// NonProtocolLines counts lines on stdout that were not JSON-RPC, seen
 	// during the check; they are skipped, and in Stderr marked [stdout].
 	NonProtocolLines int64
+	// Sandbox describes a stdio server's sandbox ("off" without one).
+	Sandbox string
+	// Env names the environment variables a stdio server gets; never
+	// their values.
+	Env []string
 }
 
 // Diagnose checks one server the way `switchboard doctor` shows it: for
@@ -87,9 +94,14 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 
 	step("configuration", func() (string, string, error) { return checkConfig(&sc) })
 	if sc.transport() == TransportStdio {
+		r.Sandbox, r.Env = sc.Sandbox.String(), sc.EnvNames()
 		step("command on PATH", func() (string, string, error) { return checkCommand(sc.Command) })
+		if sc.Sandbox != nil && sc.Sandbox.Confine {
+			step("sandbox available", func() (string, string, error) { return checkSandbox() })
+		}
 		step("process answers initialize", func() (string, string, error) {
-			return probeStdio(ctx, &sc, o.ConnectTimeout, s.stderr)
+			d, h, err := probeStdio(ctx, &sc, o.ConnectTimeout, s.stderr)
+			return d, h, explainSandbox(&sc, s.stderr.Lines(), err)
 		})
 	} else {
 		step("server reachable", func() (string, string, error) { return checkReachable(ctx, sc.URL, o.ConnectTimeout) })
@@ -194,6 +206,14 @@ func checkCommand(command string) (string, string, error) {
 		return "", hint, fmt.Errorf("command %q not found: %w", command, err)
 	}
 	return p, "", nil
+}
+
+func checkSandbox() (string, string, error) {
+	sp := sandbox.Check()
+	if !sp.Available {
+		return "", "set sandbox: false for this server, or run Switchboard where the kernel offers Landlock and user namespaces", errors.New(sp.Reason)
+	}
+	return fmt.Sprintf("Landlock ABI %d, user namespaces", sp.LandlockABI), "", nil
 }
 
 func checkReachable(ctx context.Context, u string, timeout time.Duration) (string, string, error) {

@@ -16,7 +16,11 @@
 // path beside the go-sdk session (calls.go). docs/ARCHITECTURE.md says why.
 // A server is offered MCP roots only when [ServerConfig].Roots are set.
 //
-// Layer: adapter. It imports internal/tools and the official MCP Go SDK only;
-// SDK types never appear in its API. Only internal/app (and tests) import it;
+// A stdio server's process is built in one place, through package sandbox:
+// the minimal environment plus InheritEnv and Env, a process group of its
+// own, the parent-death signal, and [ServerConfig.Sandbox] when set.
+//
+// Layer: adapter. It imports internal/tools, internal/sandbox and the
+// official MCP Go SDK only; SDK types never appear in its API. Only internal/app (and tests) import it;
 // the app maps its configuration onto [ServerConfig] and [Options].
 package mcphost

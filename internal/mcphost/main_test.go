@@ -3,6 +3,7 @@ package mcphost_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
@@ -10,10 +11,14 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	mcptest.MaybeServe()
 	maybeProbeRSS() // returns unless BenchmarkLargeResultRSS started this process
 	goleak.VerifyTestMain(m)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -30,12 +31,19 @@ type ServerConfig struct {
 	// HTTP with fallback to SSE.
 	Transport Transport
 
-	// Command, Args, Env and Dir start a stdio server. Env is added to the
-	// environment Switchboard itself runs with.
-	Command string
-	Args    []string
-	Env     map[string]string
-	Dir     string
+	// Command, Args, Env and Dir start a stdio server. The server's
+	// environment is a minimal base taken from Switchboard's (PATH, HOME,
+	// USER, LOGNAME, SHELL, TERM, TZ, TMPDIR, LANG, LC_*), then the
+	// variables matching InheritEnv globs, then Env.
+	Command    string
+	Args       []string
+	Env        map[string]string
+	Dir        string
+	InheritEnv []string
+	// Sandbox confines a stdio server by the kernel; nil starts it
+	// unconfined. Either way it has a process group of its own and dies
+	// with Switchboard (see package sandbox).
+	Sandbox *sandbox.Policy
 
 	// Roots are the file roots (paths or file:// URIs) offered to the
 	// server when it asks (roots/list). Empty means the roots capability is

@@ -25,7 +25,7 @@ func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, st
 	defer cancel()
 	cmd, pg, err := stdioCommand(sc, stderr)
 	if err != nil {
-		return "", "check the command", err
+		return "", "check the command and its sandbox", err
 	}
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe()

@@ -65,6 +65,9 @@ func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
 		started: make(chan struct{}),
 	}
 	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now(), Roots: rootURIs(cfg.Roots)}
+	if cfg.transport() == TransportStdio {
+		s.status.Sandbox = cfg.Sandbox.String()
+	}
 	if tr := cfg.transport(); tr != TransportStdio {
 		s.auth = newOAuthState(s)
 	}

@@ -40,8 +40,12 @@ type Status struct {
 	Instructions  string
 	ServerName    string
 	ServerVersion string
-	// PID is the process id of the running stdio server; 0 otherwise.
+	// PID is the process id of the running stdio server (with a sandbox,
+	// of its shim); 0 otherwise.
 	PID int
+	// Sandbox describes a stdio server's sandbox ("off" without one) and
+	// is "" for remote servers.
+	Sandbox string
 	// Stderr holds the last lines the stdio server wrote to stderr, oldest
 	// first, and the lines on its stdout that were not JSON-RPC, marked
 	// "[stdout] ".

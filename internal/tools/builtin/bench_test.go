@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -46,4 +50,35 @@ func BenchmarkCalculator(b *testing.B) {
 func BenchmarkTerminal(b *testing.B) {
 	e := newEnv(b, nil)
 	benchCall(b, e, nameTerminal, `{"command":"true"}`)
+}
+
+// BenchmarkTerminalSandbox measures one terminal call of `true` unconfined
+// and confined, interleaved in one run (A B B A, ...) so that the
+// machine's load hits both alike, beside the floor: /bin/sh -c true
+// started by hand. It reports each median in ms/call; ns/op is one round
+// of all three. The confined shim here is this test binary; with
+// SWITCHBOARD_BENCH_EXE set to a built switchboard binary it is that.
+func BenchmarkTerminalSandbox(b *testing.B) {
+	if s := sandbox.Check(); !s.Available {
+		b.Skipf("no sandbox here: %s", s.Reason)
+	}
+	root := b.TempDir()
+	policy := sandbox.Policy{Exe: os.Getenv("SWITCHBOARD_BENCH_EXE")}
+	off := newEnvAt(b, root, &Options{TerminalSandbox: SandboxOff})
+	on := newEnvAt(b, root, &Options{TerminalSandbox: SandboxRequired, TerminalPolicy: policy})
+	req := &tools.CallRequest{Arguments: json.RawMessage(`{"command":"true"}`)}
+	call := func(e *env) func() error {
+		return func() error {
+			res, err := e.tools[nameTerminal].Call(context.Background(), req)
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error: %s", res.Text())
+			}
+			return err
+		}
+	}
+	sandboxtest.Interleave(b, "call",
+		sandboxtest.Variant{Name: "floor", Run: func() error { return exec.Command("/bin/sh", "-c", "true").Run() }},
+		sandboxtest.Variant{Name: "off", Run: call(off)},
+		sandboxtest.Variant{Name: "sandboxed", Run: call(on)},
+	)
 }

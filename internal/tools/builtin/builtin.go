@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -46,10 +47,31 @@ type Options struct {
 	OutputDir string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
-	// Environ returns the environment terminal starts from, before secrets
-	// are scrubbed; nil means os.Environ.
+	// Environ returns Switchboard's environment, from which terminal
+	// takes the minimal base and the TerminalInheritEnv variables; nil
+	// means os.Environ.
 	Environ func() []string
+	// TerminalInheritEnv lists globs of further variables terminal
+	// commands get from Environ (e.g. "GOPATH", "NPM_*").
+	TerminalInheritEnv []string
+	// TerminalSandbox is how terminal commands are confined:
+	// [SandboxAuto] ("", the default) where [sandbox.Check] reports
+	// support, [SandboxRequired] always (calls fail where it cannot), or
+	// [SandboxOff] never.
+	TerminalSandbox string
+	// TerminalPolicy is the confinement of terminal commands. Their
+	// Read gets [sandbox.SystemRead] and the roots added, their Write the
+	// roots; Hide (the data directory, the config file), Network and
+	// Limits are used as given. Confine is set by TerminalSandbox.
+	TerminalPolicy sandbox.Policy
 }
+
+// Values of [Options.TerminalSandbox].
+const (
+	SandboxAuto     = "auto"
+	SandboxRequired = "required"
+	SandboxOff      = "off"
+)
 
 // Tool names.
 const (
@@ -97,6 +119,11 @@ func New(opts *Options) ([]tools.Tool, error) {
 	if o.Environ == nil {
 		o.Environ = os.Environ
 	}
+	switch o.TerminalSandbox {
+	case "", SandboxAuto, SandboxRequired, SandboxOff:
+	default:
+		return nil, fmt.Errorf("terminal sandbox %q: want auto, required or off", o.TerminalSandbox)
+	}
 	all := Names()
 	disabled := make(map[string]bool)
 	for _, n := range o.Disabled {
@@ -121,7 +148,7 @@ func New(opts *Options) ([]tools.Tool, error) {
 		nameEditFile:   func() *tool { return newEditFile(rs) },
 		nameListDir:    func() *tool { return newListDir(rs) },
 		nameGrep:       func() *tool { return newGrep(rs) },
-		nameTerminal:   func() *tool { return newTerminal(rs, o.TerminalTimeout, o.TerminalMaxOutput, o.Environ) },
+		nameTerminal:   func() *tool { return newTerminal(rs, &o) },
 		nameCalculator: newCalculator,
 		nameCurrentTime: func() *tool {
 			return newCurrentTime(o.Now)

@@ -14,10 +14,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := sandbox.Shim(os.Args); ok {
+		os.Exit(code)
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -31,7 +35,12 @@ type env struct {
 // opts (Roots is filled in).
 func newEnv(t testing.TB, opts *Options, extraRoots ...string) *env {
 	t.Helper()
-	root := t.TempDir()
+	return newEnvAt(t, t.TempDir(), opts, extraRoots...)
+}
+
+// newEnvAt is newEnv with the first root given.
+func newEnvAt(t testing.TB, root string, opts *Options, extraRoots ...string) *env {
+	t.Helper()
 	// Evaluate symlinks so that paths printed in results match (macOS /var).
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {

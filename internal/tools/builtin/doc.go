@@ -2,8 +2,9 @@
 // edit_file, list_dir, grep, terminal, calculator, current_time and
 // read_tool_output. [New] builds them from [Options]; each is a [tools.Tool].
 //
-// Layer: adapter. It imports the tools contract and the standard library only;
-// only the composition root (internal/app) should import it.
+// Layer: adapter. It imports the tools contract, package sandbox and the
+// standard library only; only the composition root (internal/app) should
+// import it.
 //
 // # Security model
 //
@@ -30,13 +31,17 @@
 // The roots themselves are trusted operator configuration: they are opened
 // anew for each call, by name.
 //
-// terminal is not a sandbox. It runs a shell command as the Switchboard
-// process's user; its working directory must be inside a root, but the command
-// can reach anything that user can. Its defences are that it is marked
-// destructive (so the agent asks for approval by default), that its
-// environment is scrubbed of variables that look like secrets, and that it is
-// bounded in time and output, with the whole process group killed on timeout
-// or cancellation.
+// terminal runs a shell command through package sandbox. Where the kernel
+// supports it (and Options.TerminalSandbox is not off) the command is
+// confined: it reads the system and the roots, writes only the roots and a
+// private /tmp, has no network unless the policy allows it, and sees neither
+// other processes nor the policy's hidden paths (Switchboard's data directory
+// and config file). Elsewhere it runs as the Switchboard process's user and
+// can reach anything that user can, and its description says so. Either way
+// its environment is the minimal base plus TerminalInheritEnv, it is marked
+// destructive (so the agent asks for approval by default), and it is bounded
+// in time and output, with the whole process group killed on timeout or
+// cancellation.
 //
 // read_tool_output reads only files named <id>.txt directly inside
 // Options.OutputDir, with ids restricted to [A-Za-z0-9_-]{1,80}.

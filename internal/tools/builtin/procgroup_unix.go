@@ -7,14 +7,8 @@ import (
 	"syscall"
 )
 
-// startGroup makes cmd the leader of a new process group, so that killGroup
-// reaches the children it starts as well.
-func startGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
-
-// killGroup kills cmd's whole process group. It is safe to call after the
-// group is gone.
+// killGroup kills cmd's whole process group ([sandbox.Command] gives it
+// one). It is safe to call after the group is gone.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process == nil {
 		return

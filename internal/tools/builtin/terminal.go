@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -39,16 +40,22 @@ type terminal struct {
 	maxTime   time.Duration
 	maxOutput int
 	environ   func() []string
+	inherit   []string
+	conf      confinement
 }
 
-func newTerminal(rs *roots, timeout time.Duration, maxOutput int, environ func() []string) *tool {
-	t := &terminal{rs: rs, timeout: timeout, maxTime: max(terminalMaxTimeout, timeout), maxOutput: maxOutput, environ: environ}
+func newTerminal(rs *roots, o *Options) *tool {
+	timeout := o.TerminalTimeout
+	t := &terminal{
+		rs: rs, timeout: timeout, maxTime: max(terminalMaxTimeout, timeout), maxOutput: o.TerminalMaxOutput,
+		environ: o.Environ, inherit: o.TerminalInheritEnv, conf: newConfinement(rs, o, sandbox.Check()),
+	}
 	defSec, maxSec := int(timeout.Round(time.Second)/time.Second), int(t.maxTime/time.Second)
 	return &tool{
 		info: tools.Info{
 			Name:        nameTerminal,
 			Title:       "Run shell command",
-			Description: fmt.Sprintf(terminalDoc, defSec, maxSec, formatSize(int64(maxOutput))),
+			Description: fmt.Sprintf(terminalDoc, defSec, maxSec, formatSize(int64(t.maxOutput)), t.conf.about),
 			InputSchema: schema(fmt.Sprintf(`{"type":"object","properties":{`+
 				`"command":{"type":"string","minLength":1,"description":"Shell command line, run with /bin/sh -c."},`+
 				`"cwd":{"type":"string","description":"Working directory: relative to the first allowed root, or absolute inside a root. Default: the first root."},`+
@@ -67,6 +74,9 @@ func newTerminal(rs *roots, timeout time.Duration, maxOutput int, environ func()
 }
 
 func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, error) {
+	if t.conf.refuse != "" {
+		return tools.ErrorResult(t.conf.refuse), nil
+	}
 	if strings.TrimSpace(a.Command) == "" {
 		return tools.ErrorResult("command is empty; give a shell command line such as `ls -la`"), nil
 	}
@@ -90,14 +100,16 @@ func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, erro
 		return nil, fmt.Errorf("creating the output pipe: %w", err)
 	}
 	defer pr.Close()
-	// Not CommandContext: on cancel the whole process group is killed
-	// (killGroup below), which CommandContext's single kill would not do.
-	cmd := exec.Command("/bin/sh", "-c", a.Command) //nolint:noctx // see above
-	cmd.Dir = dir
-	cmd.Env = scrubEnv(t.environ())
+	// The command runs in a process group of its own (and, confined, as
+	// the child of a shim whose death ends the whole sandbox); on cancel
+	// the group is killed (killGroup below).
+	cmd, err := sandbox.Command(t.conf.policy, dir, sandbox.Environ(t.environ(), t.inherit, nil), "/bin/sh", "-c", a.Command)
+	if err != nil {
+		pw.Close()
+		return tools.ErrorResult(fmt.Sprintf("starting the command: %v", err)), nil
+	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	startGroup(cmd)
 	err = cmd.Start()
 	pw.Close() // the child has its copy; EOF comes when every holder exits
 	if err != nil {

@@ -17,11 +17,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func TestTerminal(t *testing.T) {
-	e := newEnv(t, &Options{Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} }})
+	for _, mode := range modes() {
+		t.Run(mode, func(t *testing.T) { testTerminal(t, mode) })
+	}
+}
+
+func testTerminal(t *testing.T, mode string) {
+	e := newEnv(t, &Options{Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH")} }, TerminalSandbox: mode})
+	killed := "[no output]\n[terminated: signal: killed]"
+	if mode != SandboxOff && sandbox.Check().Available {
+		killed = "[no output]\n[exit code 137]" // the shim reports a signal as a shell does
+	}
 	if err := os.Mkdir(filepath.Join(e.root, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +51,7 @@ func TestTerminal(t *testing.T) {
 		{"default cwd is the first root", map[string]any{"command": "pwd"}, e.root + "\n[exit code 0]", false},
 		{"cwd", map[string]any{"command": "pwd", "cwd": "sub"}, e.root + "/sub\n[exit code 0]", false},
 		{"stdin is empty", map[string]any{"command": "cat; echo done"}, "done\n[exit code 0]", false},
-		{"killed by a signal", map[string]any{"command": "kill -9 $$"}, "[no output]\n[terminated: signal: killed]", true},
+		{"killed by a signal", map[string]any{"command": "kill -9 $$"}, killed, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,58 +130,100 @@ func readPid(t *testing.T, file string) int {
 	}
 }
 
+// modes are the terminal sandbox modes the process tests run in: the
+// unconfined path everywhere, the confined one where the kernel allows.
+func modes() []string { return []string{SandboxOff, SandboxAuto} }
+
+// waitNoMarker polls until no host process has marker in its command line.
+func waitNoMarker(t *testing.T, marker string) { waitMarkerIs(t, marker, false) }
+
+// waitMarker polls until a host process has marker in its command line.
+func waitMarker(t *testing.T, marker string) { waitMarkerIs(t, marker, true) }
+
+func waitMarkerIs(t *testing.T, marker string, running bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for (len(sandboxtest.ProcessesWith(marker)) > 0) != running {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes with %q: %v; want running %v", marker, sandboxtest.ProcessesWith(marker), running)
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline, not synchronisation
+	}
+}
+
 func TestTerminalTimeoutKillsProcessGroup(t *testing.T) {
-	e := newEnv(t, &Options{TerminalTimeout: 300 * time.Millisecond})
-	start := time.Now()
-	res := e.call(t, nameTerminal, map[string]any{"command": "echo before; sleep 100 & echo $! > child.pid; wait"})
-	if !res.IsError || !strings.Contains(res.Text(), "before\n[timed out after 300ms; the command and its child processes were killed]") {
-		t.Fatalf("got %v %q", res.IsError, res.Text())
+	for i, mode := range modes() {
+		t.Run(mode, func(t *testing.T) {
+			marker := strconv.Itoa(100+i) + ".0101"
+			// A confined start takes longer (the shim; more under -race):
+			// the timeout must come after the echo.
+			timeout := 300 * time.Millisecond
+			if mode != SandboxOff {
+				timeout = 3 * time.Second
+			}
+			e := newEnv(t, &Options{TerminalTimeout: timeout, TerminalSandbox: mode})
+			start := time.Now()
+			res := e.call(t, nameTerminal, map[string]any{"command": "echo before; sleep " + marker + " & wait"})
+			if want := "before\n[timed out after " + timeout.String() + "; the command and its child processes were killed]"; !res.IsError || !strings.Contains(res.Text(), want) {
+				t.Fatalf("got %v %q, want %q", res.IsError, res.Text(), want)
+			}
+			if d := time.Since(start); d > timeout+5*time.Second {
+				t.Errorf("timeout took %v", d)
+			}
+			waitNoMarker(t, marker)
+		})
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("timeout took %v", d)
-	}
-	waitGone(t, readPid(t, filepath.Join(e.root, "child.pid")))
 }
 
 func TestTerminalKillsBackgroundChildren(t *testing.T) {
-	e := newEnv(t, nil)
-	start := time.Now()
-	got := e.ok(t, nameTerminal, map[string]any{"command": "sleep 100 & echo $! > child.pid; echo started"})
-	if got != "started\n[exit code 0]" {
-		t.Errorf("got %q", got)
+	for i, mode := range modes() {
+		t.Run(mode, func(t *testing.T) {
+			marker := strconv.Itoa(100+i) + ".0102"
+			e := newEnv(t, &Options{TerminalSandbox: mode})
+			start := time.Now()
+			got := e.ok(t, nameTerminal, map[string]any{"command": "sleep " + marker + " & echo started"})
+			if got != "started\n[exit code 0]" {
+				t.Errorf("got %q", got)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("the call waited %v for a background child", d)
+			}
+			waitNoMarker(t, marker)
+		})
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the call waited %v for a background child", d)
-	}
-	waitGone(t, readPid(t, filepath.Join(e.root, "child.pid")))
 }
 
 func TestTerminalCancel(t *testing.T) {
-	e := newEnv(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	type result struct {
-		res *tools.Result
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		res, err := e.tools[nameTerminal].Call(ctx, &tools.CallRequest{
-			Arguments: json.RawMessage(`{"command":"sleep 100 & echo $! > child.pid; wait"}`),
+	for i, mode := range modes() {
+		t.Run(mode, func(t *testing.T) {
+			marker := strconv.Itoa(100+i) + ".0103"
+			e := newEnv(t, &Options{TerminalSandbox: mode})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			type result struct {
+				res *tools.Result
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				res, err := e.tools[nameTerminal].Call(ctx, &tools.CallRequest{
+					Arguments: json.RawMessage(`{"command":"sleep ` + marker + ` & wait"}`),
+				})
+				done <- result{res, err}
+			}()
+			waitMarker(t, marker)
+			start := time.Now()
+			cancel()
+			r := <-done
+			if !errors.Is(r.err, context.Canceled) || r.res != nil {
+				t.Errorf("Call after cancel = %v, %v; want nil, context.Canceled", r.res, r.err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("cancellation took %v", d)
+			}
+			waitNoMarker(t, marker)
 		})
-		done <- result{res, err}
-	}()
-	pid := readPid(t, filepath.Join(e.root, "child.pid"))
-	start := time.Now()
-	cancel()
-	r := <-done
-	if !errors.Is(r.err, context.Canceled) || r.res != nil {
-		t.Errorf("Call after cancel = %v, %v; want nil, context.Canceled", r.res, r.err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("cancellation took %v", d)
-	}
-	waitGone(t, pid)
 }
 
 func TestTerminalOutputCap(t *testing.T) {
@@ -181,17 +235,20 @@ func TestTerminalOutputCap(t *testing.T) {
 	}
 }
 
-func TestTerminalScrubsEnvironment(t *testing.T) {
+func TestTerminalEnvironment(t *testing.T) {
 	environ := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=/home/u", "LANG=C.UTF-8", "AWS_REGION=eu-west-1",
-		"OPENAI_API_KEY=sk-1", "GITHUB_TOKEN=ghp", "my_secret=s", "DB_PASSWORD=p", "SESSION_ID=x",
-		"DATABASE_URL=postgres://u:pw@h/db", "PROXY=http://user:pass@proxy:3128", "SITE=https://example.com/a@b",
+		"PATH=" + os.Getenv("PATH"), "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "AWS_REGION=eu-west-1",
+		"OPENAI_API_KEY=sk-1", "GITHUB_TOKEN=ghp", "GOPATH=/go", "NPM_CONFIG_CACHE=/c", "SHELL=() { :; }",
 	}
-	e := newEnv(t, &Options{Environ: func() []string { return environ }})
-	got := e.ok(t, nameTerminal, map[string]any{"command": "env | grep -v '^PWD=' | grep -v '^SHLVL=' | grep -v '^_=' | grep -v '^PATH=' | sort"})
-	want := "HOME=/home/u\nLANG=C.UTF-8\nSITE=https://example.com/a@b\n[exit code 0]"
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("environment mismatch (-want +got):\n%s", diff)
+	for _, mode := range modes() {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, &Options{Environ: func() []string { return environ }, TerminalInheritEnv: []string{"GOPATH", "NPM_*"}, TerminalSandbox: mode})
+			got := e.ok(t, nameTerminal, map[string]any{"command": "env | grep -v '^PWD=' | grep -v '^SHLVL=' | grep -v '^_=' | grep -v '^PATH=' | grep -v '^TMPDIR=' | sort"})
+			want := "GOPATH=/go\nHOME=/home/u\nLANG=C.UTF-8\nLC_ALL=C\nNPM_CONFIG_CACHE=/c\n[exit code 0]"
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("environment mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -199,7 +256,7 @@ func TestTerminalEscapedProcessDoesNotHang(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid not installed")
 	}
-	e := newEnv(t, nil)
+	e := newEnv(t, &Options{TerminalSandbox: SandboxOff}) // the pid below must be a host pid
 	start := time.Now()
 	// setsid leaves the process group, so killing the group misses it, and
 	// it keeps the output pipe open.

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+)
+
+// serverSandbox is the policy of a stdio server: its own sandbox setting,
+// else the top-level default; nil when it runs unconfined. A confined
+// server reads the system, the roots, its cwd and its read paths, writes
+// its write paths (the roots when it names none), and never sees the data
+// directory or the config file.
+func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
+	sb := cfg.Sandbox
+	if s.Sandbox != nil {
+		sb = *s.Sandbox
+	}
+	if !sb.Enabled {
+		return nil
+	}
+	read := append(append([]string{}, sandbox.SystemRead()...), cfg.Builtin.Roots...)
+	if s.Cwd != "" {
+		read = append(read, s.Cwd)
+	}
+	read = append(read, sb.Read...)
+	write := sb.Write
+	if write == nil {
+		write = cfg.Builtin.Roots
+	}
+	return &sandbox.Policy{
+		Confine: true,
+		Read:    read,
+		Write:   append([]string{}, write...),
+		Hide:    append(hidden(cfg), sandbox.SystemHide()...),
+		Network: sb.Network,
+		Limits:  sandboxLimits(sb.Limits),
+	}
+}
+
+// terminalPolicy is what the terminal tool confines its commands to, on
+// top of the system and the roots it adds itself.
+func terminalPolicy(cfg *config.Config) sandbox.Policy {
+	t := cfg.Builtin.Terminal
+	return sandbox.Policy{Hide: hidden(cfg), Network: t.Network, Limits: sandboxLimits(t.Limits)}
+}
+
+// hidden lists what no sandboxed command may see: the data directory
+// (database, OAuth tokens, stored tool outputs) and the config file.
+func hidden(cfg *config.Config) []string {
+	var out []string
+	for _, p := range []string{cfg.Data, cfg.Source} {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sandboxLimits fills the zero fields of l with the sandbox's defaults.
+func sandboxLimits(l config.SandboxLimits) sandbox.Limits {
+	d := sandbox.DefaultLimits()
+	if l.Processes > 0 {
+		d.Processes = l.Processes
+	}
+	if l.OpenFiles > 0 {
+		d.OpenFiles = l.OpenFiles
+	}
+	if l.Memory > 0 {
+		d.Memory = l.Memory
+	}
+	d.CPUTime = l.CPUTime
+	return d
+}
+
+// TerminalSandbox describes how the terminal tool confines its commands
+// under cfg on this system, for `servers` and `doctor`.
+func TerminalSandbox(cfg *config.Config) string {
+	s := sandbox.Check()
+	switch {
+	case cfg.Builtin.Terminal.Sandbox == config.SandboxOff:
+		return "off (builtin.terminal.sandbox: off)"
+	case !s.Available && cfg.Builtin.Terminal.Sandbox == config.SandboxRequired:
+		return "required but unavailable, every call fails: " + s.Reason
+	case !s.Available:
+		return "off, unavailable here: " + s.Reason
+	}
+	p := terminalPolicy(cfg)
+	p.Confine = true
+	p.Read = append(sandbox.SystemRead(), cfg.Builtin.Roots...)
+	p.Write = cfg.Builtin.Roots
+	return p.String()
+}

@@ -1,0 +1,5 @@
+package sandbox
+
+import "syscall"
+
+func plainAttr() *syscall.SysProcAttr { return nil }

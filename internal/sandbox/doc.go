@@ -1,0 +1,43 @@
+// Package sandbox starts a command under a policy: a minimal environment,
+// its own process group, a signal when Switchboard dies, and, where the
+// kernel supports it and the policy asks, confinement by the kernel.
+//
+// Layer: leaf. It imports the standard library, golang.org/x/sys and
+// go-landlock only; the terminal tool (internal/tools/builtin) and the stdio
+// MCP servers (internal/mcphost) both start their children through it, so
+// both speak the same policy language.
+//
+// # How a confined command starts (Linux)
+//
+// [Command] returns an [exec.Cmd] that re-executes the Switchboard binary
+// (or, in tests, the test binary) as a small shim in new user, mount, pid
+// and IPC namespaces, plus a new network namespace when the policy has no
+// network. The binary's main (or TestMain) hands control to [Shim] before
+// anything else. The shim, as pid 1 of its namespace:
+//
+//  1. mounts a fresh /proc (only the sandbox's own processes are in it)
+//     and empty tmpfs on /tmp, /dev/shm and /run (whose sockets Landlock
+//     before ABI 9 does not guard), binding back the policy's paths that
+//     lie below them;
+//  2. covers every Hide path (Switchboard's data directory and config
+//     file, root-only files under /etc) with an empty read-only tmpfs or
+//     /dev/null, so they cannot be read even below a Read or Write path;
+//  3. caps the number of processes (RLIMIT_NPROC, and the pid namespace's
+//     pid_max, which also binds root), open files, CPU time and memory;
+//  4. applies Landlock: read and execute below Read, read and write below
+//     Write, nothing else; no TCP bind or connect without network; no
+//     signals or abstract unix sockets to processes outside the sandbox;
+//  5. drops every capability and starts the command in a session of its
+//     own, forwards termination signals to it, reaps orphans, and exits
+//     with the command's status. When the shim exits or is killed, the
+//     kernel kills every process left in the pid namespace, so nothing
+//     outlives a command; when Switchboard dies, the shim gets SIGKILL
+//     (parent-death signal) and the same happens.
+//
+// An unconfined command ([Policy.Confine] false, or other platforms) gets
+// only the environment, its own process group and, on Linux, the
+// parent-death signal; its grandchildren may outlive it.
+//
+// The package holds no state: [Shim] is a function of its arguments, and
+// [Check] looks at the kernel each time it is called.
+package sandbox
