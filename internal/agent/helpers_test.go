@@ -16,8 +16,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
