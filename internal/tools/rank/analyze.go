@@ -1,0 +1,126 @@
+package rank
+
+import (
+	"strings"
+	"unicode"
+)
+
+// word is one word of a text after analysis.
+type word struct {
+	stem string
+	// stop marks a function word: it takes part in phrases ("turn it
+	// off", "out of office") but is no term of its own.
+	stop bool
+	// weight scales the word's contribution: words inside quotes are
+	// usually names or content ("Road Trip", "passport"), not what the
+	// request asks for, so they count less.
+	weight float64
+}
+
+// quotedWeight is the weight of a word inside quotation marks.
+const quotedWeight = 0.35
+
+// splitWords splits s into lower-case, stemmed words: on anything that is
+// not a letter or digit, and at camelCase humps, so "readFile",
+// "read_file" and "reading files" share "read" and "file". Bare numbers
+// are dropped: they are values, not vocabulary.
+func splitWords(s string) []word {
+	var out []word
+	start := -1
+	var prev rune
+	quoted := false
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		raw := strings.ToLower(s[start:end])
+		start = -1
+		if isNumber(raw) {
+			return
+		}
+		w := word{stem: stem(raw), stop: stopWords[raw], weight: 1}
+		if len(raw) == 1 {
+			w.stop = true
+		}
+		if quoted {
+			w.weight = quotedWeight
+		}
+		out = append(out, w)
+	}
+	for i, r := range s {
+		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case !alnum:
+			flush(i)
+			if isQuote(r) && quoteOpens(s, i, r, quoted) {
+				quoted = !quoted
+			}
+		case start < 0:
+			start = i
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush(i)
+			start = i
+		}
+		prev = r
+	}
+	flush(len(s))
+	return out
+}
+
+func isQuote(r rune) bool {
+	switch r {
+	case '"', '“', '”', '«', '»', '„':
+		return true
+	}
+	return false
+}
+
+// quoteOpens reports whether the quote r at i toggles quoting. Straight
+// double quotes toggle; curly ones open or close by shape.
+func quoteOpens(_ string, _ int, r rune, quoted bool) bool {
+	switch r {
+	case '“', '«', '„':
+		return !quoted
+	case '”', '»':
+		return quoted
+	}
+	return true
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// stopWords are function words: they carry no tool meaning on their own.
+// Words that do ("off", "up", "new", "all") are deliberately absent.
+var stopWords = map[string]bool{
+	"a": true, "the": true, "an": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "on": true, "for": true, "with": true, "is": true, "it": true, "this": true,
+	"that": true, "be": true, "are": true, "as": true, "at": true, "by": true, "from": true,
+	"me": true, "my": true, "i": true, "you": true, "your": true, "can": true, "please": true,
+	"what": true, "how": true, "do": true, "does": true, "did": true, "if": true, "into": true,
+	"its": true, "will": true, "would": true, "should": true, "could": true, "about": true,
+	"which": true, "we": true, "our": true, "us": true, "they": true, "them": true,
+	"their": true, "he": true, "she": true, "his": true, "her": true, "him": true,
+	"there": true, "here": true, "was": true, "were": true, "been": true, "has": true,
+	"have": true, "had": true, "just": true, "so": true, "some": true, "any": true,
+	"get": true, "got": true, "let": true, "want": true, "need": true, "s": true, "t": true,
+	"m": true, "re": true, "ll": true, "ve": true, "d": true, "am": true,
+	"whom": true, "whose": true, "when": true, "where": true, "why": true, "one": true,
+	"an'": true, "than": true, "then": true, "these": true, "those": true, "also": true,
+	"too": true, "very": true, "really": true, "now": true, "right": true, "go": true,
+	"going": true, "way": true, "thing": true,
+	"things": true, "anything": true, "something": true, "everything": true, "someone": true,
+	"anyone": true, "everyone": true, "people": true, "tell": true, "know": true, "see": true,
+	"thanks": true, "thank": true, "hey": true, "hi": true, "ok": true,
+	"okay": true, "yes": true, "no": true, "not": true, "don": true, "doesn": true,
+	"isn": true, "won": true, "can't": true, "yet": true, "still": true,
+	"but": true, "because": true, "while": true, "though": true, "e": true,
+	"g": true, "eg": true, "ie": true, "such": true, "via": true, "each": true,
+	"over": true, "under": true, "after": true, "before": true, "between": true,
+}

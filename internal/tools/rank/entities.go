@@ -1,0 +1,80 @@
+package rank
+
+import (
+	"regexp"
+	"strings"
+)
+
+// entity is a pattern for a kind of value a request may carry (an e-mail
+// address, a flight number, an amount). A value says what kind of tool is
+// wanted even when no word does: "Is LH 455 on time?" asks about a
+// flight. Each kind maps to a concept of the lexicon, by label.
+type entity struct {
+	label string
+	re    *regexp.Regexp
+	// keep, when set, returns the part of the match to keep as words
+	// (the extension of a file name); otherwise the match is replaced.
+	keep func(match string) string
+}
+
+// entities are compiled once; a compiled Regexp is immutable and safe for
+// concurrent use. Order matters: earlier patterns take their text first.
+var entities = []entity{
+	{label: "url", re: regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.[a-z0-9-]+\.\S+`)},
+	{label: "email address", re: regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+\b`)},
+	{label: "repository reference", re: regexp.MustCompile(`\b[\w.-]+/[\w.-]+#\d+\b`)},
+	{label: "ip address", re: regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?\b`)},
+	{label: "file name", re: regexp.MustCompile(`(?i)(^|[\s/~])[\w.-]+\.(txt|csv|tsv|pdf|docx?|xlsx?|pptx?|json|ya?ml|md|png|jpe?g|gif|svg|zip|tar|gz|srt|vtt|log|html?|mp3|mp4|wav|sql|ofx|qif|key|pem)\b`),
+		keep: func(m string) string { return m[strings.LastIndexByte(m, '.')+1:] }},
+	{label: "file path", re: regexp.MustCompile(`(^|\s)~?/[\w.-]+(/[\w.-]+)+`)},
+	{label: "instance type", re: regexp.MustCompile(`(?i)\b[a-z]\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b`)},
+	{label: "emoji", re: regexp.MustCompile(`:[a-z0-9_+-]+:|[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]`)},
+	{label: "ticket key", re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)},
+	{label: "flight number", re: regexp.MustCompile(`\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b`)},
+	{label: "money", re: regexp.MustCompile(`(?i)[$€£¥₹]\s?\d[\d,.]*\s?[kmb]?\b|\b\d[\d,.]*\s?(dollars|euros|pounds|bucks|usd|eur|gbp|chf|jpy)\b`)},
+	{label: "percent", re: regexp.MustCompile(`\b\d+(\.\d+)?\s?(%|percent\b)`)},
+	{label: "temperature", re: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(°\s?[cf]?|degrees?\b)`)},
+	{label: "time of day", re: regexp.MustCompile(`(?i)\b\d{1,2}(:\d{2})?\s?(am|pm)\b|\b\d{1,2}:\d{2}\b`)},
+	{label: "date", re: regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(/\d{2,4})?\b`)},
+	{label: "channel", re: regexp.MustCompile(`(^|\s)#[a-zA-Z][\w-]*`)},
+	{label: "number reference", re: regexp.MustCompile(`(^|\s)#\d+\b`)},
+	{label: "mention", re: regexp.MustCompile(`(^|\s)@[a-zA-Z][\w.-]*`)},
+	{label: "promo code", re: regexp.MustCompile(`\b[A-Z]{3,}\d{1,4}\b`)},
+}
+
+// notFlights are two-letter abbreviations that precede numbers in
+// requests far more often as something else than as an airline.
+var notFlights = map[string]bool{"PR": true, "MR": true, "ID": true, "OS": true, "IP": true, "PO": true, "NO": true, "TV": true}
+
+// findEntities returns text with the values it found blanked out (so
+// "finance@acme.com" does not read as the word "finance") and the labels
+// of their kinds, in pattern order.
+func findEntities(text string) (rest string, labels []string) {
+	b := []byte(text)
+	for _, e := range entities {
+		locs := e.re.FindAllIndex(b, -1)
+		found := false
+		for _, loc := range locs {
+			m := string(b[loc[0]:loc[1]])
+			if strings.TrimSpace(m) == "" {
+				continue
+			}
+			if e.label == "flight number" && notFlights[strings.ToUpper(m[:2])] || e.label == "flight number" && m[0] == 'Q' {
+				continue
+			}
+			found = true
+			keep := ""
+			if e.keep != nil {
+				keep = e.keep(m)
+			}
+			for i := loc[0]; i < loc[1]; i++ {
+				b[i] = ' '
+			}
+			copy(b[loc[1]-len(keep):], keep)
+		}
+		if found {
+			labels = append(labels, e.label)
+		}
+	}
+	return string(b), labels
+}

@@ -1,0 +1,95 @@
+package rank
+
+import (
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strings"
+	"testing"
+)
+
+// heldOut reports whether a development request is in the held-out part:
+// a fixed fifth of the requests, chosen by a hash of the id, whose
+// failures were never looked at while the lexicon and weights were made.
+func heldOut(id string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()%5 == 0
+}
+
+var evalKs = []int{5, 10, 20, 30, 40}
+
+// recallAt returns recall@k for each of evalKs over qs, and the ranks of
+// the first gold tool (0 when not found).
+func recallAt(ix *Index, qs []BenchQuery) ([]float64, []int) {
+	hits := make([]int, len(evalKs))
+	ranks := make([]int, len(qs))
+	for n, q := range qs {
+		ranked := ix.Rank(Query{Text: q.Query})
+		names := make([]string, len(ranked))
+		for i, s := range ranked {
+			names[i] = s.Name
+		}
+		r := FirstHit(names, q.GoldNames())
+		ranks[n] = r
+		for i, k := range evalKs {
+			if r > 0 && r <= k {
+				hits[i]++
+			}
+		}
+	}
+	out := make([]float64, len(evalKs))
+	for i := range hits {
+		out[i] = float64(hits[i]) / float64(max(len(qs), 1))
+	}
+	return out, ranks
+}
+
+func formatRecall(r []float64) string {
+	var b strings.Builder
+	for i, k := range evalKs {
+		fmt.Fprintf(&b, " @%d %.2f", k, r[i])
+	}
+	return b.String()
+}
+
+func splitQueries(qs []BenchQuery) (tune, held []BenchQuery) {
+	for _, q := range qs {
+		if heldOut(q.ID) {
+			held = append(held, q)
+		} else {
+			tune = append(tune, q)
+		}
+	}
+	return tune, held
+}
+
+// TestEval prints the retriever's recall@k on the development requests:
+// all of them, the tuning part and the held-out part. With -v and
+// RANK_EVAL_MISSES=1 it also lists the tuning requests whose gold tool is
+// not in the top 20.
+func TestEval(t *testing.T) {
+	ix := New(DocsOf(LoadCatalogue(t)), nil)
+	qs := LoadQueries(t)
+	tune, held := splitQueries(qs)
+	all, _ := recallAt(ix, qs)
+	rt, ranks := recallAt(ix, tune)
+	rh, _ := recallAt(ix, held)
+	t.Logf("all  (%3d):%s", len(qs), formatRecall(all))
+	t.Logf("tune (%3d):%s", len(tune), formatRecall(rt))
+	t.Logf("held (%3d):%s", len(held), formatRecall(rh))
+	if testingMisses() {
+		for i, q := range tune {
+			if ranks[i] == 0 || ranks[i] > 20 {
+				ranked := ix.Rank(Query{Text: q.Query})
+				var top []string
+				for _, s := range ranked[:5] {
+					top = append(top, s.Name)
+				}
+				t.Logf("miss %s rank %d %q gold %v top %v", q.ID, ranks[i], q.Query, q.GoldNames(), top)
+			}
+		}
+	}
+}
+
+func testingMisses() bool { return os.Getenv("RANK_EVAL_MISSES") != "" }

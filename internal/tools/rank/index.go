@@ -1,0 +1,162 @@
+package rank
+
+import (
+	"fmt"
+	"strings"
+)
+
+// params are the retriever's weights. They were chosen by measurement on
+// the development requests of testdata/toolbench (see eval_test.go and
+// docs/BENCHMARKS.md).
+type params struct {
+	k1, b       float64
+	fieldWeight [numFields]float64
+	// concept is the weight of a shared concept relative to a shared word.
+	concept float64
+	// entity is the weight of a concept found by an entity pattern (an
+	// e-mail address, an amount).
+	entity float64
+	// context is the weight of the most recent earlier turn; each turn
+	// before it counts contextDecay times less.
+	context, contextDecay float64
+	// server weighs the server stage: how well the request matches the
+	// server as a whole.
+	server float64
+	// mention is added to a tool the request names outright.
+	mention float64
+	// used is added to a tool already called in the conversation, and
+	// usedServer to the other tools of its server.
+	used, usedServer float64
+}
+
+func defaultParams() params {
+	return params{
+		k1: 1.2, b: 0.5,
+		fieldWeight: [numFields]float64{
+			fieldName: 3, fieldServer: 1.5, fieldDesc: 1, fieldParams: 0.6,
+			fieldParamText: 0.4, fieldServerText: 0.3,
+		},
+		concept: 0.6, entity: 0.8,
+		context: 0.4, contextDecay: 0.6,
+		server: 0.3, mention: 8,
+		used: 1.5, usedServer: 0.8,
+	}
+}
+
+// Options configure an [Index]. A nil or zero Options means defaults.
+type Options struct {
+	// Instructions maps a server name to the instructions the server gave
+	// at initialization; they describe all of its tools.
+	Instructions map[string]string
+}
+
+// Index ranks the tools of one catalogue for requests. Build one with
+// [New] when the catalogue changes; it is immutable and safe for
+// concurrent use.
+type Index struct {
+	docs    []Doc
+	p       params
+	lex     *lexicon
+	tools   *bm25f
+	servers *bm25f
+	// serverOf is each doc's index in serverNames; -1 for built-ins.
+	serverOf    []int
+	serverNames []string
+	byName      map[string]int
+	// names and shorts are lower-case catalogue and own names, for
+	// recognising a tool named outright.
+	names, shorts []string
+}
+
+// builtinLexicon is parsed once per New: parsing takes well under a
+// millisecond and keeps the package free of mutable globals.
+func builtinLexicon() *lexicon {
+	lx, err := parseLexicon(lexiconText)
+	if err != nil {
+		panic(fmt.Sprintf("rank: built-in lexicon: %v", err)) // a programmer error, caught by the tests
+	}
+	return lx
+}
+
+// New indexes docs. opts may be nil. The docs keep their order: Rank
+// reports each tool with its index in docs.
+func New(docs []Doc, opts *Options) *Index {
+	return newIndex(docs, opts, defaultParams(), builtinLexicon())
+}
+
+func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	ix := &Index{
+		docs: docs, p: p, lex: lx,
+		serverOf: make([]int, len(docs)), byName: make(map[string]int, len(docs)),
+	}
+	serverIdx := make(map[string]int)
+	toolDocs := make([]*docTokens, len(docs))
+	var serverDocs []*docTokens
+	for i, d := range docs {
+		ix.byName[d.Name] = i
+		ix.names = append(ix.names, strings.ToLower(d.Name))
+		ix.shorts = append(ix.shorts, strings.ToLower(d.Tool))
+		schema := readSchema(d.InputSchema)
+		td := newDocTokens()
+		ix.addField(td, fieldName, d.Tool+" "+d.Title)
+		ix.addField(td, fieldServer, d.Server)
+		ix.addField(td, fieldDesc, d.Description)
+		ix.addField(td, fieldParams, strings.Join(schema.params, " "))
+		ix.addField(td, fieldParamText, strings.Join(schema.text, " "))
+		ix.addField(td, fieldServerText, o.Instructions[d.Server]+" "+annotationText(d.Annotations))
+		toolDocs[i] = td
+
+		ix.serverOf[i] = -1
+		if d.Server == "" {
+			continue
+		}
+		k, ok := serverIdx[d.Server]
+		if !ok {
+			k = len(ix.serverNames)
+			serverIdx[d.Server] = k
+			ix.serverNames = append(ix.serverNames, d.Server)
+			sd := newDocTokens()
+			ix.addField(sd, fieldServer, d.Server)
+			ix.addField(sd, fieldServerText, o.Instructions[d.Server])
+			serverDocs = append(serverDocs, sd)
+		}
+		ix.serverOf[i] = k
+		sd := serverDocs[k]
+		ix.addField(sd, fieldName, d.Tool)
+		ix.addField(sd, fieldDesc, d.Description)
+		ix.addField(sd, fieldParams, strings.Join(schema.params, " "))
+	}
+	ix.tools = buildBM25F(toolDocs, &p)
+	ix.servers = buildBM25F(serverDocs, &p)
+	return ix
+}
+
+// addField analyses text into field f of d: its words, and the concepts
+// its words and phrases express.
+func (ix *Index) addField(d *docTokens, f field, text string) {
+	ws := splitWords(text)
+	for _, w := range ws {
+		if w.stop {
+			continue
+		}
+		d.tf[f][wordToken(w.stem)]++
+		d.len[f]++
+	}
+	ix.lex.concepts(ws, func(id int32, _ float64) {
+		d.tf[f][conceptToken(id)]++
+	})
+}
+
+func wordToken(stem string) string { return "w:" + stem }
+
+func conceptToken(id int32) string { return fmt.Sprintf("c:%d", id) }
+
+// Len returns the number of tools indexed.
+func (ix *Index) Len() int { return len(ix.docs) }
+
+// Doc returns the i-th tool as given to [New].
+func (ix *Index) Doc(i int) Doc { return ix.docs[i] }

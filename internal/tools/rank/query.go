@@ -1,0 +1,166 @@
+package rank
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Query is what a tool is ranked against: a request and the conversation
+// around it.
+type Query struct {
+	// Text is the request: the latest user message, or what a model
+	// searches for through find_tools.
+	Text string
+	// Context holds earlier turns, most recent first. They count less
+	// than Text, and less the older they are.
+	Context []string
+	// Used holds the catalogue names of tools already called in the
+	// conversation: they, and the other tools of their servers, are
+	// likely to be needed again.
+	Used []string
+}
+
+// Parts break a tool's score down by where it came from.
+type Parts struct {
+	// Text is the score of the tool's own fields against the request and
+	// its context (words and concepts, BM25F).
+	Text float64 `json:"text"`
+	// Server is the score of the tool's server as a whole.
+	Server float64 `json:"server"`
+	// Mention is the boost for a tool the request names outright.
+	Mention float64 `json:"mention,omitempty"`
+	// Used is the boost for a tool, or a server, used earlier.
+	Used float64 `json:"used,omitempty"`
+}
+
+// Scored is one tool's place in a ranking.
+type Scored struct {
+	// Index is the tool's position in the docs given to [New].
+	Index int     `json:"-"`
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+	Parts Parts   `json:"parts"`
+}
+
+// Rank returns every tool, most relevant to q first. Ties keep catalogue
+// order, so the result is deterministic. It makes no network call.
+func (ix *Index) Rank(q Query) []Scored {
+	terms := ix.queryTerms(q)
+	n := len(ix.docs)
+	text := make([]float64, n)
+	ix.tools.score(terms, text)
+	server := make([]float64, len(ix.serverNames))
+	ix.servers.score(terms, server)
+
+	out := make([]Scored, n)
+	low := strings.ToLower(q.Text)
+	used := make(map[string]bool, len(q.Used))
+	usedServer := make(map[int]bool)
+	for _, name := range q.Used {
+		if i, ok := ix.byName[name]; ok {
+			used[name] = true
+			if k := ix.serverOf[i]; k >= 0 {
+				usedServer[k] = true
+			}
+		}
+	}
+	for i := range out {
+		s := Scored{Index: i, Name: ix.docs[i].Name, Parts: Parts{Text: text[i]}}
+		if k := ix.serverOf[i]; k >= 0 {
+			s.Parts.Server = ix.p.server * server[k]
+			if usedServer[k] {
+				s.Parts.Used += ix.p.usedServer
+			}
+		}
+		if used[s.Name] {
+			s.Parts.Used += ix.p.used
+		}
+		if mentions(low, ix.names[i]) || len(ix.shorts[i]) >= 4 && strings.Contains(ix.shorts[i], "_") && mentions(low, ix.shorts[i]) {
+			s.Parts.Mention = ix.p.mention
+		}
+		s.Score = s.Parts.Text + s.Parts.Server + s.Parts.Mention + s.Parts.Used
+		out[i] = s
+	}
+	slices.SortStableFunc(out, func(a, b Scored) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}
+
+// Search returns the at most k tools that best match text, for a model
+// looking for tools (find_tools); tools with no match at all are left out.
+func (ix *Index) Search(text string, k int) []Scored {
+	ranked := ix.Rank(Query{Text: text})
+	out := ranked[:0:0]
+	for _, s := range ranked {
+		if len(out) == k || s.Score <= 0 {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// queryTerms returns the weighted tokens of q in a fixed order (so sums
+// of floats come out the same on every run).
+func (ix *Index) queryTerms(q Query) map[string]float64 {
+	terms := make(map[string]float64)
+	ix.addText(terms, q.Text, 1)
+	w := ix.p.context
+	for _, c := range q.Context {
+		ix.addText(terms, c, w)
+		w *= ix.p.contextDecay
+	}
+	return terms
+}
+
+// addText adds the tokens of text with weight scale, keeping the largest
+// weight of a token said several times.
+func (ix *Index) addText(terms map[string]float64, text string, scale float64) {
+	put := func(tok string, w float64) {
+		if w > terms[tok] {
+			terms[tok] = w
+		}
+	}
+	rest, found := findEntities(text)
+	for _, label := range found {
+		if id, ok := ix.lex.label(label); ok {
+			put(conceptToken(id), scale*ix.p.entity)
+		}
+	}
+	ws := splitWords(rest)
+	for _, w := range ws {
+		if !w.stop {
+			put(wordToken(w.stem), scale*w.weight)
+		}
+	}
+	ix.lex.concepts(ws, func(id int32, weight float64) {
+		put(conceptToken(id), scale*weight*ix.p.concept)
+	})
+}
+
+// mentions reports whether text contains name as a whole word.
+func mentions(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	for off := 0; ; {
+		i := strings.Index(text[off:], name)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(name)
+		if !wordByte(text, i-1) && !wordByte(text, end) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func wordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
