@@ -1,10 +1,6 @@
 package rank
 
-import (
-	"maps"
-	"math"
-	"slices"
-)
+import "math"
 
 // field is one part of a tool's text. Each is weighted and
 // length-normalised on its own (BM25F), so a word in a tool's name counts
@@ -107,21 +103,4 @@ func buildBM25F(docs []*docTokens, p *params) *bm25f {
 		}
 	}
 	return ix
-}
-
-// score adds, for every token of q, its weight times its score in each
-// document to scores.
-func (ix *bm25f) score(q map[string]float64, scores []float64) {
-	// A fixed order of additions keeps scores, and so ties, the same on
-	// every run.
-	for _, tok := range slices.Sorted(maps.Keys(q)) {
-		w := q[tok]
-		id, ok := ix.tokens[tok]
-		if !ok {
-			continue
-		}
-		for _, p := range ix.postings[id] {
-			scores[p.doc] += w * float64(p.score)
-		}
-	}
 }

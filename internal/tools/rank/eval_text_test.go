@@ -1,6 +1,9 @@
 package rank_test
 
 import (
+	"context"
+	"iter"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
@@ -8,22 +11,84 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
-func TestEvalBaseline(t *testing.T) {
+// promptRecorder is a model that answers every request with an empty
+// reply and keeps the system prompt it was sent.
+type promptRecorder struct{ system string }
+
+func (p *promptRecorder) Stream(_ context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	p.system = req.System
+	return func(yield func(llm.Event, error) bool) {
+		yield(llm.Event{Type: llm.EventStop, StopReason: llm.StopEndTurn}, nil)
+	}
+}
+
+// shownTools returns the tools a text-mode manifest describes: its
+// "- name: description" lines.
+func shownTools(system string) []string {
+	_, section, _ := strings.Cut(system, "Available tools:\n")
+	var out []string
+	for line := range strings.SplitSeq(section, "\n") {
+		rest, ok := strings.CutPrefix(line, "- ")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, ":")
+		out = append(out, strings.TrimSpace(name))
+	}
+	return out
+}
+
+// textModeWindow is the context window of the measure in
+// testdata/toolbench/README.md; the manifest gets a quarter of it, as
+// internal/app gives it.
+const textModeWindow = 8192
+
+// TestEvalTextMode prints recall@offered and the mean number of tools
+// offered on the first model call of each development request, for a
+// text-mode model with an 8,192-token window: the manifest the real text
+// protocol (textcall.Wrap) puts in the system prompt.
+func TestEvalTextMode(t *testing.T) {
 	entries := rank.LoadCatalogue(t)
-	qs := rank.LoadQueries(t)
 	specs := make([]llm.ToolSpec, len(entries))
 	for i, e := range entries {
 		specs[i] = llm.ToolSpec{Name: e.Name, Description: e.Info.Description, Parameters: e.Info.InputSchema}
 	}
-	cat := textcall.NewCatalog(specs)
-	hit, offered := 0, 0
-	for _, q := range qs {
-		m := cat.Manifest(textcall.ManifestOptions{Budget: 8192 / 4, Latest: q.Query})
-		offered += len(m.Shown)
-		if rank.FirstHit(m.Shown, q.GoldNames()) > 0 {
-			hit++
+	rec := &promptRecorder{}
+	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4})
+	type tally struct{ n, hit, offered int }
+	var all, tune, held tally
+	for _, q := range rank.LoadQueries(t) {
+		req := &llm.Request{Tools: specs, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart(q.Query)}}}}
+		for _, err := range model.Stream(t.Context(), req) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		shown := shownTools(rec.system)
+		hit := rank.FirstHit(shown, q.GoldNames()) > 0
+		part := &tune
+		if rank.HeldOut(q.ID) {
+			part = &held
+		}
+		for _, tl := range []*tally{&all, part} {
+			tl.n++
+			tl.offered += len(shown)
+			if hit {
+				tl.hit++
+			}
 		}
 	}
-	n := float64(len(qs))
-	t.Logf("recall@offered %.2f mean offered %.1f", float64(hit)/n, float64(offered)/n)
+	if recall := float64(all.hit) / float64(all.n); recall < 0.95 {
+		t.Errorf("recall@offered on the development set fell to %.2f, below 0.95", recall)
+	}
+	if mean := float64(all.offered) / float64(all.n); mean > 40 {
+		t.Errorf("%.1f tools offered on average, more than 40", mean)
+	}
+	for _, r := range []struct {
+		name string
+		tl   tally
+	}{{"all", all}, {"tune", tune}, {"held", held}} {
+		t.Logf("%-4s (%3d): recall@offered %.2f, mean offered %.1f", r.name, r.tl.n,
+			float64(r.tl.hit)/float64(r.tl.n), float64(r.tl.offered)/float64(r.tl.n))
+	}
 }

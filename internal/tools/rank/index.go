@@ -146,9 +146,11 @@ func (ix *Index) addField(d *docTokens, f field, text string) {
 		d.tf[f][wordToken(w.stem)]++
 		d.len[f]++
 	}
-	ix.lex.concepts(ws, func(id int32, _ float64) {
-		d.tf[f][conceptToken(id)]++
-	})
+	for _, sp := range ix.lex.spans(ws) {
+		for _, id := range sp.concepts {
+			d.tf[f][conceptToken(id)]++
+		}
+	}
 }
 
 func wordToken(stem string) string { return "w:" + stem }

@@ -85,17 +85,27 @@ func joinStems(ws []word) string {
 	return b.String()
 }
 
-// concepts calls add for every concept a word or phrase of ws belongs to,
-// with the weight of the words that express it.
-func (lx *lexicon) concepts(ws []word, add func(id int32, weight float64)) {
+// span is a run of words that expresses concepts: one word, or a phrase
+// of the lexicon.
+type span struct {
+	key      string // the stems, joined by one space
+	weight   float64
+	concepts []int32
+}
+
+// spans returns the concepts of every word of ws and of every phrase of
+// the lexicon in ws. Stop words stand for no concept on their own.
+func (lx *lexicon) spans(ws []word) []span {
+	var out []span
 	for i, w := range ws {
 		if !w.stop {
-			for _, id := range lx.words[w.stem] {
-				add(id, w.weight)
+			if ids := lx.words[w.stem]; len(ids) > 0 {
+				out = append(out, span{key: w.stem, weight: w.weight, concepts: ids})
 			}
 		}
 		for n := 2; n <= lx.longest && i+n <= len(ws); n++ {
-			ids, ok := lx.phrases[joinStems(ws[i:i+n])]
+			key := joinStems(ws[i : i+n])
+			ids, ok := lx.phrases[key]
 			if !ok {
 				continue
 			}
@@ -103,11 +113,10 @@ func (lx *lexicon) concepts(ws []word, add func(id int32, weight float64)) {
 			for _, x := range ws[i : i+n] {
 				weight = min(weight, x.weight)
 			}
-			for _, id := range ids {
-				add(id, weight)
-			}
+			out = append(out, span{key: key, weight: weight, concepts: ids})
 		}
 	}
+	return out
 }
 
 // label returns the id of the concept with the given label.

@@ -46,12 +46,12 @@ type Scored struct {
 // Rank returns every tool, most relevant to q first. Ties keep catalogue
 // order, so the result is deterministic. It makes no network call.
 func (ix *Index) Rank(q Query) []Scored {
-	terms := ix.queryTerms(q)
+	units := ix.queryUnits(q)
 	n := len(ix.docs)
 	text := make([]float64, n)
-	ix.tools.score(terms, text)
+	ix.tools.scoreUnits(units, text, make([]float64, n))
 	server := make([]float64, len(ix.serverNames))
-	ix.servers.score(terms, server)
+	ix.servers.scoreUnits(units, server, make([]float64, len(server)))
 
 	out := make([]Scored, n)
 	low := strings.ToLower(q.Text)
@@ -98,44 +98,6 @@ func (ix *Index) Search(text string, k int) []Scored {
 		out = append(out, s)
 	}
 	return out
-}
-
-// queryTerms returns the weighted tokens of q in a fixed order (so sums
-// of floats come out the same on every run).
-func (ix *Index) queryTerms(q Query) map[string]float64 {
-	terms := make(map[string]float64)
-	ix.addText(terms, q.Text, 1)
-	w := ix.p.context
-	for _, c := range q.Context {
-		ix.addText(terms, c, w)
-		w *= ix.p.contextDecay
-	}
-	return terms
-}
-
-// addText adds the tokens of text with weight scale, keeping the largest
-// weight of a token said several times.
-func (ix *Index) addText(terms map[string]float64, text string, scale float64) {
-	put := func(tok string, w float64) {
-		if w > terms[tok] {
-			terms[tok] = w
-		}
-	}
-	rest, found := findEntities(text)
-	for _, label := range found {
-		if id, ok := ix.lex.label(label); ok {
-			put(conceptToken(id), scale*ix.p.entity)
-		}
-	}
-	ws := splitWords(rest)
-	for _, w := range ws {
-		if !w.stop {
-			put(wordToken(w.stem), scale*w.weight)
-		}
-	}
-	ix.lex.concepts(ws, func(id int32, weight float64) {
-		put(conceptToken(id), scale*weight*ix.p.concept)
-	})
 }
 
 // mentions reports whether text contains name as a whole word.
