@@ -3,6 +3,7 @@ package rank
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // word is one word of a text after analysis.
@@ -23,7 +24,8 @@ const quotedWeight = 0.35
 // splitWords splits s into lower-case, stemmed words: on anything that is
 // not a letter or digit, and at camelCase humps, so "readFile",
 // "read_file" and "reading files" share "read" and "file". Bare numbers
-// are dropped: they are values, not vocabulary.
+// are dropped: they are values, not vocabulary. An acronym's plural
+// ("VMs", "PRs") loses its s, which the stemmer keeps for want of a vowel.
 func splitWords(s string) []word {
 	var out []word
 	start := -1
@@ -33,15 +35,16 @@ func splitWords(s string) []word {
 		if start < 0 {
 			return
 		}
-		raw := strings.ToLower(s[start:end])
+		orig := s[start:end]
 		start = -1
-		if isNumber(raw) {
+		if isNumber(orig) {
 			return
 		}
-		w := word{stem: stem(raw), stop: stopWords[raw], weight: 1}
-		if len(raw) == 1 {
-			w.stop = true
+		if acronymPlural(orig) {
+			orig = orig[:len(orig)-1]
 		}
+		raw := strings.ToLower(orig)
+		w := word{stem: stem(raw), stop: stopWords[raw] || len(raw) == 1, weight: 1}
 		if quoted {
 			w.weight = quotedWeight
 		}
@@ -52,7 +55,7 @@ func splitWords(s string) []word {
 		switch {
 		case !alnum:
 			flush(i)
-			if isQuote(r) && quoteOpens(s, i, r, quoted) {
+			if toggles(s, i, r, quoted) {
 				quoted = !quoted
 			}
 		case start < 0:
@@ -67,24 +70,42 @@ func splitWords(s string) []word {
 	return out
 }
 
-func isQuote(r rune) bool {
-	switch r {
-	case '"', '“', '”', '«', '»', '„':
-		return true
+// acronymPlural reports whether w is an upper-case acronym with a plural s.
+func acronymPlural(w string) bool {
+	if len(w) < 3 || w[len(w)-1] != 's' {
+		return false
 	}
-	return false
+	for i := 0; i < len(w)-1; i++ {
+		if w[i] < 'A' || w[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
-// quoteOpens reports whether the quote r at i toggles quoting. Straight
-// double quotes toggle; curly ones open or close by shape.
-func quoteOpens(_ string, _ int, r rune, quoted bool) bool {
+// toggles reports whether the character r at s[i] opens or closes a
+// quotation. Double quotes always do (curly ones by their shape); a single
+// quote does only where it cannot be an apostrophe: opening before a word
+// and after a space, closing after a word and before a space or the end.
+func toggles(s string, i int, r rune, quoted bool) bool {
 	switch r {
+	case '"':
+		return true
 	case '“', '«', '„':
 		return !quoted
 	case '”', '»':
 		return quoted
+	case '\'', '‘', '’':
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+		wordBefore := i > 0 && (unicode.IsLetter(before) || unicode.IsDigit(before))
+		wordAfter := i+utf8.RuneLen(r) < len(s) && (unicode.IsLetter(after) || unicode.IsDigit(after))
+		if quoted {
+			return !wordAfter
+		}
+		return !wordBefore && wordAfter
 	}
-	return true
+	return false
 }
 
 func isNumber(s string) bool {
@@ -97,7 +118,9 @@ func isNumber(s string) bool {
 }
 
 // stopWords are function words: they carry no tool meaning on their own.
-// Words that do ("off", "up", "new", "all") are deliberately absent.
+// Words that do ("off", "down", "new", "all") are deliberately absent;
+// "up" is here because it is mostly filler ("pick up", "what's up") and the
+// phrases that need it ("turn it up", "spin up") keep it.
 var stopWords = map[string]bool{
 	"a": true, "the": true, "an": true, "and": true, "or": true, "of": true, "to": true,
 	"in": true, "on": true, "for": true, "with": true, "is": true, "it": true, "this": true,
@@ -113,7 +136,7 @@ var stopWords = map[string]bool{
 	"m": true, "re": true, "ll": true, "ve": true, "d": true, "am": true,
 	"whom": true, "whose": true, "when": true, "where": true, "why": true, "one": true,
 	"an'": true, "than": true, "then": true, "these": true, "those": true, "also": true,
-	"too": true, "very": true, "really": true, "now": true, "right": true, "go": true,
+	"too": true, "very": true, "really": true, "up": true, "now": true, "right": true, "go": true,
 	"going": true, "way": true, "thing": true,
 	"things": true, "anything": true, "something": true, "everything": true, "someone": true,
 	"anyone": true, "everyone": true, "people": true, "tell": true, "know": true, "see": true,

@@ -25,7 +25,7 @@ type BenchQuery struct {
 	} `json:"gold"`
 }
 
-// goldNames returns the catalogue names of the tools that answer q.
+// GoldNames returns the catalogue names of the tools that answer q.
 func (q BenchQuery) GoldNames() []string {
 	var out []string
 	for _, g := range q.Gold {
@@ -43,7 +43,7 @@ func (s staticTool) Call(context.Context, *tools.CallRequest) (*tools.Result, er
 	return tools.ErrorResult("toolbench tools only describe themselves"), nil
 }
 
-// loadCatalogue returns the toolbench catalogue as a real registry lists it.
+// LoadCatalogue returns the toolbench catalogue as a real registry lists it.
 func LoadCatalogue(t testing.TB) []tools.Entry {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "toolbench", "catalogue.json"))
@@ -67,10 +67,21 @@ func LoadCatalogue(t testing.TB) []tools.Entry {
 	return reg.List()
 }
 
-// loadQueries returns the development requests in file order.
+// LoadQueries returns the development requests in file order.
 func LoadQueries(t testing.TB) []BenchQuery {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "toolbench", "dev-queries.jsonl"))
+	return loadQueriesFrom(t, filepath.Join("testdata", "toolbench", "dev-queries.jsonl"))
+}
+
+// loadProbes returns the probe requests of testdata/probe (see its README).
+func loadProbes(t testing.TB) []BenchQuery {
+	t.Helper()
+	return loadQueriesFrom(t, filepath.Join("testdata", "probe", "probe-queries.jsonl"))
+}
+
+func loadQueriesFrom(t testing.TB, path string) []BenchQuery {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +101,7 @@ func LoadQueries(t testing.TB) []BenchQuery {
 	return out
 }
 
-// firstHit returns the 1-based rank of the first gold tool in ranked, or 0.
+// FirstHit returns the 1-based rank of the first gold tool in ranked, or 0.
 func FirstHit(ranked, gold []string) int {
 	for i, n := range ranked {
 		if slices.Contains(gold, n) {

@@ -28,6 +28,7 @@ var entities = []entity{
 		keep: func(m string) string { return m[strings.LastIndexByte(m, '.')+1:] }},
 	{label: "file path", re: regexp.MustCompile(`(^|\s)~?/[\w.-]+(/[\w.-]+)+`)},
 	{label: "instance type", re: regexp.MustCompile(`(?i)\b[a-z]\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b`)},
+	{label: "region", re: regexp.MustCompile(`(?i)\b(us|eu|ap|sa|ca|me|af|il|mx)-(east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b`)},
 	{label: "emoji", re: regexp.MustCompile(`:[a-z0-9_+-]+:|[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]`)},
 	{label: "ticket key", re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)},
 	{label: "flight number", re: regexp.MustCompile(`\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b`)},

@@ -83,6 +83,9 @@ func TestEval(t *testing.T) {
 	t.Logf("all  (%3d):%s", len(qs), formatRecall(all))
 	t.Logf("tune (%3d):%s", len(tune), formatRecall(rt))
 	t.Logf("held (%3d):%s", len(held), formatRecall(rh))
+	probes := loadProbes(t)
+	rp, probeRanks := recallAt(ix, probes)
+	t.Logf("probe(%3d):%s", len(probes), formatRecall(rp))
 	// The figures reached (docs/BENCHMARKS.md) less a small margin: a
 	// change that loses recall on the development set fails here.
 	for i, floor := range recallFloor {
@@ -99,6 +102,11 @@ func TestEval(t *testing.T) {
 					top = append(top, s.Name)
 				}
 				t.Logf("miss %s rank %d %q gold %v top %v", q.ID, ranks[i], q.Query, q.GoldNames(), top)
+			}
+		}
+		for i, q := range probes {
+			if probeRanks[i] == 0 || probeRanks[i] > 10 {
+				t.Logf("probe miss %s rank %d %q gold %v", q.ID, probeRanks[i], q.Query, q.GoldNames())
 			}
 		}
 	}
