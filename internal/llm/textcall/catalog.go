@@ -46,9 +46,10 @@ func (c *Catalog) Len() int { return len(c.tools) }
 
 // DefaultMaxTools is how many tools a manifest describes at most when not
 // all fit its budget. Models choose worse among more tools, and the
-// retriever finds the tool a request needs within its first 40 for 0.98
-// of the development requests of package rank's toolbench
-// (docs/BENCHMARKS.md).
+// retriever finds the tool a request needs within its first 40 for 0.99
+// of the development requests of package rank's toolbench, and within its
+// first 20 as often (docs/BENCHMARKS.md): 40 leaves a margin for requests
+// unlike those.
 const DefaultMaxTools = 40
 
 // ManifestOptions choose what a manifest shows. The zero value shows every
