@@ -26,7 +26,11 @@ const quotedWeight = 0.35
 // "read_file" and "reading files" share "read" and "file". Bare numbers
 // are dropped: they are values, not vocabulary. An acronym's plural
 // ("VMs", "PRs") loses its s, which the stemmer keeps for want of a vowel.
-func splitWords(s string) []word {
+func splitWords(s string) []word { return splitWordsCached(s, nil) }
+
+// splitWordsCached is splitWords with a cache of stems: an index stems the
+// same words thousands of times while it is built. A nil cache is fine.
+func splitWordsCached(s string, stems map[string]string) []word {
 	var out []word
 	start := -1
 	var prev rune
@@ -44,7 +48,14 @@ func splitWords(s string) []word {
 			orig = orig[:len(orig)-1]
 		}
 		raw := strings.ToLower(orig)
-		w := word{stem: stem(raw), stop: stopWords[raw] || len(raw) == 1, weight: 1}
+		st, ok := stems[raw]
+		if !ok {
+			st = stem(raw)
+			if stems != nil {
+				stems[raw] = st
+			}
+		}
+		w := word{stem: st, stop: stopWords[raw] || len(raw) == 1, weight: 1}
 		if quoted {
 			w.weight = quotedWeight
 		}

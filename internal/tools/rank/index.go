@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -68,6 +69,8 @@ type Index struct {
 	// names and shorts are lower-case catalogue and own names, for
 	// recognising a tool named outright.
 	names, shorts []string
+	// stems caches stems while the index is built; nil afterwards.
+	stems map[string]string
 }
 
 // builtinLexicon is parsed once per New: parsing takes well under a
@@ -94,6 +97,7 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 	ix := &Index{
 		docs: docs, p: p, lex: lx,
 		serverOf: make([]int, len(docs)), byName: make(map[string]int, len(docs)),
+		stems: make(map[string]string),
 	}
 	serverIdx := make(map[string]int)
 	toolDocs := make([]*docTokens, len(docs))
@@ -132,6 +136,7 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 		ix.addField(sd, fieldDesc, d.Description)
 		ix.addField(sd, fieldParams, strings.Join(schema.params, " "))
 	}
+	ix.stems = nil
 	ix.tools = buildBM25F(toolDocs, &p)
 	ix.servers = buildBM25F(serverDocs, &p)
 	return ix
@@ -140,7 +145,7 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 // addField analyses text into field f of d: its words, and the concepts
 // its words and phrases express.
 func (ix *Index) addField(d *docTokens, f field, text string) {
-	ws := splitWords(text)
+	ws := splitWordsCached(text, ix.stems)
 	for _, w := range ws {
 		if w.stop {
 			continue
@@ -157,7 +162,7 @@ func (ix *Index) addField(d *docTokens, f field, text string) {
 
 func wordToken(stem string) string { return "w:" + stem }
 
-func conceptToken(id int32) string { return fmt.Sprintf("c:%d", id) }
+func conceptToken(id int32) string { return "c:" + strconv.Itoa(int(id)) }
 
 // Len returns the number of tools indexed.
 func (ix *Index) Len() int { return len(ix.docs) }

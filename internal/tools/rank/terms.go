@@ -3,6 +3,7 @@ package rank
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // unit is one thing a query says: a word, a phrase or an entity. A word
@@ -42,8 +43,16 @@ func (ix *Index) queryUnits(q Query) []unit {
 	return out
 }
 
+// maxTextBytes bounds each text of a query: a request longer than this
+// says what it wants in its last part, and a bound keeps a pasted
+// document from costing more than a request.
+const maxTextBytes = 8 << 10
+
 // textUnits calls add for every unit of text, weighted by scale.
 func (ix *Index) textUnits(text string, scale float64, add func(unit)) {
+	if len(text) > maxTextBytes {
+		text = strings.ToValidUTF8(text[len(text)-maxTextBytes:], "")
+	}
 	rest, found := findEntities(text)
 	for _, label := range found {
 		if id, ok := ix.lex.label(label); ok {
