@@ -1,0 +1,79 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
+)
+
+// checkJSON fails the test unless body is the JSON document want.
+func checkJSON(t testing.TB, body []byte, want string) {
+	t.Helper()
+	var got, w any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("request body is not JSON: %v: %s", err, body)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(w, got); diff != "" {
+		t.Errorf("request body mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestEmbed(t *testing.T) {
+	reply := llmtest.JSON(200, `{"object":"list","data":[
+		{"object":"embedding","index":1,"embedding":[0.5,-1]},
+		{"object":"embedding","index":0,"embedding":[0.25,2]}],
+		"model":"text-embedding-3-small","usage":{"prompt_tokens":4,"total_tokens":4}}`)
+	reply.Check = func(t testing.TB, r *http.Request, body []byte) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings" {
+			t.Errorf("request line = %s %s, want POST /v1/embeddings", r.Method, r.URL.Path)
+		}
+		if got := r.Header.Get("Authorization"); got != "Bearer sk-1" {
+			t.Errorf("Authorization = %q", got)
+		}
+		checkJSON(t, body, `{"model":"text-embedding-3-small","input":["send an e-mail","turn off a light"],"encoding_format":"float"}`)
+	}
+	srv := llmtest.NewServer(t, reply)
+	c := openai.New(&openai.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-1", Model: "gpt-4o-mini", HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+	got, err := c.Embed(t.Context(), "text-embedding-3-small", []string{"send an e-mail", "turn off a light"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]float32{{0.25, 2}, {0.5, -1}}, got); diff != "" {
+		t.Errorf("vectors mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestEmbedErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply llmtest.Reply
+		kind  llm.ErrorKind
+	}{
+		{"too few vectors", llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]}]}`), llm.KindMalformed},
+		{"index twice", llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`), llm.KindMalformed},
+		{"dimensions differ", llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[1,2]}]}`), llm.KindMalformed},
+		{"not JSON", llmtest.JSON(200, `<html>`), llm.KindMalformed},
+		{"unknown model", llmtest.JSON(404, `{"error":{"message":"The model does not exist","type":"invalid_request_error"}}`), llm.KindNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t, tc.reply)
+			c := openai.New(&openai.Options{BaseURL: srv.URL, HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+			_, err := c.Embed(t.Context(), "m", []string{"a", "b"})
+			var e *llm.Error
+			if !errors.As(err, &e) || e.Kind != tc.kind {
+				t.Errorf("Embed error = %v, want an *llm.Error of kind %s", err, tc.kind)
+			}
+		})
+	}
+}
