@@ -29,6 +29,12 @@
 //   - Earlier turns count less than the request, older ones less still;
 //     tools already used, and their servers, get a boost.
 //
+// Off the common path, where the configured provider has an embeddings
+// endpoint, [EmbedCatalogue] makes an embedding index of the catalogue
+// (cached in a directory, re-embedding only the tools whose text changed);
+// given to [New] in [Options].Embeddings, it adds the similarity of a
+// tool's vector to the request's [Query].Vector to the lexical score.
+//
 // Layer: contract, beside tools. It imports only tools and the standard
 // library, so the agent, the CLI and the text protocol (llm/textcall) can
 // all use it.

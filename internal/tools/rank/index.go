@@ -28,6 +28,10 @@ type params struct {
 	// used is added to a tool already called in the conversation, and
 	// usedServer to the other tools of its server.
 	used, usedServer float64
+	// embedding weighs the similarity of a tool's vector to the request's
+	// (in standard deviations above the catalogue's mean, so it is on a
+	// scale of its own whatever the model).
+	embedding float64
 }
 
 func defaultParams() params {
@@ -43,6 +47,10 @@ func defaultParams() params {
 		context: 0.4, contextDecay: 0.6,
 		server: 0.225, mention: 8,
 		used: 1.5, usedServer: 0.8,
+		// Not measured: no embedding model can be reached here. One
+		// standard deviation counts as much as a plain word match in a
+		// description.
+		embedding: 1,
 	}
 }
 
@@ -51,6 +59,10 @@ type Options struct {
 	// Instructions maps a server name to the instructions the server gave
 	// at initialization; they describe all of its tools.
 	Instructions map[string]string
+	// Embeddings, when set, are the vectors of the tools (see
+	// [EmbedCatalogue]); a [Query] with a Vector then also ranks by
+	// similarity. Tools without a vector score by words alone.
+	Embeddings *Embeddings
 }
 
 // Index ranks the tools of one catalogue for requests. Build one with
@@ -71,6 +83,10 @@ type Index struct {
 	names, shorts []string
 	// stems caches stems while the index is built; nil afterwards.
 	stems map[string]string
+	// vecs holds each doc's unit vector, nil for a doc without one; dim
+	// is their dimension, 0 without embeddings.
+	vecs [][]float32
+	dim  int
 }
 
 // builtinLexicon is parsed once per New: parsing takes well under a
@@ -137,6 +153,12 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 		ix.addField(sd, fieldParams, strings.Join(schema.params, " "))
 	}
 	ix.stems = nil
+	if em := o.Embeddings; em != nil && em.dim > 0 {
+		ix.dim, ix.vecs = em.dim, make([][]float32, len(docs))
+		for i, d := range docs {
+			ix.vecs[i] = em.vecs[textKey(embedText(d))]
+		}
+	}
 	ix.tools = buildBM25F(toolDocs, &p)
 	ix.servers = buildBM25F(serverDocs, &p)
 	return ix

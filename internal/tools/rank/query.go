@@ -2,6 +2,7 @@ package rank
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 )
@@ -19,6 +20,10 @@ type Query struct {
 	// conversation: they, and the other tools of their servers, are
 	// likely to be needed again.
 	Used []string
+	// Vector is the embedding of Text by the model of the index's
+	// [Options].Embeddings; nil, or one of another dimension, ranks by
+	// words alone.
+	Vector []float32
 }
 
 // Parts break a tool's score down by where it came from.
@@ -32,6 +37,8 @@ type Parts struct {
 	Mention float64 `json:"mention,omitempty"`
 	// Used is the boost for a tool, or a server, used earlier.
 	Used float64 `json:"used,omitempty"`
+	// Embedding is the score of the tool's vector against the request's.
+	Embedding float64 `json:"embedding,omitempty"`
 }
 
 // Scored is one tool's place in a ranking.
@@ -53,6 +60,7 @@ func (ix *Index) Rank(q Query) []Scored {
 	server := make([]float64, len(ix.serverNames))
 	ix.servers.scoreUnits(units, server, make([]float64, len(server)))
 
+	similar := ix.similarity(q.Vector)
 	out := make([]Scored, n)
 	low := strings.ToLower(q.Text)
 	used := make(map[string]bool, len(q.Used))
@@ -79,23 +87,67 @@ func (ix *Index) Rank(q Query) []Scored {
 		if mentions(low, ix.names[i]) || len(ix.shorts[i]) >= 4 && strings.Contains(ix.shorts[i], "_") && mentions(low, ix.shorts[i]) {
 			s.Parts.Mention = ix.p.mention
 		}
-		s.Score = s.Parts.Text + s.Parts.Server + s.Parts.Mention + s.Parts.Used
+		if similar != nil {
+			s.Parts.Embedding = ix.p.embedding * similar[i]
+		}
+		s.Score = s.Parts.Text + s.Parts.Server + s.Parts.Mention + s.Parts.Used + s.Parts.Embedding
 		out[i] = s
 	}
 	slices.SortStableFunc(out, func(a, b Scored) int { return cmp.Compare(b.Score, a.Score) })
 	return out
 }
 
-// Search returns the at most k tools that best match text, for a model
+// Search returns the at most k tools that best match q, for a model
 // looking for tools (find_tools); tools with no match at all are left out.
-func (ix *Index) Search(text string, k int) []Scored {
-	ranked := ix.Rank(Query{Text: text})
+func (ix *Index) Search(q Query, k int) []Scored {
+	ranked := ix.Rank(q)
 	out := ranked[:0:0]
 	for _, s := range ranked {
 		if len(out) == k || s.Score <= 0 {
 			break
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// similarity returns, for each tool with a vector, how many standard
+// deviations its cosine similarity to v lies above the catalogue's mean
+// (0 when below); nil when v cannot be compared.
+func (ix *Index) similarity(v []float32) []float64 {
+	if ix.dim == 0 || len(v) != ix.dim {
+		return nil
+	}
+	qv := normalize(v)
+	cos := make([]float64, len(ix.vecs))
+	var sum, sumSq float64
+	n := 0
+	for i, dv := range ix.vecs {
+		if dv == nil {
+			continue
+		}
+		var dot float64
+		for k, x := range dv {
+			dot += float64(x) * float64(qv[k])
+		}
+		cos[i] = dot
+		sum += dot
+		sumSq += dot * dot
+		n++
+	}
+	if n < 2 {
+		return nil
+	}
+	mean := sum / float64(n)
+	std := math.Sqrt(max(sumSq/float64(n)-mean*mean, 0))
+	if std == 0 {
+		return nil
+	}
+	out := make([]float64, len(cos))
+	for i, dv := range ix.vecs {
+		if dv != nil {
+			out[i] = max(0, (cos[i]-mean)/std)
+		}
 	}
 	return out
 }

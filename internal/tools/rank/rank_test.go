@@ -110,21 +110,21 @@ func TestRankOddInput(t *testing.T) {
 	if got := empty.Rank(Query{Text: "anything"}); len(got) != 0 {
 		t.Errorf("an empty catalogue ranks %v", got)
 	}
-	if got := empty.Search("anything", 5); len(got) != 0 {
+	if got := empty.Search(Query{Text: "anything"}, 5); len(got) != 0 {
 		t.Errorf("an empty catalogue finds %v", got)
 	}
 }
 
 func TestSearch(t *testing.T) {
 	ix := New(smallCatalogue(), nil)
-	got := ix.Search("switch the light off", 2)
+	got := ix.Search(Query{Text: "switch the light off"}, 2)
 	if len(got) != 2 || got[0].Name != "home__turn_off" {
 		t.Errorf("Search = %+v, want 2 results, home__turn_off first", got)
 	}
-	if got := ix.Search("zzzz qqqq", 5); len(got) != 0 {
+	if got := ix.Search(Query{Text: "zzzz qqqq"}, 5); len(got) != 0 {
 		t.Errorf("a search that matches nothing found %+v", got)
 	}
-	if got := ix.Search("light", 0); len(got) != 0 {
+	if got := ix.Search(Query{Text: "light"}, 0); len(got) != 0 {
 		t.Errorf("k = 0 found %+v", got)
 	}
 }
