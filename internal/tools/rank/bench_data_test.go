@@ -73,10 +73,15 @@ func LoadQueries(t testing.TB) []BenchQuery {
 	return loadQueriesFrom(t, filepath.Join("testdata", "toolbench", "dev-queries.jsonl"))
 }
 
-// loadProbes returns the probe requests of testdata/probe (see its README).
-func loadProbes(t testing.TB) []BenchQuery {
+// LoadProbes returns the probe requests of testdata/probe (see its
+// README): set 1 or 2.
+func LoadProbes(t testing.TB, set int) []BenchQuery {
 	t.Helper()
-	return loadQueriesFrom(t, filepath.Join("testdata", "probe", "probe-queries.jsonl"))
+	name := "probe-queries.jsonl"
+	if set == 2 {
+		name = "probe2-queries.jsonl"
+	}
+	return loadQueriesFrom(t, filepath.Join("testdata", "probe", name))
 }
 
 func loadQueriesFrom(t testing.TB, path string) []BenchQuery {

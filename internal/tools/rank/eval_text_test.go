@@ -3,6 +3,7 @@ package rank_test
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,8 +57,10 @@ func TestEvalTextMode(t *testing.T) {
 	rec := &promptRecorder{}
 	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4})
 	type tally struct{ n, hit, offered int }
-	var all, tune, held tally
-	for _, q := range rank.LoadQueries(t) {
+	var all, tune, held, probe, probe2 tally
+	dev := rank.LoadQueries(t)
+	probes := rank.LoadProbes(t, 1)
+	for i, q := range slices.Concat(dev, probes, rank.LoadProbes(t, 2)) {
 		req := &llm.Request{Tools: specs, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart(q.Query)}}}}
 		for _, err := range model.Stream(t.Context(), req) {
 			if err != nil {
@@ -66,11 +69,16 @@ func TestEvalTextMode(t *testing.T) {
 		}
 		shown := shownTools(rec.system)
 		hit := rank.FirstHit(shown, q.GoldNames()) > 0
-		part := &tune
-		if rank.HeldOut(q.ID) {
-			part = &held
+		parts := []*tally{&all, &tune}
+		switch {
+		case i >= len(dev)+len(probes):
+			parts = []*tally{&probe2}
+		case i >= len(dev):
+			parts = []*tally{&probe}
+		case rank.HeldOut(q.ID):
+			parts = []*tally{&all, &held}
 		}
-		for _, tl := range []*tally{&all, part} {
+		for _, tl := range parts {
 			tl.n++
 			tl.offered += len(shown)
 			if hit {
@@ -87,8 +95,8 @@ func TestEvalTextMode(t *testing.T) {
 	for _, r := range []struct {
 		name string
 		tl   tally
-	}{{"all", all}, {"tune", tune}, {"held", held}} {
-		t.Logf("%-4s (%3d): recall@offered %.2f, mean offered %.1f", r.name, r.tl.n,
+	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}} {
+		t.Logf("%-5s (%3d): recall@offered %.2f, mean offered %.1f", r.name, r.tl.n,
 			float64(r.tl.hit)/float64(r.tl.n), float64(r.tl.offered)/float64(r.tl.n))
 	}
 }

@@ -188,6 +188,8 @@ func TestFindEntities(t *testing.T) {
 		{"Use the code SPRING10", []string{"promo code"}, "code"},
 		{"read https://example.com/a?b=c", []string{"url"}, "read"},
 		{"at 6pm or 14:05", []string{"time of day"}, ""},
+		{"What is in B2:D10?", []string{"cell range"}, ""},
+		{"What street is at 48.8584, 2.2945?", []string{"coordinates point"}, "street"},
 	}
 	for _, tc := range tests {
 		rest, got := findEntities(tc.text)

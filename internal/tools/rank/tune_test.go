@@ -19,7 +19,7 @@ func TestTune(t *testing.T) {
 	}
 	docs := DocsOf(LoadCatalogue(t))
 	qs := LoadQueries(t)
-	probes := loadProbes(t)
+	probes := LoadProbes(t, 1)
 	lx := builtinLexicon()
 	cache := make(map[string][]int)
 	ranksOf := func(p params) []int {
