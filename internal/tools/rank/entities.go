@@ -11,7 +11,11 @@ import (
 // flight. Each kind maps to a concept of the lexicon, by label.
 type entity struct {
 	label string
-	re    *regexp.Regexp
+	// need lists characters of which a match holds at least one: a text
+	// with none of them skips the pattern, which keeps a request that
+	// carries no values cheap.
+	need string
+	re   *regexp.Regexp
 	// keep, when set, returns the part of the match to keep as words
 	// (the extension of a file name); otherwise the match is replaced.
 	keep func(match string) string
@@ -20,29 +24,29 @@ type entity struct {
 // entities are compiled once; a compiled Regexp is immutable and safe for
 // concurrent use. Order matters: earlier patterns take their text first.
 var entities = []entity{
-	{label: "url", re: regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.[a-z0-9-]+\.\S+`)},
-	{label: "email address", re: regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+\b`)},
-	{label: "repository reference", re: regexp.MustCompile(`\b[\w.-]+/[\w.-]+#\d+\b`)},
-	{label: "coordinates point", re: regexp.MustCompile(`-?\b\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}\b`)},
-	{label: "ip address", re: regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?\b`)},
-	{label: "file name", re: regexp.MustCompile(`(?i)(^|[\s/~])[\w.-]+\.(txt|csv|tsv|pdf|docx?|xlsx?|pptx?|json|ya?ml|md|png|jpe?g|gif|svg|zip|tar|gz|srt|vtt|log|html?|mp3|mp4|wav|sql|ofx|qif|key|pem)\b`),
+	{label: "url", need: ":wW", re: regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.[a-z0-9-]+\.\S+`)},
+	{label: "email address", need: "@", re: regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+\b`)},
+	{label: "repository reference", need: "#", re: regexp.MustCompile(`\b[\w.-]+/[\w.-]+#\d+\b`)},
+	{label: "coordinates point", need: "0123456789", re: regexp.MustCompile(`-?\b\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}\b`)},
+	{label: "ip address", need: "0123456789", re: regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?\b`)},
+	{label: "file name", need: ".", re: regexp.MustCompile(`(?i)(^|[\s/~])[\w.-]+\.(txt|csv|tsv|pdf|docx?|xlsx?|pptx?|json|ya?ml|md|png|jpe?g|gif|svg|zip|tar|gz|srt|vtt|log|html?|mp3|mp4|wav|sql|ofx|qif|key|pem)\b`),
 		keep: func(m string) string { return m[strings.LastIndexByte(m, '.')+1:] }},
-	{label: "file path", re: regexp.MustCompile(`(^|\s)~?/[\w.-]+(/[\w.-]+)+`)},
-	{label: "instance type", re: regexp.MustCompile(`(?i)\b[a-z]\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b`)},
-	{label: "region", re: regexp.MustCompile(`(?i)\b(us|eu|ap|sa|ca|me|af|il|mx)-(east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b`)},
+	{label: "file path", need: "/", re: regexp.MustCompile(`(^|\s)~?/[\w.-]+(/[\w.-]+)+`)},
+	{label: "instance type", need: ".", re: regexp.MustCompile(`(?i)\b[a-z]\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b`)},
+	{label: "region", need: "-", re: regexp.MustCompile(`(?i)\b(us|eu|ap|sa|ca|me|af|il|mx)-(east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b`)},
 	{label: "emoji", re: regexp.MustCompile(`:[a-z0-9_+-]+:|[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]`)},
-	{label: "cell range", re: regexp.MustCompile(`\b[A-Z]{1,3}\d{1,7}:[A-Z]{1,3}\d{1,7}\b`)},
-	{label: "ticket key", re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)},
-	{label: "flight number", re: regexp.MustCompile(`\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b`)},
-	{label: "money", re: regexp.MustCompile(`(?i)[$€£¥₹]\s?\d[\d,.]*\s?[kmb]?\b|\b\d[\d,.]*\s?(dollars|euros|pounds|bucks|usd|eur|gbp|chf|jpy)\b`)},
-	{label: "percent", re: regexp.MustCompile(`\b\d+(\.\d+)?\s?(%|percent\b)`)},
-	{label: "temperature", re: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(°\s?[cf]?|degrees?\b)`)},
-	{label: "time of day", re: regexp.MustCompile(`(?i)\b\d{1,2}(:\d{2})?\s?(am|pm)\b|\b\d{1,2}:\d{2}\b`)},
-	{label: "date", re: regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(/\d{2,4})?\b`)},
-	{label: "channel", re: regexp.MustCompile(`(^|\s)#[a-zA-Z][\w-]*`)},
-	{label: "number reference", re: regexp.MustCompile(`(^|\s)#\d+\b`)},
-	{label: "mention", re: regexp.MustCompile(`(^|\s)@[a-zA-Z][\w.-]*`)},
-	{label: "promo code", re: regexp.MustCompile(`\b[A-Z]{3,}\d{1,4}\b`)},
+	{label: "cell range", need: ":", re: regexp.MustCompile(`\b[A-Z]{1,3}\d{1,7}:[A-Z]{1,3}\d{1,7}\b`)},
+	{label: "ticket key", need: "-", re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)},
+	{label: "flight number", need: "0123456789", re: regexp.MustCompile(`\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b`)},
+	{label: "money", need: "0123456789", re: regexp.MustCompile(`(?i)[$€£¥₹]\s?\d[\d,.]*\s?[kmb]?\b|\b\d[\d,.]*\s?(dollars|euros|pounds|bucks|usd|eur|gbp|chf|jpy)\b`)},
+	{label: "percent", need: "0123456789", re: regexp.MustCompile(`\b\d+(\.\d+)?\s?(%|percent\b)`)},
+	{label: "temperature", need: "0123456789", re: regexp.MustCompile(`(?i)\b\d+(\.\d+)?\s?(°\s?[cf]?|degrees?\b)`)},
+	{label: "time of day", need: "0123456789", re: regexp.MustCompile(`(?i)\b\d{1,2}(:\d{2})?\s?(am|pm)\b|\b\d{1,2}:\d{2}\b`)},
+	{label: "date", need: "0123456789", re: regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(/\d{2,4})?\b`)},
+	{label: "channel", need: "#", re: regexp.MustCompile(`(^|\s)#[a-zA-Z][\w-]*`)},
+	{label: "number reference", need: "#", re: regexp.MustCompile(`(^|\s)#\d+\b`)},
+	{label: "mention", need: "@", re: regexp.MustCompile(`(^|\s)@[a-zA-Z][\w.-]*`)},
+	{label: "promo code", need: "0123456789", re: regexp.MustCompile(`\b[A-Z]{3,}\d{1,4}\b`)},
 }
 
 // notFlights are two-letter abbreviations that precede numbers in
@@ -55,6 +59,9 @@ var notFlights = map[string]bool{"PR": true, "MR": true, "ID": true, "OS": true,
 func findEntities(text string) (rest string, labels []string) {
 	b := []byte(text)
 	for _, e := range entities {
+		if e.need != "" && !strings.ContainsAny(text, e.need) || e.need == "" && !mayHoldEmoji(text) {
+			continue
+		}
 		locs := e.re.FindAllIndex(b, -1)
 		found := false
 		for _, loc := range locs {
@@ -80,4 +87,15 @@ func findEntities(text string) (rest string, labels []string) {
 		}
 	}
 	return string(b), labels
+}
+
+// mayHoldEmoji reports whether text has a ":" (a :shortcode:) or a rune in
+// the ranges the emoji pattern covers.
+func mayHoldEmoji(text string) bool {
+	for _, r := range text {
+		if r == ':' || r >= 0x2600 {
+			return true
+		}
+	}
+	return false
 }

@@ -78,9 +78,12 @@ type Index struct {
 	serverOf    []int
 	serverNames []string
 	byName      map[string]int
-	// names and shorts are lower-case catalogue and own names, for
-	// recognising a tool named outright.
-	names, shorts []string
+	// names are the lower-case catalogue names. byWord finds the tools a
+	// word of a request names outright (see named); oddNames are those
+	// whose name is not one word, checked by substring.
+	names    []string
+	byWord   map[string][]int
+	oddNames []int
 	// stems caches stems while the index is built; nil afterwards.
 	stems map[string]string
 	// vecs holds each doc's unit vector, nil for a doc without one; dim
@@ -113,6 +116,7 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 	ix := &Index{
 		docs: docs, p: p, lex: lx,
 		serverOf: make([]int, len(docs)), byName: make(map[string]int, len(docs)),
+		byWord: make(map[string][]int),
 		stems: make(map[string]string),
 	}
 	serverIdx := make(map[string]int)
@@ -120,8 +124,7 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 	var serverDocs []*docTokens
 	for i, d := range docs {
 		ix.byName[d.Name] = i
-		ix.names = append(ix.names, strings.ToLower(d.Name))
-		ix.shorts = append(ix.shorts, strings.ToLower(d.Tool))
+		ix.indexName(i, d)
 		schema := readSchema(d.InputSchema)
 		td := newDocTokens()
 		ix.addField(td, fieldName, d.Tool+" "+d.Title)
@@ -162,6 +165,29 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 	ix.tools = buildBM25F(toolDocs, &p)
 	ix.servers = buildBM25F(serverDocs, &p)
 	return ix
+}
+
+// indexName records how a request may name doc i outright.
+func (ix *Index) indexName(i int, d Doc) {
+	name := strings.ToLower(d.Name)
+	ix.names = append(ix.names, name)
+	if oneWord(name) {
+		ix.byWord[name] = append(ix.byWord[name], i)
+	} else {
+		ix.oddNames = append(ix.oddNames, i)
+	}
+	if short := strings.ToLower(d.Tool); short != name && len(short) >= 4 && strings.Contains(short, "_") && oneWord(short) {
+		ix.byWord[short] = append(ix.byWord[short], i)
+	}
+}
+
+func oneWord(s string) bool {
+	for _, r := range s {
+		if !wordRune(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // addField analyses text into field f of d: its words, and the concepts

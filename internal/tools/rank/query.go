@@ -61,8 +61,8 @@ func (ix *Index) Rank(q Query) []Scored {
 	ix.servers.scoreUnits(units, server, make([]float64, len(server)))
 
 	similar := ix.similarity(q.Vector)
+	named := ix.named(q.Text)
 	out := make([]Scored, n)
-	low := strings.ToLower(q.Text)
 	used := make(map[string]bool, len(q.Used))
 	usedServer := make(map[int]bool)
 	for _, name := range q.Used {
@@ -84,7 +84,7 @@ func (ix *Index) Rank(q Query) []Scored {
 		if used[s.Name] {
 			s.Parts.Used += ix.p.used
 		}
-		if mentions(low, ix.names[i]) || len(ix.shorts[i]) >= 4 && strings.Contains(ix.shorts[i], "_") && mentions(low, ix.shorts[i]) {
+		if named[i] {
 			s.Parts.Mention = ix.p.mention
 		}
 		if similar != nil {
@@ -93,9 +93,43 @@ func (ix *Index) Rank(q Query) []Scored {
 		s.Score = s.Parts.Text + s.Parts.Server + s.Parts.Mention + s.Parts.Used + s.Parts.Embedding
 		out[i] = s
 	}
-	slices.SortStableFunc(out, func(a, b Scored) int { return cmp.Compare(b.Score, a.Score) })
+	// Highest score first; ties in catalogue order. Index breaks every
+	// tie, so an unstable sort gives the one order.
+	slices.SortFunc(out, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
 	return out
 }
+
+// named returns which tools text names outright: by catalogue name, or by
+// a tool's own name when it has an underscore and four or more bytes
+// ("send_email"; "play" is just a word). Nil when none is.
+func (ix *Index) named(text string) map[int]bool {
+	var out map[int]bool
+	mark := func(i int) {
+		if out == nil {
+			out = make(map[int]bool)
+		}
+		out[i] = true
+	}
+	low := strings.ToLower(text)
+	for w := range strings.FieldsFuncSeq(low, func(r rune) bool { return !wordRune(r) }) {
+		for _, i := range ix.byWord[w] {
+			mark(i)
+		}
+	}
+	for _, i := range ix.oddNames { // names that are not one word: compare whole
+		if mentions(low, ix.names[i]) {
+			mark(i)
+		}
+	}
+	return out
+}
+
+func wordRune(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 0x80 }
 
 // Search returns the at most k tools that best match q, for a model
 // looking for tools (find_tools); tools with no match at all are left out.
