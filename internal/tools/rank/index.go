@@ -117,7 +117,7 @@ func newIndex(docs []Doc, opts *Options, p params, lx *lexicon) *Index {
 		docs: docs, p: p, lex: lx,
 		serverOf: make([]int, len(docs)), byName: make(map[string]int, len(docs)),
 		byWord: make(map[string][]int),
-		stems: make(map[string]string),
+		stems:  make(map[string]string),
 	}
 	serverIdx := make(map[string]int)
 	toolDocs := make([]*docTokens, len(docs))

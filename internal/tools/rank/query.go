@@ -129,7 +129,9 @@ func (ix *Index) named(text string) map[int]bool {
 	return out
 }
 
-func wordRune(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 0x80 }
+func wordRune(r rune) bool {
+	return r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 0x80
+}
 
 // Search returns the at most k tools that best match q, for a model
 // looking for tools (find_tools); tools with no match at all are left out.
