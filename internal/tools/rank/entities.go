@@ -29,8 +29,10 @@ var entities = []entity{
 	{label: "repository reference", need: "#", re: regexp.MustCompile(`\b[\w.-]+/[\w.-]+#\d+\b`)},
 	{label: "coordinates point", need: "0123456789", re: regexp.MustCompile(`-?\b\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}\b`)},
 	{label: "ip address", need: "0123456789", re: regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?\b`)},
-	{label: "file name", need: ".", re: regexp.MustCompile(`(?i)(^|[\s/~])[\w.-]+\.(txt|csv|tsv|pdf|docx?|xlsx?|pptx?|json|ya?ml|md|png|jpe?g|gif|svg|zip|tar|gz|srt|vtt|log|html?|mp3|mp4|wav|sql|ofx|qif|key|pem)\b`),
-		keep: func(m string) string { return m[strings.LastIndexByte(m, '.')+1:] }},
+	{
+		label: "file name", need: ".", re: regexp.MustCompile(`(?i)(^|[\s/~])[\w.-]+\.(txt|csv|tsv|pdf|docx?|xlsx?|pptx?|json|ya?ml|md|png|jpe?g|gif|svg|zip|tar|gz|srt|vtt|log|html?|mp3|mp4|wav|sql|ofx|qif|key|pem)\b`),
+		keep: func(m string) string { return m[strings.LastIndexByte(m, '.')+1:] },
+	},
 	{label: "file path", need: "/", re: regexp.MustCompile(`(^|\s)~?/[\w.-]+(/[\w.-]+)+`)},
 	{label: "instance type", need: ".", re: regexp.MustCompile(`(?i)\b[a-z]\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b`)},
 	{label: "region", need: "-", re: regexp.MustCompile(`(?i)\b(us|eu|ap|sa|ca|me|af|il|mx)-(east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b`)},

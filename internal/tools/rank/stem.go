@@ -190,11 +190,30 @@ func step1c(b []byte) []byte {
 type suffixRule struct{ suffix, repl string }
 
 var step2Rules = []suffixRule{
-	{"ization", "ize"}, {"ational", "ate"}, {"fulness", "ful"}, {"ousness", "ous"},
-	{"iveness", "ive"}, {"tional", "tion"}, {"biliti", "ble"}, {"lessli", "less"},
-	{"entli", "ent"}, {"ation", "ate"}, {"alism", "al"}, {"aliti", "al"}, {"ousli", "ous"},
-	{"iviti", "ive"}, {"fulli", "ful"}, {"enci", "ence"}, {"anci", "ance"}, {"abli", "able"},
-	{"izer", "ize"}, {"ator", "ate"}, {"alli", "al"}, {"bli", "ble"}, {"ogi", "og"}, {"li", ""},
+	{"ization", "ize"},
+	{"ational", "ate"},
+	{"fulness", "ful"},
+	{"ousness", "ous"},
+	{"iveness", "ive"},
+	{"tional", "tion"},
+	{"biliti", "ble"},
+	{"lessli", "less"},
+	{"entli", "ent"},
+	{"ation", "ate"},
+	{"alism", "al"},
+	{"aliti", "al"},
+	{"ousli", "ous"},
+	{"iviti", "ive"},
+	{"fulli", "ful"},
+	{"enci", "ence"},
+	{"anci", "ance"},
+	{"abli", "able"},
+	{"izer", "ize"},
+	{"ator", "ate"},
+	{"alli", "al"},
+	{"bli", "ble"},
+	{"ogi", "og"},
+	{"li", ""},
 }
 
 func step2(b []byte, r1 int) []byte {
@@ -222,8 +241,15 @@ func step2(b []byte, r1 int) []byte {
 }
 
 var step3Rules = []suffixRule{
-	{"ational", "ate"}, {"tional", "tion"}, {"alize", "al"}, {"icate", "ic"}, {"iciti", "ic"},
-	{"ative", ""}, {"ical", "ic"}, {"ness", ""}, {"ful", ""},
+	{"ational", "ate"},
+	{"tional", "tion"},
+	{"alize", "al"},
+	{"icate", "ic"},
+	{"iciti", "ic"},
+	{"ative", ""},
+	{"ical", "ic"},
+	{"ness", ""},
+	{"ful", ""},
 }
 
 func step3(b []byte, r1, r2 int) []byte {

@@ -33,7 +33,7 @@ func TestTune(t *testing.T) {
 	}
 	const folds = 5
 	foldOf := func(i int) int { return i % folds }
-	var cvRanks = make([]int, len(qs))
+	cvRanks := make([]int, len(qs))
 	for f := range folds {
 		train := func(i int) bool { return foldOf(i) != f }
 		best := search(defaultParams(), func(p params) float64 { return objective(ranksOf(p), train) })
