@@ -2,13 +2,13 @@ package gemini_test
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/llm/gemini"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 )
 
@@ -44,23 +44,14 @@ func TestEmbed(t *testing.T) {
 }
 
 func TestEmbedErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		reply llmtest.Reply
-		kind  llm.ErrorKind
-	}{
-		{"too few vectors", llmtest.JSON(200, `{"embeddings":[{"values":[1]}]}`), llm.KindMalformed},
-		{"no values", llmtest.JSON(200, `{"embeddings":[{},{}]}`), llm.KindMalformed},
-		{"unknown model", llmtest.JSON(404, `{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}`), llm.KindNotFound},
+	cases := []llmtest.EmbedErrorCase{
+		{Name: "too few vectors", Reply: llmtest.JSON(200, `{"embeddings":[{"values":[1]}]}`), Kind: llm.KindMalformed},
+		{Name: "no values", Reply: llmtest.JSON(200, `{"embeddings":[{},{}]}`), Kind: llm.KindMalformed},
+		{Name: "unknown model", Reply: llmtest.JSON(404, `{"error":{"code":404,"message":"models/x is not found","status":"NOT_FOUND"}}`), Kind: llm.KindNotFound},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newClient(t, llmtest.NewServer(t, tc.reply))
-			_, err := c.Embed(t.Context(), "gemini-embedding-001", []string{"a", "b"})
-			var e *llm.Error
-			if !errors.As(err, &e) || e.Kind != tc.kind {
-				t.Errorf("Embed error = %v, want an *llm.Error of kind %s", err, tc.kind)
-			}
-		})
-	}
+	llmtest.RunEmbedErrors(t, cases, func(t *testing.T, url string) error {
+		c := gemini.New(&gemini.Options{BaseURL: url, APIKey: "k-123", HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+		_, err := c.Embed(t.Context(), "gemini-embedding-001", []string{"a", "b"})
+		return err
+	})
 }

@@ -2,7 +2,6 @@ package ollama_test
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 
@@ -40,24 +39,18 @@ func TestEmbed(t *testing.T) {
 }
 
 func TestEmbedErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		reply llmtest.Reply
-		kind  llm.ErrorKind
-	}{
-		{"too few vectors", llmtest.JSON(200, `{"embeddings":[[1]]}`), llm.KindMalformed},
-		{"empty vector", llmtest.JSON(200, `{"embeddings":[[],[]]}`), llm.KindMalformed},
-		{"the old endpoint's shape", llmtest.JSON(200, `{"embedding":[1,2]}`), llm.KindMalformed},
-		{"model not pulled", llmtest.JSON(404, `{"error":"model \"nomic-embed-text\" not found, try pulling it first"}`), llm.KindNotFound},
+	cases := []llmtest.EmbedErrorCase{
+		{Name: "too few vectors", Reply: llmtest.JSON(200, `{"embeddings":[[1]]}`), Kind: llm.KindMalformed},
+		{Name: "empty vector", Reply: llmtest.JSON(200, `{"embeddings":[[],[]]}`), Kind: llm.KindMalformed},
+		{Name: "the old endpoint's shape", Reply: llmtest.JSON(200, `{"embedding":[1,2]}`), Kind: llm.KindMalformed},
+		{Name: "model not pulled", Reply: llmtest.JSON(404, `{"error":"model \"nomic-embed-text\" not found, try pulling it first"}`), Kind: llm.KindNotFound},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newClient(t, llmtest.NewServer(t, tc.reply), ollama.Options{})
-			_, err := c.Embed(t.Context(), "nomic-embed-text", []string{"a", "b"})
-			var e *llm.Error
-			if !errors.As(err, &e) || e.Kind != tc.kind {
-				t.Errorf("Embed error = %v, want an *llm.Error of kind %s", err, tc.kind)
-			}
-		})
-	}
+	llmtest.RunEmbedErrors(t, cases, func(t *testing.T, url string) error {
+		c, err := ollama.New(&ollama.Options{Host: url, Model: "llama3.2", HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Embed(t.Context(), "nomic-embed-text", []string{"a", "b"})
+		return err
+	})
 }

@@ -1,10 +1,10 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
@@ -13,30 +13,14 @@ import (
 var _ llm.Embedder = (*Client)(nil)
 
 // Embed implements [llm.Embedder] with POST /embeddings: one request for
-// all texts, float vectors, reordered by the index each item carries.
+// all texts, float vectors, put in order by the index each item carries.
 func (c *Client) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
-	if model == "" {
-		model = c.model
-	}
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	body, err := json.Marshal(struct {
-		Model          string   `json:"model"`
-		Input          []string `json:"input"`
-		EncodingFormat string   `json:"encoding_format"`
-	}{model, texts, "float"})
+	body, err := json.Marshal(map[string]any{"model": cmp.Or(model, c.model), "input": texts, "encoding_format": "float"})
 	if err != nil {
 		return nil, llm.RequestError(c.name, err)
-	}
-	resp, err := c.tr.Do(ctx, http.MethodPost, c.base+"/embeddings", c.header, body)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, llm.StreamError(c.name, "embeddings", err)
 	}
 	var out struct {
 		Data []struct {
@@ -44,8 +28,8 @@ func (c *Client) Embed(ctx context.Context, model string, texts []string) ([][]f
 			Embedding []float32 `json:"embedding"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, llm.MalformedError(c.name, "embeddings", err)
+	if err := c.tr.DoJSON(ctx, http.MethodPost, c.base+"/embeddings", c.header, body, "embeddings", &out); err != nil {
+		return nil, err
 	}
 	vecs := make([][]float32, len(out.Data))
 	for _, d := range out.Data {
@@ -54,8 +38,5 @@ func (c *Client) Embed(ctx context.Context, model string, texts []string) ([][]f
 		}
 		vecs[d.Index] = d.Embedding
 	}
-	if err := llm.CheckEmbeddings(c.name, len(texts), vecs); err != nil {
-		return nil, err
-	}
-	return vecs, nil
+	return llm.CheckEmbeddings(c.name, len(texts), vecs)
 }

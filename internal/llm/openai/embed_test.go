@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 
@@ -54,26 +53,16 @@ func TestEmbed(t *testing.T) {
 }
 
 func TestEmbedErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		reply llmtest.Reply
-		kind  llm.ErrorKind
-	}{
-		{"too few vectors", llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]}]}`), llm.KindMalformed},
-		{"index twice", llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`), llm.KindMalformed},
-		{"dimensions differ", llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[1,2]}]}`), llm.KindMalformed},
-		{"not JSON", llmtest.JSON(200, `<html>`), llm.KindMalformed},
-		{"unknown model", llmtest.JSON(404, `{"error":{"message":"The model does not exist","type":"invalid_request_error"}}`), llm.KindNotFound},
+	cases := []llmtest.EmbedErrorCase{
+		{Name: "too few vectors", Reply: llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]}]}`), Kind: llm.KindMalformed},
+		{Name: "index twice", Reply: llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`), Kind: llm.KindMalformed},
+		{Name: "dimensions differ", Reply: llmtest.JSON(200, `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[1,2]}]}`), Kind: llm.KindMalformed},
+		{Name: "not JSON", Reply: llmtest.JSON(200, `<html>`), Kind: llm.KindMalformed},
+		{Name: "unknown model", Reply: llmtest.JSON(404, `{"error":{"message":"The model does not exist","type":"invalid_request_error"}}`), Kind: llm.KindNotFound},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tc.reply)
-			c := openai.New(&openai.Options{BaseURL: srv.URL, HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
-			_, err := c.Embed(t.Context(), "m", []string{"a", "b"})
-			var e *llm.Error
-			if !errors.As(err, &e) || e.Kind != tc.kind {
-				t.Errorf("Embed error = %v, want an *llm.Error of kind %s", err, tc.kind)
-			}
-		})
-	}
+	llmtest.RunEmbedErrors(t, cases, func(t *testing.T, url string) error {
+		c := openai.New(&openai.Options{BaseURL: url, HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+		_, err := c.Embed(t.Context(), "m", []string{"a", "b"})
+		return err
+	})
 }
