@@ -29,13 +29,8 @@ func TestEmbed(t *testing.T) {
 	}
 	srv := llmtest.NewServer(t, reply)
 	c := newClient(t, srv, ollama.Options{})
-	got, err := c.Embed(t.Context(), "nomic-embed-text", []string{"send an e-mail", "turn off a light"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([][]float32{{0.25, 2}, {0.5, -1}}, got); diff != "" {
-		t.Errorf("vectors mismatch (-want +got):\n%s", diff)
-	}
+	got, err := c.Embed(t.Context(), "nomic-embed-text", llmtest.EmbedTexts)
+	llmtest.CheckEmbedded(t, got, err)
 }
 
 func TestEmbedErrors(t *testing.T) {
