@@ -42,16 +42,20 @@ type bm25f struct {
 // docTokens is one document's token frequencies per field, and the length
 // of each field in words.
 type docTokens struct {
-	tf  [numFields]map[string]float64
+	tf  map[string]*[numFields]float64
 	len [numFields]float64
 }
 
-func newDocTokens() *docTokens {
-	d := &docTokens{}
-	for f := range d.tf {
-		d.tf[f] = make(map[string]float64)
+func newDocTokens() *docTokens { return &docTokens{tf: make(map[string]*[numFields]float64)} }
+
+// add counts one occurrence of tok in field f.
+func (d *docTokens) add(f field, tok string) {
+	c := d.tf[tok]
+	if c == nil {
+		c = new([numFields]float64)
+		d.tf[tok] = c
 	}
-	return d
+	c[f]++
 }
 
 func buildBM25F(docs []*docTokens, p *params) *bm25f {
@@ -65,30 +69,23 @@ func buildBM25F(docs []*docTokens, p *params) *bm25f {
 	for f := range avg {
 		avg[f] = max(avg[f]/float64(max(len(docs), 1)), 1)
 	}
-	type acc struct {
-		parts [numFields]float32
-	}
 	for i, d := range docs {
-		merged := make(map[string]*acc)
-		for f := range numFields {
-			norm := 1 - p.b + p.b*d.len[f]/avg[f]
-			for tok, tf := range d.tf[f] {
-				a := merged[tok]
-				if a == nil {
-					a = &acc{}
-					merged[tok] = a
-				}
-				a.parts[f] += float32(p.fieldWeight[f] * tf / norm)
-			}
+		var norm [numFields]float64
+		for f := range norm {
+			norm[f] = 1 - p.b + p.b*d.len[f]/avg[f]
 		}
-		for tok, a := range merged {
+		for tok, tf := range d.tf {
+			post := posting{doc: int32(i)}
+			for f, n := range tf {
+				post.parts[f] = float32(p.fieldWeight[f] * n / norm[f])
+			}
 			id, ok := ix.tokens[tok]
 			if !ok {
 				id = int32(len(ix.postings))
 				ix.tokens[tok] = id
 				ix.postings = append(ix.postings, nil)
 			}
-			ix.postings[id] = append(ix.postings[id], posting{doc: int32(i), parts: a.parts})
+			ix.postings[id] = append(ix.postings[id], post)
 		}
 	}
 	for _, ps := range ix.postings {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // params are the retriever's weights. They were chosen by measurement on
@@ -92,15 +93,16 @@ type Index struct {
 	dim  int
 }
 
-// builtinLexicon is parsed once per New: parsing takes well under a
-// millisecond and keeps the package free of mutable globals.
-func builtinLexicon() *lexicon {
+// builtinLexicon returns the parsed built-in lexicon. It is parsed once per
+// process, on first use: parsing costs several milliseconds, and the
+// result is never modified, so sharing it is safe.
+var builtinLexicon = sync.OnceValue(func() *lexicon {
 	lx, err := parseLexicon(lexiconText)
 	if err != nil {
 		panic(fmt.Sprintf("rank: built-in lexicon: %v", err)) // a programmer error, caught by the tests
 	}
 	return lx
-}
+})
 
 // New indexes docs. opts may be nil. The docs keep their order: Rank
 // reports each tool with its index in docs.
@@ -198,12 +200,12 @@ func (ix *Index) addField(d *docTokens, f field, text string) {
 		if w.stop {
 			continue
 		}
-		d.tf[f][wordToken(w.stem)]++
+		d.add(f, wordToken(w.stem))
 		d.len[f]++
 	}
 	for _, sp := range ix.lex.spans(ws) {
 		for _, id := range sp.concepts {
-			d.tf[f][conceptToken(id)]++
+			d.add(f, ix.lex.tokens[id])
 		}
 	}
 }

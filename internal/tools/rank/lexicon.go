@@ -19,8 +19,12 @@ var lexiconText string
 type lexicon struct {
 	words   map[string][]int32
 	phrases map[string][]int32 // stems joined by one space
+	// starts holds the first stem of every phrase: most words start
+	// none, and are not joined with their neighbours to look.
+	starts map[string]bool
 	longest int                // words in the longest phrase
 	labels  []string
+	tokens  []string // each concept's index token (see conceptToken)
 	byLabel map[string]int32
 	// gaps are phrases with a gap of one to three words ("turn * off"
 	// meets "turn the lights off"), by the first stem of their head.
@@ -46,6 +50,7 @@ func parseLexicon(text string) (*lexicon, error) {
 	lx := &lexicon{
 		words: make(map[string][]int32), phrases: make(map[string][]int32),
 		byLabel: make(map[string]int32), gaps: make(map[string][]gapPhrase),
+		starts: make(map[string]bool),
 	}
 	for n, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
@@ -62,6 +67,7 @@ func parseLexicon(text string) (*lexicon, error) {
 		}
 		id := int32(len(lx.labels))
 		lx.labels = append(lx.labels, label)
+		lx.tokens = append(lx.tokens, conceptToken(id))
 		lx.byLabel[label] = id
 		for m := range strings.SplitSeq(members, ",") {
 			if head, tail, ok := strings.Cut(m, "*"); ok {
@@ -83,6 +89,7 @@ func parseLexicon(text string) (*lexicon, error) {
 			default:
 				key := joinStems(ws)
 				lx.phrases[key] = appendOnce(lx.phrases[key], id)
+				lx.starts[ws[0].stem] = true
 				lx.longest = max(lx.longest, len(ws))
 			}
 		}
@@ -155,7 +162,7 @@ func (lx *lexicon) spans(ws []word) []span {
 				out = append(out, span{key: w.stem, weight: w.weight, concepts: ids})
 			}
 		}
-		for n := 2; n <= lx.longest && i+n <= len(ws); n++ {
+		for n := 2; lx.starts[w.stem] && n <= lx.longest && i+n <= len(ws); n++ {
 			key := joinStems(ws[i : i+n])
 			ids, ok := lx.phrases[key]
 			if !ok {

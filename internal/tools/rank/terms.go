@@ -56,7 +56,7 @@ func (ix *Index) textUnits(text string, scale float64, add func(unit)) {
 	rest, found := findEntities(text)
 	for _, label := range found {
 		if id, ok := ix.lex.label(label); ok {
-			add(unit{key: "=" + label, concepts: []string{conceptToken(id)}, cweight: scale * ix.p.entity})
+			add(unit{key: "=" + label, concepts: []string{ix.lex.tokens[id]}, cweight: scale * ix.p.entity})
 		}
 	}
 	ws := splitWords(rest)
@@ -69,7 +69,7 @@ func (ix *Index) textUnits(text string, scale float64, add func(unit)) {
 	for _, sp := range ix.lex.spans(ws) {
 		u := unit{key: sp.key, cweight: scale * sp.weight * ix.p.concept}
 		for _, id := range sp.concepts {
-			u.concepts = append(u.concepts, conceptToken(id))
+			u.concepts = append(u.concepts, ix.lex.tokens[id])
 		}
 		if w, ok := words[sp.key]; ok {
 			u.word, u.weight = wordToken(sp.key), scale*w
