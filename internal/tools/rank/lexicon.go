@@ -21,8 +21,8 @@ type lexicon struct {
 	phrases map[string][]int32 // stems joined by one space
 	// starts holds the first stem of every phrase: most words start
 	// none, and are not joined with their neighbours to look.
-	starts map[string]bool
-	longest int                // words in the longest phrase
+	starts  map[string]bool
+	longest int // words in the longest phrase
 	labels  []string
 	tokens  []string // each concept's index token (see conceptToken)
 	byLabel map[string]int32
