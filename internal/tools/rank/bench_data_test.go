@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,12 +75,12 @@ func LoadQueries(t testing.TB) []BenchQuery {
 }
 
 // LoadProbes returns the probe requests of testdata/probe (see its
-// README): set 1 or 2.
+// README): set 1, 2 or 3.
 func LoadProbes(t testing.TB, set int) []BenchQuery {
 	t.Helper()
 	name := "probe-queries.jsonl"
-	if set == 2 {
-		name = "probe2-queries.jsonl"
+	if set > 1 {
+		name = fmt.Sprintf("probe%d-queries.jsonl", set)
 	}
 	return loadQueriesFrom(t, filepath.Join("testdata", "probe", name))
 }

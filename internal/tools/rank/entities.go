@@ -19,6 +19,9 @@ type entity struct {
 	// keep, when set, returns the part of the match to keep as words
 	// (the extension of a file name); otherwise the match is replaced.
 	keep func(match string) string
+	// valid, when set, rejects matches the pattern alone cannot tell
+	// apart (a booking reference has both letters and digits).
+	valid func(match string) bool
 }
 
 // entities are compiled once; a compiled Regexp is immutable and safe for
@@ -48,6 +51,10 @@ var entities = []entity{
 	{label: "channel", need: "#", re: regexp.MustCompile(`(^|\s)#[a-zA-Z][\w-]*`)},
 	{label: "number reference", need: "#", re: regexp.MustCompile(`(^|\s)#\d+\b`)},
 	{label: "mention", need: "@", re: regexp.MustCompile(`(^|\s)@[a-zA-Z][\w.-]*`)},
+	{label: "phone number", need: "0123456789", re: regexp.MustCompile(`(\+\d{1,3}[\s.-]?)?\(?\b\d{2,4}\)?[\s.-]\d{3,4}[\s.-]?\d{0,4}\b`),
+		valid: func(m string) bool { return digits(m) >= 7 }},
+	{label: "booking reference", need: "0123456789", re: regexp.MustCompile(`\b[A-Z0-9]{5,6}\b`),
+		valid: func(m string) bool { return digits(m) > 0 && digits(m) < len(m)-1 }},
 	{label: "promo code", need: "0123456789", re: regexp.MustCompile(`\b[A-Z]{3,}\d{1,4}\b`)},
 }
 
@@ -72,6 +79,9 @@ func findEntities(text string) (rest string, labels []string) {
 				continue
 			}
 			if e.label == "flight number" && notFlights[strings.ToUpper(m[:2])] || e.label == "flight number" && m[0] == 'Q' {
+				continue
+			}
+			if e.valid != nil && !e.valid(m) {
 				continue
 			}
 			found = true
@@ -100,4 +110,15 @@ func mayHoldEmoji(text string) bool {
 		}
 	}
 	return false
+}
+
+// digits counts the ASCII digits of s.
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
 }

@@ -57,10 +57,11 @@ func TestEvalTextMode(t *testing.T) {
 	rec := &promptRecorder{}
 	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4})
 	type tally struct{ n, hit, offered int }
-	var all, tune, held, probe, probe2 tally
+	var all, tune, held, probe, probe2, probe3 tally
 	dev := rank.LoadQueries(t)
 	probes := rank.LoadProbes(t, 1)
-	for i, q := range slices.Concat(dev, probes, rank.LoadProbes(t, 2)) {
+	probes2 := rank.LoadProbes(t, 2)
+	for i, q := range slices.Concat(dev, probes, probes2, rank.LoadProbes(t, 3)) {
 		req := &llm.Request{Tools: specs, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart(q.Query)}}}}
 		for _, err := range model.Stream(t.Context(), req) {
 			if err != nil {
@@ -71,6 +72,8 @@ func TestEvalTextMode(t *testing.T) {
 		hit := rank.FirstHit(shown, q.GoldNames()) > 0
 		parts := []*tally{&all, &tune}
 		switch {
+		case i >= len(dev)+len(probes)+len(probes2):
+			parts = []*tally{&probe3}
 		case i >= len(dev)+len(probes):
 			parts = []*tally{&probe2}
 		case i >= len(dev):
@@ -95,7 +98,7 @@ func TestEvalTextMode(t *testing.T) {
 	for _, r := range []struct {
 		name string
 		tl   tally
-	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}} {
+	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}, {"prob3", probe3}} {
 		t.Logf("%-5s (%3d): recall@offered %.2f, mean offered %.1f", r.name, r.tl.n,
 			float64(r.tl.hit)/float64(r.tl.n), float64(r.tl.offered)/float64(r.tl.n))
 	}

@@ -190,6 +190,10 @@ func TestFindEntities(t *testing.T) {
 		{"at 6pm or 14:05", []string{"time of day"}, ""},
 		{"What is in B2:D10?", []string{"cell range"}, ""},
 		{"What street is at 48.8584, 2.2945?", []string{"coordinates point"}, "street"},
+		{"Her new number is 555-0199", []string{"phone number"}, "number"},
+		{"call +44 20 7946 0958", []string{"phone number"}, "call"},
+		{"Pull up reservation KX3P9L", []string{"booking reference"}, "reservation"},
+		{"Is LH455 on time and where is ABCDE?", []string{"flight number"}, "time"},
 	}
 	for _, tc := range tests {
 		rest, got := findEntities(tc.text)
