@@ -95,6 +95,14 @@ func TestEvalTextMode(t *testing.T) {
 	if mean := float64(all.offered) / float64(all.n); mean > 40 {
 		t.Errorf("%.1f tools offered on average, more than 40", mean)
 	}
+	// The probe sets reached 0.99–1.00 once their gaps were mended; less a
+	// margin, a change that loses tools the development set never asks
+	// for fails here too.
+	for _, p := range []tally{probe, probe2, probe3} {
+		if recall := float64(p.hit) / float64(p.n); recall < 0.96 {
+			t.Errorf("recall@offered on a probe set of %d fell to %.2f, below 0.96", p.n, recall)
+		}
+	}
 	for _, r := range []struct {
 		name string
 		tl   tally
