@@ -57,11 +57,12 @@ func TestEvalTextMode(t *testing.T) {
 	rec := &promptRecorder{}
 	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4})
 	type tally struct{ n, hit, offered int }
-	var all, tune, held, probe, probe2, probe3 tally
+	var all, tune, held, probe, probe2, probe3, probe4 tally
 	dev := rank.LoadQueries(t)
 	probes := rank.LoadProbes(t, 1)
 	probes2 := rank.LoadProbes(t, 2)
-	for i, q := range slices.Concat(dev, probes, probes2, rank.LoadProbes(t, 3)) {
+	probes3 := rank.LoadProbes(t, 3)
+	for i, q := range slices.Concat(dev, probes, probes2, probes3, rank.LoadProbes(t, 4)) {
 		req := &llm.Request{Tools: specs, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart(q.Query)}}}}
 		for _, err := range model.Stream(t.Context(), req) {
 			if err != nil {
@@ -72,6 +73,8 @@ func TestEvalTextMode(t *testing.T) {
 		hit := rank.FirstHit(shown, q.GoldNames()) > 0
 		parts := []*tally{&all, &tune}
 		switch {
+		case i >= len(dev)+len(probes)+len(probes2)+len(probes3):
+			parts = []*tally{&probe4}
 		case i >= len(dev)+len(probes)+len(probes2):
 			parts = []*tally{&probe3}
 		case i >= len(dev)+len(probes):
@@ -95,18 +98,21 @@ func TestEvalTextMode(t *testing.T) {
 	if mean := float64(all.offered) / float64(all.n); mean > 40 {
 		t.Errorf("%.1f tools offered on average, more than 40", mean)
 	}
-	// The probe sets reached 0.99–1.00 once their gaps were mended; less a
+	// The probe sets reached 0.97–1.00 once their gaps were mended; less a
 	// margin, a change that loses tools the development set never asks
 	// for fails here too.
-	for _, p := range []tally{probe, probe2, probe3} {
-		if recall := float64(p.hit) / float64(p.n); recall < 0.96 {
-			t.Errorf("recall@offered on a probe set of %d fell to %.2f, below 0.96", p.n, recall)
+	for _, p := range []struct {
+		tl    tally
+		floor float64
+	}{{probe, 0.96}, {probe2, 0.96}, {probe3, 0.96}, {probe4, 0.94}} {
+		if recall := float64(p.tl.hit) / float64(p.tl.n); recall < p.floor {
+			t.Errorf("recall@offered on a probe set of %d fell to %.2f, below %.2f", p.tl.n, recall, p.floor)
 		}
 	}
 	for _, r := range []struct {
 		name string
 		tl   tally
-	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}, {"prob3", probe3}} {
+	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}, {"prob3", probe3}, {"prob4", probe4}} {
 		t.Logf("%-5s (%3d): recall@offered %.2f, mean offered %.1f", r.name, r.tl.n,
 			float64(r.tl.hit)/float64(r.tl.n), float64(r.tl.offered)/float64(r.tl.n))
 	}

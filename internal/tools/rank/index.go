@@ -29,6 +29,9 @@ type params struct {
 	// used is added to a tool already called in the conversation, and
 	// usedServer to the other tools of its server.
 	used, usedServer float64
+	// reported multiplies the weight of words after "that" or "saying"
+	// (0 leaves them alone). See emphasize.
+	reported float64
 	// embedding weighs the similarity of a tool's vector to the request's
 	// (in standard deviations above the catalogue's mean, so it is on a
 	// scale of its own whatever the model).
@@ -48,6 +51,7 @@ func defaultParams() params {
 		context: 0.4, contextDecay: 0.6,
 		server: 0.225, mention: 8,
 		used: 1.5, usedServer: 0.8,
+		reported: 0.5,
 		// Not measured: no embedding model can be reached here. One
 		// standard deviation counts as much as a plain word match in a
 		// description.

@@ -180,7 +180,7 @@ func TestFindEntities(t *testing.T) {
 		{"Turn it up to 70%", []string{"percent"}, ""},
 		{"make it 22 degrees", []string{"temperature"}, ""},
 		{"post in #release-train", []string{"channel"}, "post"},
-		{"close #77 in acme/infra", []string{"number reference"}, "close"},
+		{"close #77 in acme/infra", []string{"repository name", "number reference"}, "close"},
 		{"approve acme/webshop#412", []string{"repository reference"}, "approve"},
 		{"Put a :tada: on it", []string{"emoji"}, ""},
 		{"open port 5432 to 10.0.0.0/16", []string{"ip address"}, "port"},
@@ -193,6 +193,9 @@ func TestFindEntities(t *testing.T) {
 		{"Her new number is 555-0199", []string{"phone number"}, "number"},
 		{"call +44 20 7946 0958", []string{"phone number"}, "call"},
 		{"Pull up reservation KX3P9L", []string{"booking reference"}, "reservation"},
+		{"Make shop.example.com point at the balancer", []string{"domain name"}, "point"},
+		{"Clone facebook/react into our org", []string{"repository name"}, "clone"},
+		{"tea and/or coffee", nil, "coffee"},
 		{"Is LH455 on time and where is ABCDE?", []string{"flight number"}, "time"},
 	}
 	for _, tc := range tests {
@@ -249,5 +252,32 @@ func TestSplitWords(t *testing.T) {
 	want := []string{"read", "file", "read", "file", "search", "file", "the/stop", "vm", "t3", "road/quoted", "trip/quoted", "refund/quoted", "lena", "s/stop"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("splitWords mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestEmphasize(t *testing.T) {
+	ix := New(nil, nil)
+	weights := func(text string) map[string]float64 {
+		ws := splitWords(text)
+		ix.emphasize(ws)
+		out := make(map[string]float64)
+		for _, w := range ws {
+			if !w.stop {
+				out[w.stem] = w.weight
+			}
+		}
+		return out
+	}
+	got := weights("DM Paolo that the build is green")
+	if got["dm"] != 1 || got["paolo"] != 1 || got["build"] != 0.5 || got["green"] != 0.5 {
+		t.Errorf("reported speech: weights %v", got)
+	}
+	got = weights("Answer Jen's email saying Tuesday works")
+	if got["answer"] != 1 || got["tuesday"] != 0.5 {
+		t.Errorf("after saying: weights %v", got)
+	}
+	got = weights("Save that file for later")
+	if got["file"] != 1 {
+		t.Errorf("\"that\" as a determiner right after the verb changed weights: %v", got)
 	}
 }

@@ -60,6 +60,9 @@ func (ix *Index) textUnits(text string, scale float64, add func(unit)) {
 		}
 	}
 	ws := splitWords(rest)
+	if scale == 1 {
+		ix.emphasize(ws)
+	}
 	words := make(map[string]float64)
 	for _, w := range ws {
 		if !w.stop {
@@ -110,5 +113,29 @@ func (ix *bm25f) scoreUnits(units []unit, scores, best []float64) {
 			best[d] = 0
 		}
 		touched = touched[:0]
+	}
+}
+
+// emphasize lowers the weight of what follows "that" or "saying" in a
+// request with a verb and an object before it: "DM Paolo that the build
+// is green", "Answer Jen saying Tuesday works". That is what to say, not
+// what to do. (Raising a request's first words instead was measured and
+// lost recall.)
+func (ix *Index) emphasize(ws []word) {
+	content := 0
+	reported := false
+	for i := range ws {
+		w := &ws[i]
+		if w.stem == "that" || w.stem == "say" && content > 0 {
+			reported = reported || content >= 2 && ix.p.reported > 0
+			continue
+		}
+		if w.stop {
+			continue
+		}
+		if reported {
+			w.weight *= ix.p.reported
+		}
+		content++
 	}
 }

@@ -104,6 +104,7 @@ func search(p params, score func(params) float64) params {
 		func(p *params) *float64 { return &p.concept },
 		func(p *params) *float64 { return &p.entity },
 		func(p *params) *float64 { return &p.server },
+		func(p *params) *float64 { return &p.reported },
 	}
 	for range 2 {
 		for _, knob := range knobs {
