@@ -38,8 +38,10 @@ var entities = []entity{
 	},
 	{label: "domain name", need: ".", re: regexp.MustCompile(`(?i)\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|co|ai|de|uk|fr|es|it|nl|eu|us|ca|au|info|biz|cloud|tech|site|me)\b`)},
 	{label: "file path", need: "/", re: regexp.MustCompile(`(^|\s)~?/[\w.-]+(/[\w.-]+)+`)},
-	{label: "repository name", need: "/", re: regexp.MustCompile(`(^|\s)[a-zA-Z][\w.-]+/[a-zA-Z][\w.-]+\b`),
-		valid: func(m string) bool { return !strings.EqualFold(strings.TrimSpace(m), "and/or") }},
+	{
+		label: "repository name", need: "/", re: regexp.MustCompile(`(^|\s)[a-zA-Z][\w.-]+/[a-zA-Z][\w.-]+\b`),
+		valid: func(m string) bool { return !strings.EqualFold(strings.TrimSpace(m), "and/or") },
+	},
 	{label: "instance type", need: ".", re: regexp.MustCompile(`(?i)\b[a-z]\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b`)},
 	{label: "region", need: "-", re: regexp.MustCompile(`(?i)\b(us|eu|ap|sa|ca|me|af|il|mx)-(east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b`)},
 	{label: "emoji", re: regexp.MustCompile(`:[a-z0-9_+-]+:|[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]`)},
@@ -54,10 +56,14 @@ var entities = []entity{
 	{label: "channel", need: "#", re: regexp.MustCompile(`(^|\s)#[a-zA-Z][\w-]*`)},
 	{label: "number reference", need: "#", re: regexp.MustCompile(`(^|\s)#\d+\b`)},
 	{label: "mention", need: "@", re: regexp.MustCompile(`(^|\s)@[a-zA-Z][\w.-]*`)},
-	{label: "phone number", need: "0123456789", re: regexp.MustCompile(`(\+\d{1,3}[\s.-]?)?\(?\b\d{2,4}\)?[\s.-]\d{3,4}[\s.-]?\d{0,4}\b`),
-		valid: func(m string) bool { return digits(m) >= 7 }},
-	{label: "booking reference", need: "0123456789", re: regexp.MustCompile(`\b[A-Z0-9]{5,6}\b`),
-		valid: func(m string) bool { return digits(m) > 0 && digits(m) < len(m)-1 }},
+	{
+		label: "phone number", need: "0123456789", re: regexp.MustCompile(`(\+\d{1,3}[\s.-]?)?\(?\b\d{2,4}\)?[\s.-]\d{3,4}[\s.-]?\d{0,4}\b`),
+		valid: func(m string) bool { return digits(m) >= 7 },
+	},
+	{
+		label: "booking reference", need: "0123456789", re: regexp.MustCompile(`\b[A-Z0-9]{5,6}\b`),
+		valid: func(m string) bool { return digits(m) > 0 && digits(m) < len(m)-1 },
+	},
 	{label: "promo code", need: "0123456789", re: regexp.MustCompile(`\b[A-Z]{3,}\d{1,4}\b`)},
 }
 
