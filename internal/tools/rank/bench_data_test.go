@@ -75,7 +75,7 @@ func LoadQueries(t testing.TB) []BenchQuery {
 }
 
 // LoadProbes returns the probe requests of testdata/probe (see its
-// README): set 1 to 5.
+// README): set 1 to 6.
 func LoadProbes(t testing.TB, set int) []BenchQuery {
 	t.Helper()
 	name := "probe-queries.jsonl"

@@ -57,13 +57,14 @@ func TestEvalTextMode(t *testing.T) {
 	rec := &promptRecorder{}
 	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4})
 	type tally struct{ n, hit, offered int }
-	var all, tune, held, probe, probe2, probe3, probe4, probe5 tally
+	var all, tune, held, probe, probe2, probe3, probe4, probe5, probe6 tally
 	dev := rank.LoadQueries(t)
 	probes := rank.LoadProbes(t, 1)
 	probes2 := rank.LoadProbes(t, 2)
 	probes3 := rank.LoadProbes(t, 3)
 	probes4 := rank.LoadProbes(t, 4)
-	for i, q := range slices.Concat(dev, probes, probes2, probes3, probes4, rank.LoadProbes(t, 5)) {
+	probes5 := rank.LoadProbes(t, 5)
+	for i, q := range slices.Concat(dev, probes, probes2, probes3, probes4, probes5, rank.LoadProbes(t, 6)) {
 		req := &llm.Request{Tools: specs, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart(q.Query)}}}}
 		for _, err := range model.Stream(t.Context(), req) {
 			if err != nil {
@@ -74,6 +75,8 @@ func TestEvalTextMode(t *testing.T) {
 		hit := rank.FirstHit(shown, q.GoldNames()) > 0
 		parts := []*tally{&all, &tune}
 		switch {
+		case i >= len(dev)+len(probes)+len(probes2)+len(probes3)+len(probes4)+len(probes5):
+			parts = []*tally{&probe6}
 		case i >= len(dev)+len(probes)+len(probes2)+len(probes3)+len(probes4):
 			parts = []*tally{&probe5}
 		case i >= len(dev)+len(probes)+len(probes2)+len(probes3):
@@ -107,7 +110,7 @@ func TestEvalTextMode(t *testing.T) {
 	for _, p := range []struct {
 		tl    tally
 		floor float64
-	}{{probe, 0.96}, {probe2, 0.96}, {probe3, 0.96}, {probe4, 0.94}, {probe5, 0.96}} {
+	}{{probe, 0.96}, {probe2, 0.96}, {probe3, 0.96}, {probe4, 0.94}, {probe5, 0.96}, {probe6, 0.96}} {
 		if recall := float64(p.tl.hit) / float64(p.tl.n); recall < p.floor {
 			t.Errorf("recall@offered on a probe set of %d fell to %.2f, below %.2f", p.tl.n, recall, p.floor)
 		}
@@ -115,7 +118,7 @@ func TestEvalTextMode(t *testing.T) {
 	for _, r := range []struct {
 		name string
 		tl   tally
-	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}, {"prob3", probe3}, {"prob4", probe4}, {"prob5", probe5}} {
+	}{{"all", all}, {"tune", tune}, {"held", held}, {"probe", probe}, {"prob2", probe2}, {"prob3", probe3}, {"prob4", probe4}, {"prob5", probe5}, {"prob6", probe6}} {
 		t.Logf("%-5s (%3d): recall@offered %.2f, mean offered %.1f", r.name, r.tl.n,
 			float64(r.tl.hit)/float64(r.tl.n), float64(r.tl.offered)/float64(r.tl.n))
 	}

@@ -196,6 +196,7 @@ func TestFindEntities(t *testing.T) {
 		{"Make shop.example.com point at the balancer", []string{"domain name"}, "point"},
 		{"Clone facebook/react into our org", []string{"repository name"}, "clone"},
 		{"tea and/or coffee", nil, "coffee"},
+		{"Show me request a1b2c3d4 end to end", []string{"hex identifier"}, "request"},
 		{"Is LH455 on time and where is ABCDE?", []string{"flight number"}, "time"},
 	}
 	for _, tc := range tests {
