@@ -74,8 +74,11 @@ func LoadQueries(t testing.TB) []BenchQuery {
 	return loadQueriesFrom(t, filepath.Join("testdata", "toolbench", "dev-queries.jsonl"))
 }
 
+// ProbeSets is the number of probe sets in testdata/probe.
+const ProbeSets = 7
+
 // LoadProbes returns the probe requests of testdata/probe (see its
-// README): set 1 to 6.
+// README): set 1 to ProbeSets.
 func LoadProbes(t testing.TB, set int) []BenchQuery {
 	t.Helper()
 	name := "probe-queries.jsonl"
