@@ -64,8 +64,10 @@ var entities = []entity{
 		label: "booking reference", need: "0123456789", re: regexp.MustCompile(`\b[A-Z0-9]{5,6}\b`),
 		valid: func(m string) bool { return digits(m) > 0 && digits(m) < len(m)-1 },
 	},
-	{label: "hex identifier", need: "0123456789", re: regexp.MustCompile(`\b[0-9a-f]{8,40}\b`),
-		valid: func(m string) bool { return digits(m) > 0 && digits(m) < len(m) }},
+	{
+		label: "hex identifier", need: "0123456789", re: regexp.MustCompile(`\b[0-9a-f]{8,40}\b`),
+		valid: func(m string) bool { return digits(m) > 0 && digits(m) < len(m) },
+	},
 	{label: "promo code", need: "0123456789", re: regexp.MustCompile(`\b[A-Z]{3,}\d{1,4}\b`)},
 }
 
