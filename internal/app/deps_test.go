@@ -20,9 +20,10 @@ var layers = map[string]int{
 	"internal/schema":  1,
 	"internal/sandbox": 1, // starts children under a policy; builtin and mcphost share it
 
-	"internal/llm":   2,
-	"internal/tools": 2,
-	"internal/store": 2,
+	"internal/llm":        2,
+	"internal/tools":      2,
+	"internal/tools/rank": 2, // the tool retriever: agent, cli and textcall use it
+	"internal/store":      2,
 
 	"internal/llm/openai":     3,
 	"internal/llm/anthropic":  3,
@@ -73,6 +74,7 @@ var adapters = map[string]bool{
 // sideways lists the allowed edges inside one layer.
 var sideways = map[[2]string]bool{
 	{"internal/store", "internal/llm"}:                     true,
+	{"internal/tools/rank", "internal/tools"}:              true, // ranks tools.Entry values
 	{"internal/server", "internal/agent"}:                  true, // the HTTP API runs agents
 	{"internal/store/sqlite", "internal/store/sqlstore"}:   true,
 	{"internal/store/postgres", "internal/store/sqlstore"}: true,

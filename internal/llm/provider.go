@@ -50,6 +50,17 @@ type ToolSupport interface {
 	SupportsTools(ctx context.Context, model string) (bool, error)
 }
 
+// Embedder is implemented by providers with an embeddings endpoint
+// (OpenAI-compatible /embeddings, Ollama /api/embed, Gemini
+// batchEmbedContents). Embed returns one vector per text, in the order of
+// texts, all of one dimension; model "" means the provider's configured
+// model, which is rarely an embedding model, so callers name one. Errors
+// are as for [Provider.Stream]; a reply whose vectors do not match the
+// texts is a [KindMalformed] error (see [CheckEmbeddings]).
+type Embedder interface {
+	Embed(ctx context.Context, model string, texts []string) ([][]float32, error)
+}
+
 // Lister is implemented by providers that can list the models they serve.
 type Lister interface {
 	Models(ctx context.Context) ([]string, error)

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,6 +125,25 @@ func (t *Transport) Do(ctx context.Context, method, url string, header http.Head
 			return nil, err
 		}
 	}
+}
+
+// DoJSON sends body like [Transport.Do] and decodes the whole JSON reply
+// into out. A reply that cannot be read is an [*Error] as for Do; one that
+// is not the JSON out expects is a [KindMalformed] error naming what.
+func (t *Transport) DoJSON(ctx context.Context, method, url string, header http.Header, body []byte, what string, out any) error {
+	resp, err := t.Do(ctx, method, url, header, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return StreamError(t.provider, what, err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return MalformedError(t.provider, what, err)
+	}
+	return nil
 }
 
 // Stream sends a streaming request like [Transport.Do] and hands each

@@ -215,3 +215,9 @@ func Join(chunks [][]byte) []byte {
 	}
 	return b
 }
+
+// JSON returns a reply with the given status (0 means 200) and JSON body,
+// sent in one chunk.
+func JSON(status int, body string) Reply {
+	return Reply{Status: status, Header: http.Header{"Content-Type": {"application/json"}}, Chunks: [][]byte{[]byte(body)}}
+}

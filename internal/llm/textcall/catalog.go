@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 // Catalog is a tool list prepared for the text protocol: each tool's
@@ -15,23 +16,24 @@ type Catalog struct {
 	tools   []llm.ToolSpec
 	entries []string
 	cost    []int // estimated tokens of each entry
-	index   *index
+	index   *rank.Index
 	parser  *Parser
 }
 
 // NewCatalog prepares tools, kept in the given order.
 func NewCatalog(tools []llm.ToolSpec) *Catalog {
 	c := &Catalog{tools: slices.Clone(tools)}
-	docs := make([]rankDoc, len(tools))
+	docs := make([]rank.Doc, len(tools))
 	names := make([]string, len(tools))
 	for i, t := range tools {
-		e, params := renderEntry(t)
+		e, _ := renderEntry(t)
 		c.entries = append(c.entries, e)
 		c.cost = append(c.cost, EstimateTokens(e))
 		names[i] = t.Name
-		docs[i] = rankDoc{name: t.Name, text: t.Description + " " + strings.Join(params, " ")}
+		server, tool := rank.SplitName(t.Name)
+		docs[i] = rank.Doc{Name: t.Name, Server: server, Tool: tool, Description: t.Description, InputSchema: t.Parameters}
 	}
-	c.index = newIndex(docs)
+	c.index = rank.New(docs, nil)
 	c.parser = NewParser(names)
 	return c
 }
@@ -42,6 +44,14 @@ func (c *Catalog) Parser() *Parser { return c.parser }
 // Len returns the number of tools.
 func (c *Catalog) Len() int { return len(c.tools) }
 
+// DefaultMaxTools is how many tools a manifest describes at most when not
+// all fit its budget. Models choose worse among more tools, and the
+// retriever finds the tool a request needs within its first 40 for 0.99
+// of the development requests of package rank's toolbench, and within its
+// first 20 as often (docs/BENCHMARKS.md): 40 leaves a margin for requests
+// unlike those.
+const DefaultMaxTools = 40
+
 // ManifestOptions choose what a manifest shows. The zero value shows every
 // tool.
 type ManifestOptions struct {
@@ -49,11 +59,14 @@ type ManifestOptions struct {
 	// manifest may take. Zero means no limit. The instructions are always
 	// included, even when they alone exceed the budget.
 	Budget int
-	// MaxTools caps how many tools are described in full; zero means no cap.
+	// MaxTools caps how many tools are described in full. Zero means no
+	// cap when every tool fits the budget and [DefaultMaxTools] when the
+	// tools must be ranked to fit; a negative value means no cap at all.
 	MaxTools int
-	// Latest is the latest user message and Context the few messages
-	// before it: tools are ranked against them when not all fit.
-	Latest, Context string
+	// Query is the conversation the tools are ranked against when not
+	// all fit: the latest user message, the few messages before it and
+	// the tools already called.
+	Query rank.Query
 }
 
 // Manifest is the rendered tool section of a system prompt.
@@ -85,11 +98,14 @@ func (c *Catalog) Manifest(opts ManifestOptions) Manifest {
 	if maxTools == all && (opts.Budget <= 0 || total <= opts.Budget) {
 		return c.render(allIndices(all), nil, 0)
 	}
+	if opts.MaxTools == 0 {
+		maxTools = min(all, DefaultMaxTools)
+	}
 	budget := opts.Budget
 	if budget <= 0 {
 		budget = int(^uint(0) >> 1)
 	}
-	order := c.Rank(opts.Latest, opts.Context)
+	order := c.Rank(opts.Query)
 	// Keep room for the "also available" line: a fair share of the budget,
 	// never more than the full list of names would need.
 	reserve := min(budget/8, EstimateTokens(alsoAvailable(c.names(order), 0)))
@@ -125,11 +141,18 @@ func (c *Catalog) Manifest(opts ManifestOptions) Manifest {
 }
 
 // Rank returns the indices of the catalogue's tools, most relevant to the
-// conversation first: BM25 over the words of each tool's name, description
-// and parameter names against the latest user message (and, with less
-// weight, the context), with a boost for a tool named outright. Ties keep
+// conversation first (see package rank: words, concepts and entities of the
+// request against every field of each tool, earlier turns with less weight,
+// tools already used lifted, a tool named outright first). Ties keep
 // catalogue order.
-func (c *Catalog) Rank(latest, context string) []int { return c.index.rank(latest, context) }
+func (c *Catalog) Rank(q rank.Query) []int {
+	ranked := c.index.Rank(q)
+	out := make([]int, len(ranked))
+	for i, s := range ranked {
+		out[i] = s.Index
+	}
+	return out
+}
 
 func (c *Catalog) render(show []int, listed []string, omitted int) Manifest {
 	var b strings.Builder

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -98,10 +99,10 @@ func TestManifestBudget(t *testing.T) {
 		opts     ManifestOptions
 		wantShow []string // must be among the shown tools
 	}{
-		{"relevant words", ManifestOptions{Budget: 1500, Latest: "Will it rain in Oslo tomorrow? Check the forecast."}, []string{"weather__get_forecast"}},
-		{"name mentioned", ManifestOptions{Budget: 1500, Latest: "use zz_translate on this"}, []string{"zz_translate"}},
-		{"from context", ManifestOptions{Budget: 1500, Latest: "and tomorrow?", Context: "what is the weather forecast in Paris"}, []string{"weather__get_forecast"}},
-		{"max tools", ManifestOptions{MaxTools: 3, Latest: "translate this"}, []string{"zz_translate"}},
+		{"relevant words", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "Will it rain in Oslo tomorrow? Check the forecast."}}, []string{"weather__get_forecast"}},
+		{"name mentioned", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "use zz_translate on this"}}, []string{"zz_translate"}},
+		{"from context", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "and tomorrow?", Context: []string{"what is the weather forecast in Paris"}}}, []string{"weather__get_forecast"}},
+		{"max tools", ManifestOptions{MaxTools: 3, Query: rank.Query{Text: "translate this"}}, []string{"zz_translate"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,33 +150,29 @@ func TestRank(t *testing.T) {
 		{Name: "write_file", Description: "Write contents to a file, replacing it."},
 		{Name: "git__status", Description: "Show the working tree status."},
 		{Name: "calculator", Description: "Evaluate an arithmetic expression."},
+		{Name: "home__turn_off", Description: "Switch off a light, plug or switch."},
 	})
 	tests := []struct {
-		latest, context string
-		wantFirst       string
+		name      string
+		q         rank.Query
+		wantFirst string
 	}{
-		{"please read the file notes.txt", "", "read_file"},
-		{"what files are in this directory?", "", "list_dir"},
-		{"compute 2+2 with the calculator", "", "calculator"},
-		{"run status", "", "git__status"},
-		{"do it again", "write the file out", "write_file"},
-		{"", "", "list_dir"}, // nothing to go on: catalogue order
+		{"words", rank.Query{Text: "please read the file notes.txt"}, "read_file"},
+		{"stems", rank.Query{Text: "what files are in this directory?"}, "list_dir"},
+		{"named outright", rank.Query{Text: "compute 2+2 with the calculator"}, "calculator"},
+		{"tool name", rank.Query{Text: "run status"}, "git__status"},
+		{"concepts", rank.Query{Text: "kill the lamp"}, "home__turn_off"},
+		{"context", rank.Query{Text: "do it again", Context: []string{"write the file out"}}, "write_file"},
+		{"used", rank.Query{Text: "and the other one", Used: []string{"git__status"}}, "git__status"},
+		{"nothing to go on", rank.Query{}, "list_dir"}, // catalogue order
 	}
 	for _, tc := range tests {
-		t.Run(tc.latest, func(t *testing.T) {
-			order := c.Rank(tc.latest, tc.context)
+		t.Run(tc.name, func(t *testing.T) {
+			order := c.Rank(tc.q)
 			if got := c.tools[order[0]].Name; got != tc.wantFirst {
-				t.Errorf("Rank(%q, %q) first = %s, want %s", tc.latest, tc.context, got, tc.wantFirst)
+				t.Errorf("Rank(%+v) first = %s, want %s", tc.q, got, tc.wantFirst)
 			}
 		})
-	}
-}
-
-func TestWords(t *testing.T) {
-	got := words("readFile, read_file; Searching FILES the HTTPServer 42x")
-	want := []string{"read", "file", "read", "file", "search", "file", "httpserver", "42x"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("words mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -183,7 +180,7 @@ func BenchmarkRank1000(b *testing.B) {
 	c := NewCatalog(bigCatalog(1000))
 	defer cpuPerOp(b)()
 	for b.Loop() {
-		c.Rank("Will it rain in Oslo tomorrow? Check the weather forecast.", "we talked about invoices before")
+		c.Rank(rank.Query{Text: "Will it rain in Oslo tomorrow? Check the weather forecast.", Context: []string{"we talked about invoices before"}})
 	}
 }
 
@@ -191,7 +188,7 @@ func BenchmarkManifest1000(b *testing.B) {
 	c := NewCatalog(bigCatalog(1000))
 	defer cpuPerOp(b)()
 	for b.Loop() {
-		c.Manifest(ManifestOptions{Budget: 2000, Latest: "Will it rain in Oslo tomorrow?"})
+		c.Manifest(ManifestOptions{Budget: 2000, Query: rank.Query{Text: "Will it rain in Oslo tomorrow?"}})
 	}
 }
 
@@ -222,4 +219,30 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func TestManifestDefaultMaxTools(t *testing.T) {
+	c := NewCatalog(bigCatalog(200))
+	all := c.Manifest(ManifestOptions{})
+	budget := EstimateTokens(all.Text) * 3 / 4 // room for far more than 40, not for all
+	tests := []struct {
+		name      string
+		maxTools  int
+		wantShown func(n int) bool
+	}{
+		{"zero caps at the default once ranking is needed", 0, func(n int) bool { return n == DefaultMaxTools }},
+		{"negative means no cap", -1, func(n int) bool { return n > DefaultMaxTools && n < c.Len() }},
+		{"explicit cap", 7, func(n int) bool { return n == 7 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := c.Manifest(ManifestOptions{Budget: budget, MaxTools: tc.maxTools, Query: rank.Query{Text: "weather"}})
+			if !tc.wantShown(len(m.Shown)) {
+				t.Errorf("shows %d tools", len(m.Shown))
+			}
+		})
+	}
+	if m := c.Manifest(ManifestOptions{Budget: 2 * EstimateTokens(all.Text)}); len(m.Shown) != c.Len() {
+		t.Errorf("every tool fits, yet %d of %d are shown", len(m.Shown), c.Len())
+	}
 }

@@ -11,6 +11,7 @@
 // but that names an unknown tool is still a call (with an
 // *[UnknownToolError] saying what is available), so the model can be told.
 //
-// Layer: adapter, beside the llm/<provider> packages. It imports llm only;
+// Layer: adapter, beside the llm/<provider> packages. It imports llm, and
+// the tool retriever tools/rank to choose the tools a manifest describes;
 // only app imports it.
 package textcall

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 // resultStop is the stop sequence added in text mode, and maxStops the
@@ -41,12 +42,12 @@ func (w *Provider) textRequest(ctx context.Context, req *llm.Request, cat *Catal
 	if len(req.Stop) < maxStops && !slices.Contains(req.Stop, resultStop) {
 		out.Stop = append(slices.Clip(req.Stop), resultStop)
 	}
-	latest, recent := queryText(req.Messages)
+	q := rankQuery(req.Messages)
 	if req.ToolChoice.Mode == llm.ToolChoiceTool {
 		// Naming the forced tool ranks it first, so it is described.
-		latest = req.ToolChoice.Name + "\n" + latest
+		q.Text = req.ToolChoice.Name + "\n" + q.Text
 	}
-	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Latest: latest, Context: recent})
+	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Query: q})
 	w.logger.DebugContext(ctx, "text tool manifest", logKeyModel, req.Model, logKeyShown, len(m.Shown),
 		logKeyListed, len(m.Listed), logKeyOmitted, m.Omitted, logKeyTokens, EstimateTokens(m.Text))
 	section := m.Text
@@ -139,9 +140,20 @@ func writeResult(b *strings.Builder, m llm.Message) {
 	b.WriteString("\n</tool_result>")
 }
 
-// queryText returns the latest user message and the text of the few
-// messages before it, for ranking tools.
-func queryText(msgs []llm.Message) (latest, recent string) {
+// rankQuery returns what the manifest's tools are ranked against: the
+// latest user message, the text of the few messages before it (most recent
+// first) and every tool called so far in the conversation.
+func rankQuery(msgs []llm.Message) rank.Query {
+	var q rank.Query
+	seen := make(map[string]bool)
+	for i := range msgs {
+		for _, c := range msgs[i].ToolCalls {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				q.Used = append(q.Used, c.Name)
+			}
+		}
+	}
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == llm.RoleUser {
@@ -150,24 +162,22 @@ func queryText(msgs []llm.Message) (latest, recent string) {
 		}
 	}
 	if last < 0 {
-		return "", ""
+		return q
 	}
-	latest = clip(msgs[last].Text(), maxQueryBytes)
-	var parts []string
-	for i := last - 1; i >= 0 && len(parts) < contextMessages; i-- {
+	q.Text = clip(msgs[last].Text(), maxQueryBytes)
+	size := 0
+	for i := last - 1; i >= 0 && len(q.Context) < contextMessages && size < maxQueryBytes; i-- {
 		m := &msgs[i]
-		if m.Role == llm.RoleSystem {
-			continue
+		if m.Role == llm.RoleSystem || m.Role == llm.RoleTool {
+			continue // tool results are data, not what the user asks for
 		}
-		t := m.Text()
-		for _, c := range m.ToolCalls {
-			t += " " + c.Name
-		}
-		if t = strings.TrimSpace(t); t != "" {
-			parts = append(parts, t)
+		if t := strings.TrimSpace(m.Text()); t != "" {
+			t = clip(t, maxQueryBytes-size)
+			size += len(t)
+			q.Context = append(q.Context, t)
 		}
 	}
-	return latest, clip(strings.Join(parts, "\n"), maxQueryBytes)
+	return q
 }
 
 // clip cuts s to at most n bytes, keeping the end (the most recent words).

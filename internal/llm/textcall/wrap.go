@@ -35,8 +35,9 @@ type Options struct {
 	// zero means every tool is described. Set it from the model's context
 	// window: a quarter of it is a fair share.
 	Budget int
-	// MaxTools caps how many tools the manifest describes in full; zero
-	// means no cap.
+	// MaxTools caps how many tools the manifest describes in full (see
+	// [ManifestOptions].MaxTools: zero means [DefaultMaxTools] once the
+	// tools must be ranked to fit the budget).
 	MaxTools int
 	// NewID returns the id of a call found in text. Nil means "call_"
 	// followed by random hex digits. It may be called concurrently.
