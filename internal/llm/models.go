@@ -48,6 +48,32 @@ func (t *Transport) GetModels(ctx context.Context, url string, header http.Heade
 	return &l, nil
 }
 
+// ModelNames lists the names of the models a GET of url answers, through
+// [Transport.GetModels]: the Models method of most adapters.
+func (t *Transport) ModelNames(ctx context.Context, url string, header http.Header) ([]string, error) {
+	l, err := t.GetModels(ctx, url, header)
+	if err != nil {
+		return nil, err
+	}
+	return l.Names(), nil
+}
+
+// CheckListed is the Check of an adapter whose endpoint lists its models:
+// it lists them through l (which also proves the key is accepted) and
+// succeeds when model is empty or served reports it among the listed ids.
+// Otherwise it returns a [KindNotFound] error whose message missing
+// writes from the ids.
+func CheckListed(ctx context.Context, l Lister, provider, model string, served func(ids []string) bool, missing func(ids []string) string) error {
+	ids, err := l.Models(ctx)
+	if err != nil {
+		return err
+	}
+	if model == "" || served(ids) {
+		return nil
+	}
+	return &Error{Provider: provider, Kind: KindNotFound, Message: missing(ids)}
+}
+
 // Fetch sends a request through t, as [Transport.Do] does, and returns the
 // whole body of the answer: the non-streaming calls of every adapter. what
 // names the answer in the stream error of a body cut off ("response").

@@ -109,27 +109,17 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 
 // Models implements [llm.Lister] with GET /v1/models.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	list, err := c.tr.GetModels(ctx, c.base+"/v1/models?limit=1000", c.header)
-	if err != nil {
-		return nil, err
-	}
-	return list.Names(), nil
+	return c.tr.ModelNames(ctx, c.base+"/v1/models?limit=1000", c.header)
 }
 
 // Check implements [llm.Checker]: the key is accepted and the configured
 // model is listed. Aliases ("claude-sonnet-4-0", "...-latest") are not
 // listed, so a model is missing only when no listed id starts with its stem.
 func (c *Client) Check(ctx context.Context) error {
-	ids, err := c.Models(ctx)
-	if err != nil {
-		return err
-	}
 	stem := strings.TrimSuffix(strings.TrimSuffix(c.model, "-latest"), "-0")
-	if c.model == "" || len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, stem) }) {
-		return nil
-	}
-	return &llm.Error{
-		Provider: name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not listed by %s", c.model, c.base),
-	}
+	return llm.CheckListed(ctx, c, name, c.model, func(ids []string) bool {
+		return len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, stem) })
+	}, func([]string) string {
+		return fmt.Sprintf("model %q is not listed by %s", c.model, c.base)
+	})
 }

@@ -165,18 +165,12 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 // Check implements [llm.Checker]: the key is accepted and the configured
 // model is listed.
 func (c *Client) Check(ctx context.Context) error {
-	names, err := c.Models(ctx)
-	if err != nil {
-		return err
-	}
 	m := strings.TrimPrefix(c.model, "models/")
-	if m == "" || slices.Contains(names, m) {
-		return nil
-	}
-	return &llm.Error{
-		Provider: c.name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not offered to this API key (%d models listed)", m, len(names)),
-	}
+	return llm.CheckListed(ctx, c, c.name, m, func(names []string) bool {
+		return slices.Contains(names, m)
+	}, func(names []string) string {
+		return fmt.Sprintf("model %q is not offered to this API key (%d models listed)", m, len(names))
+	})
 }
 
 // decodeError reads Gemini's error body, {"error":{"code","message",

@@ -189,30 +189,15 @@ func (c *Client) SupportsTools(ctx context.Context, model string) (bool, error) 
 
 // Models implements [llm.Lister] with GET /api/tags.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	tags, err := c.tr.GetModels(ctx, c.base+"/api/tags", c.header)
-	if err != nil {
-		return nil, err
-	}
-	return tags.Names(), nil
+	return c.tr.ModelNames(ctx, c.base+"/api/tags", c.header)
 }
 
 // Check implements [llm.Checker]: the server answers and has the
 // configured model pulled ("llama3.2" matches "llama3.2:latest").
 func (c *Client) Check(ctx context.Context) error {
-	names, err := c.Models(ctx)
-	if err != nil {
-		return err
-	}
-	if c.model == "" {
-		return nil
-	}
-	for _, n := range names {
-		if n == c.model || n == c.model+":latest" {
-			return nil
-		}
-	}
-	return &llm.Error{
-		Provider: c.name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not pulled on %s; run `ollama pull %s`", c.model, c.base, c.model),
-	}
+	return llm.CheckListed(ctx, c, c.name, c.model, func(names []string) bool {
+		return slices.Contains(names, c.model) || slices.Contains(names, c.model+":latest")
+	}, func([]string) string {
+		return fmt.Sprintf("model %q is not pulled on %s; run `ollama pull %s`", c.model, c.base, c.model)
+	})
 }

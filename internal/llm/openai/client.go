@@ -139,26 +139,16 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 
 // Models implements [llm.Lister] with GET /models.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	list, err := c.tr.GetModels(ctx, c.base+"/models", c.header)
-	if err != nil {
-		return nil, err
-	}
-	return list.Names(), nil
+	return c.tr.ModelNames(ctx, c.base+"/models", c.header)
 }
 
 // Check implements [llm.Checker]: the endpoint lists its models, and the
 // configured model is among them when the list is not empty.
 func (c *Client) Check(ctx context.Context) error {
-	ids, err := c.Models(ctx)
-	if err != nil {
-		return err
-	}
 	// Ollama lists "qwen2.5:latest" for a model asked for as "qwen2.5".
-	if c.model == "" || len(ids) == 0 || slices.Contains(ids, c.model) || slices.Contains(ids, c.model+":latest") {
-		return nil
-	}
-	return &llm.Error{
-		Provider: c.name, Kind: llm.KindNotFound,
-		Message: fmt.Sprintf("model %q is not served at %s; it serves %s", c.model, c.base, strings.Join(ids, ", ")),
-	}
+	return llm.CheckListed(ctx, c, c.name, c.model, func(ids []string) bool {
+		return len(ids) == 0 || slices.Contains(ids, c.model) || slices.Contains(ids, c.model+":latest")
+	}, func(ids []string) string {
+		return fmt.Sprintf("model %q is not served at %s; it serves %s", c.model, c.base, strings.Join(ids, ", "))
+	})
 }
