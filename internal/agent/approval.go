@@ -54,7 +54,9 @@ func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.T
 	if d.Reason != "" {
 		reason += ": " + d.Reason
 	}
-	return verdict{label: store.AuditDenied, reason: reason}
+	// A person's refusal is "declined" on every surface; "denied" is the
+	// policy's.
+	return verdict{label: store.AuditDeclined, reason: reason}
 }
 
 // ask stores a pending approval, yields it and waits for a decision, the
@@ -117,11 +119,11 @@ wait:
 		delete(r.waiting, stored.ID)
 		r.mu.Unlock()
 		if still {
-			r.expire(ctx, stored.ID)
 			stored.State, stored.Reason = store.ApprovalExpired, "nobody decided in time"
 			if ctx.Err() != nil {
 				stored.Reason = "the run ended before a decision"
 			}
+			r.expire(ctx, stored.ID, stored.Reason)
 			t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
 			return Decision{Kind: Deny}, store.ApprovalExpired
 		}
@@ -160,14 +162,14 @@ func decidedElsewhere(ctx context.Context, g ApprovalGetter, id string) (Decisio
 	return Decision{}, false
 }
 
-func (r *Runtime) expire(ctx context.Context, id string) {
+func (r *Runtime) expire(ctx context.Context, id, reason string) {
 	ex, ok := r.approvals.(ApprovalExpirer)
 	if !ok {
 		return
 	}
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	if err := ex.ExpireApproval(wctx, id); err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
+	if err := ex.ExpireApproval(wctx, id, reason); err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
 		r.logger.WarnContext(ctx, "expiring approval", logKeyErr, err)
 	}
 }
