@@ -78,9 +78,9 @@ type UsageRecorder interface {
 var ErrNotPending = errors.New("approval is not pending")
 
 var (
-	_ History       = store.Store(nil)
-	_ Agents        = store.Store(nil)
-	_ Approvals     = store.Store(nil)
-	_ UsageRecorder = store.Store(nil)
+	_ History         = store.Store(nil)
+	_ Agents          = store.Store(nil)
+	_ Approvals       = store.Store(nil)
+	_ UsageRecorder   = store.Store(nil)
 	_ ApprovalExpirer = store.Store(nil)
 )
