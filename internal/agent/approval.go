@@ -63,20 +63,50 @@ func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.T
 // approval timeout, or the end of ctx (which counts as denied). It returns
 // the decision and the final state.
 func (t *turn) ask(ctx context.Context, agent string, a store.Approval) (Decision, store.ApprovalState) {
-	r := t.r
+	d, stored := t.r.await(ctx, a, func(stored store.Approval) {
+		t.emit(Event{Kind: EventApproval, Agent: agent, Approval: &stored})
+	})
+	if stored.ID != "" {
+		t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
+	}
+	return d, stored.State
+}
+
+// Ask stores a as a pending approval and waits until a person decides it
+// (through [Runtime.Decide], here or in another process sharing the
+// store), the approval timeout passes, or ctx ends; in the last two cases
+// the approval is expired in the store, so it can no longer be decided.
+// It returns the approval as it ended. The tools API uses it, so that its
+// calls follow the same approval path as agent runs.
+func (r *Runtime) Ask(ctx context.Context, a store.Approval) (store.Approval, error) {
+	_, stored := r.await(ctx, a, nil)
+	if stored.ID == "" {
+		return stored, fmt.Errorf("asking approval for %s: the approval request could not be recorded", a.Tool)
+	}
+	return stored, nil
+}
+
+// await stores a pending approval, calls announce with it, and waits for a
+// decision, the approval timeout, or the end of ctx (which counts as
+// denied). It returns the decision and the approval as it ended; the
+// approval has no ID when it could not be stored.
+func (r *Runtime) await(ctx context.Context, a store.Approval, announce func(store.Approval)) (Decision, store.Approval) {
 	a.State = store.ApprovalPending
 	a.CreatedAt = r.opts.Now()
 	a.ExpiresAt = a.CreatedAt.Add(r.limits.ApprovalTimeout)
 	stored, err := r.approvals.CreateApproval(ctx, a)
 	if err != nil {
 		r.logger.WarnContext(ctx, "storing approval request", logKeyTool, a.Tool, logKeyErr, err)
-		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, store.ApprovalDenied
+		a.State = store.ApprovalDenied
+		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, a
 	}
 	ch := make(chan Decision, 1)
 	r.mu.Lock()
 	r.waiting[stored.ID] = ch
 	r.mu.Unlock()
-	t.emit(Event{Kind: EventApproval, Agent: agent, Approval: &stored})
+	if announce != nil {
+		announce(stored)
+	}
 
 	timer := time.NewTimer(r.limits.ApprovalTimeout)
 	defer timer.Stop()
@@ -124,8 +154,7 @@ wait:
 				stored.Reason = "the run ended before a decision"
 			}
 			r.expire(ctx, stored.ID, stored.Reason)
-			t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
-			return Decision{Kind: Deny}, store.ApprovalExpired
+			return Decision{Kind: Deny}, stored
 		}
 		// Decide removed the waiter and is about to deliver.
 		d = <-ch
@@ -137,8 +166,7 @@ wait:
 			stored.Scope = store.ScopeConversation
 		}
 	}
-	t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
-	return d, stored.State
+	return d, stored
 }
 
 // ApprovalPollInterval is how often a call waiting for approval checks an

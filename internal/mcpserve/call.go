@@ -17,8 +17,8 @@ import (
 // finishTimeout bounds recording a call's outcome after the request ended.
 const finishTimeout = 10 * time.Second
 
-// callTool handles tools/call for every served tool: permissions, approval,
-// audit, then [tools.Registry.Call] with progress forwarded. Cancellation
+// callTool handles tools/call for every served tool through the gate:
+// permissions, the caller's tool-call limit, approval, audit, then [tools.Registry.Call] with progress forwarded. Cancellation
 // needs no code here: the SDK cancels ctx on notifications/cancelled (and
 // when the session ends), and the registry call honours ctx.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -41,8 +41,13 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if allowed {
 		if pending := s.askFirst(req, e); pending != nil {
 			// The question goes back in this result; the call is audited
-			// in the round that carries the answer.
+			// (and counted) in the round that carries the answer.
 			return pending, nil
+		}
+		// Over the limit, a call is refused before anything is written:
+		// a flood of calls must not become a flood of audit writes.
+		if err := s.opts.Gate.Limit(ctx, &caller); err != nil {
+			return errorResult(fmt.Sprintf("tool %s was not called: %v", name, err)), nil
 		}
 	}
 
