@@ -72,6 +72,13 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	entry, known := cat.entries[c.Name]
 	rec := t.auditRecord(agent, c, info)
 	if !known {
+		if t.forbidden(c.Name) {
+			// A catalogue tool the run's caller may not call: refused and
+			// audited as forbidden, as on every surface, and described to
+			// the model as missing (permissions do not reveal tools).
+			rec.Approval = store.AuditForbidden
+			return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, unknownToolText(c.Name, cat))
+		}
 		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError, unknownToolText(c.Name, cat))
 	}
 
@@ -153,6 +160,20 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		Outcome: o.outcome, Text: text, IsError: isError, Duration: dur, Approval: verdict.label,
 	}})
 	return o
+}
+
+// forbidden reports whether name is a catalogue tool the run's Permit
+// rejects.
+func (t *turn) forbidden(name string) bool {
+	if t.req.Permit == nil || t.req.Permit(name) {
+		return false
+	}
+	for _, e := range t.r.tools.List() {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) store.AuditRecord {
