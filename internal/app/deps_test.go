@@ -47,6 +47,7 @@ var layers = map[string]int{
 
 	"cmd/switchboard":        7,
 	"cmd/conformance-client": 7,
+	"internal/security":      7, // the security test suite: tests only, imports nothing in non-test files
 }
 
 // testSupport packages exist for tests only; no production package may import them.
