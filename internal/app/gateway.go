@@ -21,10 +21,6 @@ type GatewayOptions struct {
 // the approval policy of the config (asked of the client by elicitation)
 // and with every call in the audit trail. The caller must Close it.
 func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, error) {
-	st, err := a.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
 	g, err := a.Gate(ctx)
 	if err != nil {
 		return nil, err
@@ -34,8 +30,7 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		Version:      version.String(),
 		Instructions: "Switchboard: every tool of the configured MCP servers, OpenAPI services and built-in tools, named server__tool.",
 		Logger:       a.logger.With(logKeyComponent, "mcpserve"),
-		Gate:         g,
-		Audit:        st,
+		Gate:         g, // permissions, limit, policy and the audit log (the store)
 		Local:        gate.Local(gate.LocalUser),
 		AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins,
 		ApprovalTimeout: a.cfg.Approvals.Timeout,

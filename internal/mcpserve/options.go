@@ -59,7 +59,8 @@ type Options struct {
 	// gate's policy (by default: allow read-only tools, ask for every
 	// other tool). An unknown Action is treated as [ActionDeny].
 	Policy func(e tools.Entry) Action
-	// Audit records every call that names a catalogue tool, including
+	// Audit, used only when Gate is nil (as the gate's audit log; with a
+	// Gate, the gate's log records), records every call that names a catalogue tool, including
 	// refused ones, in the store's vocabulary: User is the caller's Name,
 	// Agent "mcp:http" or "mcp:stdio", ConversationID the MCP session ID
 	// ("" on stdio). A call that cannot be begun is not made (the client

@@ -77,7 +77,7 @@ func New(reg *tools.Registry, opts *Options) *Server {
 				return nil
 			})
 		}
-		o.Gate = gate.New(&gate.Options{Holds: holds, Logger: o.Logger})
+		o.Gate = gate.New(&gate.Options{Holds: holds, Audit: o.Audit, Logger: o.Logger})
 	}
 	if o.Policy == nil {
 		o.Policy = o.Gate.Decide
