@@ -21,7 +21,7 @@ type verdict struct {
 // approve resolves the approval of a call under the policy, the
 // conversation's grants and the run's approver.
 func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) verdict {
-	switch t.r.opts.Policy.Decide(e) {
+	switch t.r.gate.Decide(e) {
 	case ActionAllow:
 		return verdict{ok: true, label: store.AuditAutoApproved}
 	case ActionDeny:

@@ -101,7 +101,7 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 	t := r.turnFor(ctx, req.ConversationID, req.Server)
 	modelName := ""
 	if t == nil {
-		if r.opts.Policy.Decide(entry) != ActionAllow {
+		if r.gate.Decide(entry) != ActionAllow {
 			return nil, fmt.Errorf("sampling for %q: it needs the user's approval and no conversation is running to ask in", req.Server)
 		}
 	} else {
