@@ -174,6 +174,11 @@ func (t *turn) forbidden(name string) bool {
 	if t.req.Permit == nil || t.req.Permit(name) {
 		return false
 	}
+	for _, e := range t.r.own {
+		if e.Name == name {
+			return true
+		}
+	}
 	for _, e := range t.r.tools.List() {
 		if e.Name == name {
 			return true

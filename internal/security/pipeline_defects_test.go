@@ -71,7 +71,7 @@ func TestApprovalEndsWithItsRun(t *testing.T) {
 	ids := make(chan string, 1)
 	go func() {
 		defer resp.Body.Close()
-		sseApprovals(resp.Body, func(id string) {
+		_, _ = sseApprovals(resp.Body, func(id string) {
 			select {
 			case ids <- id:
 			default:

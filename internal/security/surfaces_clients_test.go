@@ -23,15 +23,47 @@ type surface struct {
 	// local reports whether the surface's caller is the local user (stdio
 	// MCP): one person, every tool, no API key.
 	local bool
+	// read is a tool the default policy allows, ask one it asks about;
+	// zero means test__echo and test__add of the test MCP server.
+	read, ask toolCall
+	// agent is the agent the audit records name ("" for the assistant).
+	agent string
 	call  func(t *testing.T, s *surfaceStack, key, tool, args string) bool
 }
+
+type toolCall struct{ name, args string }
+
+var (
+	echoCall = toolCall{"test__echo", echoArgs}
+	addCall  = toolCall{"test__add", `{"a":40,"b":2}`}
+)
 
 var surfaces = []surface{
 	{name: "REST tools API", call: callREST},
 	{name: "chat completions", call: callChat},
 	{name: "MCP over HTTP", call: callMCPHTTP},
 	{name: "MCP on stdio", local: true, call: callMCPStdio},
-	{name: "agent run", call: callAgentRun},
+	{name: "agent run", call: runWith("")},
+	{name: "@mention", agent: "helper", call: runWith("@helper ")},
+	{
+		name: "assistant tool",
+		read: toolCall{"list_agents", `{}`}, ask: toolCall{"assign_server", `{"agent":"helper","server":"test"}`},
+		call: runWith(""),
+	},
+}
+
+func (sf surface) readCall() toolCall {
+	if sf.read.name == "" {
+		return echoCall
+	}
+	return sf.read
+}
+
+func (sf surface) askCall() toolCall {
+	if sf.ask.name == "" {
+		return addCall
+	}
+	return sf.ask
 }
 
 // callREST calls POST /api/v1/tools/{name}/call; a call waiting for
@@ -83,15 +115,24 @@ func callChat(t *testing.T, s *surfaceStack, key, tool, args string) bool {
 	return toolAnswered.Match(b)
 }
 
-// callAgentRun posts a message to a conversation and declines, through
-// the approvals API, every approval the run's stream announces.
-func callAgentRun(t *testing.T, s *surfaceStack, key, tool, args string) bool {
+// runWith returns the surface of an agent run through the HTTP API whose
+// message starts with prefix ("@helper " hands it to that agent).
+func runWith(prefix string) func(t *testing.T, s *surfaceStack, key, tool, args string) bool {
+	return func(t *testing.T, s *surfaceStack, key, tool, args string) bool {
+		return callAgentRun(t, s, key, prefix+"please call "+tool+" "+args)
+	}
+}
+
+// callAgentRun posts message to a new conversation and declines, through
+// the approvals API, every approval the run's stream announces. It
+// reports whether a tool call of the run ended ok.
+func callAgentRun(t *testing.T, s *surfaceStack, key, message string) bool {
 	code, b := s.do(t, key, http.MethodPost, "/api/v1/conversations", map[string]string{"title": "t"})
 	var conv struct{ ID string }
 	if json.Unmarshal(b, &conv) != nil || code/100 != 2 {
 		t.Fatalf("creating a conversation: %d %s", code, b)
 	}
-	body, _ := json.Marshal(map[string]string{"message": "please call " + tool + " " + args})
+	body, _ := json.Marshal(map[string]string{"message": message})
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.base+"/api/v1/conversations/"+conv.ID+"/messages", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
@@ -101,12 +142,12 @@ func callAgentRun(t *testing.T, s *surfaceStack, key, tool, args string) bool {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	stream := sseApprovals(resp.Body, func(id string) {
+	_, ran := sseApprovals(resp.Body, func(id string) {
 		if code, b := s.do(t, key, http.MethodPost, "/api/v1/approvals/"+id, map[string]string{"decision": "deny", "reason": "not now"}); code != http.StatusOK {
 			t.Errorf("declining approval %s: %d %s", id, code, b)
 		}
 	})
-	return toolAnswered.MatchString(stream)
+	return ran
 }
 
 // mcpCall calls tool on an MCP client session whose elicitation handler

@@ -40,6 +40,8 @@ type surfaceStack struct {
 // per user (6 gives a burst of one call, then one per ten seconds).
 const stackConfig = `rateLimits: {toolCallsPerMinute: 6}
 approvals: {timeout: 20s}
+agents:
+  helper: {description: "Helps with the test server.", servers: [test]}
 `
 
 func newSurfaceStack(t *testing.T) *surfaceStack {
@@ -220,9 +222,11 @@ func newSurfaceModel(t *testing.T) *surfaceModel {
 	return m
 }
 
-// sseApprovals reads an SSE stream to its end, calling onApproval with the
-// ID of each approval event, and returns the stream's text.
-func sseApprovals(r io.Reader, onApproval func(id string)) string {
+// sseApprovals reads a run's SSE stream to its end, calling onApproval with
+// the ID of each approval event, and returns the stream's text and whether
+// a tool call ended ok.
+func sseApprovals(r io.Reader, onApproval func(id string)) (string, bool) {
+	ranOK := false
 	var all strings.Builder
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -233,6 +237,13 @@ func sseApprovals(r io.Reader, onApproval func(id string)) string {
 		switch {
 		case strings.HasPrefix(line, "event: "):
 			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "tool_end":
+			var ev struct {
+				Result struct{ Outcome string } `json:"result"`
+			}
+			if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev) == nil && ev.Result.Outcome == "ok" {
+				ranOK = true
+			}
 		case strings.HasPrefix(line, "data: ") && event == "approval":
 			var ev struct {
 				Approval struct{ ID string } `json:"approval"`
@@ -242,5 +253,5 @@ func sseApprovals(r io.Reader, onApproval func(id string)) string {
 			}
 		}
 	}
-	return all.String()
+	return all.String(), ranOK
 }

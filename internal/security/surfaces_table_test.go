@@ -52,11 +52,12 @@ func controlForbidden(t *testing.T, sf surface) {
 		t.Skip("the stdio caller is the person who started Switchboard, who may call every tool")
 	}
 	s := newSurfaceStack(t)
-	key := s.user(t, "bob", "test__echo")
-	if sf.call(t, s, key, "test__add", `{"a":40,"b":2}`) {
+	read, ask := sf.readCall(), sf.askCall()
+	key := s.user(t, "bob", read.name)
+	if sf.call(t, s, key, ask.name, ask.args) {
 		t.Fatal("a tool outside the user's permissions ran")
 	}
-	recs := s.audit(t, "bob", "test__add")
+	recs := s.audit(t, "bob", ask.name)
 	if len(recs) != 1 || recs[0].Approval != store.AuditForbidden || recs[0].Outcome != store.OutcomeDenied {
 		t.Errorf("audit = %+v, want one record, forbidden and denied", recs)
 	}
@@ -64,15 +65,16 @@ func controlForbidden(t *testing.T, sf surface) {
 
 func controlRateLimit(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
-	key := s.user(t, "carol", "test__*")
-	if !sf.call(t, s, key, "test__echo", echoArgs) {
+	read := sf.readCall()
+	key := s.user(t, "carol", "*")
+	if !sf.call(t, s, key, read.name, read.args) {
 		t.Fatal("the first call was refused")
 	}
-	if sf.call(t, s, key, "test__echo", echoArgs) {
+	if sf.call(t, s, key, read.name, read.args) {
 		t.Fatalf("a second call within the burst of one ran: %+v", s.audit(t, auditUser(sf, "carol"), ""))
 	}
 	ran := 0
-	for _, r := range s.audit(t, auditUser(sf, "carol"), "test__echo") {
+	for _, r := range s.audit(t, auditUser(sf, "carol"), read.name) {
 		if r.Outcome == store.OutcomeOK {
 			ran++
 		}
@@ -84,11 +86,12 @@ func controlRateLimit(t *testing.T, sf surface) {
 
 func controlApproval(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
-	key := s.user(t, "dave", "test__*")
-	if sf.call(t, s, key, "test__add", `{"a":40,"b":2}`) {
+	ask := sf.askCall()
+	key := s.user(t, "dave", "*")
+	if sf.call(t, s, key, ask.name, ask.args) {
 		t.Fatal("a call the person declined ran")
 	}
-	recs := s.audit(t, auditUser(sf, "dave"), "test__add")
+	recs := s.audit(t, auditUser(sf, "dave"), ask.name)
 	// A chat completion cannot ask anyone: the call is refused as denied.
 	want := store.AuditDeclined
 	if sf.name == "chat completions" {
@@ -105,12 +108,16 @@ func controlApproval(t *testing.T, sf surface) {
 
 func controlAudited(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
-	key := s.user(t, "erin", "test__*")
-	if !sf.call(t, s, key, "test__echo", echoArgs) {
+	read := sf.readCall()
+	key := s.user(t, "erin", "*")
+	if !sf.call(t, s, key, read.name, read.args) {
 		t.Fatal("the call was refused")
 	}
-	recs := s.audit(t, auditUser(sf, "erin"), "test__echo")
-	if len(recs) != 1 || recs[0].Outcome != store.OutcomeOK || recs[0].Approval != store.AuditAutoApproved || recs[0].Tool != "test__echo" {
-		t.Errorf("audit = %+v, want one record of test__echo, auto-approved and ok", recs)
+	recs := s.audit(t, auditUser(sf, "erin"), read.name)
+	if len(recs) != 1 || recs[0].Outcome != store.OutcomeOK || recs[0].Approval != store.AuditAutoApproved || recs[0].Tool != read.name {
+		t.Errorf("audit = %+v, want one record of %s, auto-approved and ok", recs, read.name)
+	}
+	if sf.agent != "" && len(recs) == 1 && recs[0].Agent != sf.agent {
+		t.Errorf("the call was made by agent %q, want %q", recs[0].Agent, sf.agent)
 	}
 }
