@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -63,6 +64,9 @@ type App struct {
 
 	runtimeOnce sync.Once
 	runtime     *agent.Runtime // built on first use by Runtime
+
+	gateOnce sync.Once
+	gate     *gate.Gate // built on first use by Gate
 
 	oauthClient *http.Client
 

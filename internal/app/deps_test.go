@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"internal/tools/builtin":  3,
 	"internal/tools/openapi":  3,
 	"internal/mcphost":        3,
+	"internal/gate":           3, // the one enforcement path of tool calls: agent, server and mcpserve call it
 	"internal/store/sqlite":   3,
 	"internal/store/postgres": 3,
 	"internal/store/sqlstore": 3, // the SQL both dialects share
@@ -46,6 +47,7 @@ var layers = map[string]int{
 
 	"cmd/switchboard":        7,
 	"cmd/conformance-client": 7,
+	"internal/security":      7, // the security test suite: tests only, imports nothing in non-test files
 }
 
 // testSupport packages exist for tests only; no production package may import them.

@@ -8,16 +8,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
-	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -62,10 +60,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
 	}
 
-	gw, err := a.Gateway(ctx, GatewayOptions{
-		Permit:         permitCaller(st),
-		AllowedOrigins: a.cfg.Server.AllowedOrigins,
-	})
+	g, err := a.Gate(ctx)
+	if err != nil {
+		return err
+	}
+	gw, err := a.Gateway(ctx, GatewayOptions{AllowedOrigins: a.cfg.Server.AllowedOrigins})
 	if err != nil {
 		return err
 	}
@@ -117,6 +116,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		AllowAnonymous: loopback && len(users) == 0,
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
 		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Gate:           g,
 		Metrics:        metrics,
 		Tracing:        tracing,
 		Logger:         a.logger.With(logKeyComponent, "server"),
@@ -163,33 +163,23 @@ func isLoopback(addr net.Addr) bool {
 }
 
 // mcpWithCaller hands the authenticated user of the HTTP request to the
-// gateway, which filters the catalogue by that user's permissions.
+// gateway, with the permissions authentication read from the store (no
+// lookup per call): the gate decides by what the user is, never by name.
+// A request without a user is refused; the server authenticates /mcp, so
+// that happens only when the wiring is wrong.
 func mcpWithCaller(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, ok := server.UserFrom(r.Context()); ok {
-			r = r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: u.ID, Name: u.Name}))
+		u, ok := server.UserFrom(r.Context())
+		if !ok {
+			http.Error(w, "no authenticated user for /mcp", http.StatusUnauthorized)
+			return
 		}
-		h.ServeHTTP(w, r)
+		c := gate.Caller{ID: u.ID, Name: u.Name, Permissions: u.Permissions}
+		if !u.Anonymous && c.Permissions == nil {
+			c.Permissions = []string{} // a stored user is never unrestricted
+		}
+		h.ServeHTTP(w, r.WithContext(mcpserve.WithCaller(r.Context(), c)))
 	})
-}
-
-// permitCaller checks a gateway caller's tool permissions (globs) in the store.
-func permitCaller(st store.Users) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
-	return func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
-		if c.ID == "" || c.ID == "local" || c.Name == server.AnonymousUser {
-			return true
-		}
-		u, err := st.GetUserByName(ctx, c.Name)
-		if err != nil || u.Disabled {
-			return false
-		}
-		for _, g := range u.Permissions {
-			if ok, _ := path.Match(g, e.Name); ok {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // serversView is the server's view of the tool servers.

@@ -63,7 +63,8 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(u.Name), Messages: msgs}
+	permit, limit := s.runGate(ctx, u)
+	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: permit, Limit: limit, Messages: msgs}
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID

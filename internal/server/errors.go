@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -56,10 +57,15 @@ type errorBody struct {
 // tools and the agent get a status by their sentinel; anything else is an
 // internal error whose text stays in the log.
 func classify(err error) *Error {
-	var e *Error
+	var (
+		e    *Error
+		rate *gate.RateError
+	)
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &rate):
+		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Msg: rate.Error(), RetryAfter: rate.RetryAfter}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound), errors.Is(err, ErrNoServer):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Msg: "not found", Err: err}
 	case errors.Is(err, agent.ErrInvalidRequest):

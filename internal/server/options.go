@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -51,6 +52,18 @@ type Runner interface {
 }
 
 var _ Runner = (*agent.Runtime)(nil)
+
+// Asker is a [Runner] that can ask a person to approve a call outside a
+// run: the tools API uses it when the approval policy says ask. It stores
+// the approval, waits for a decision (made through Decide), the approval
+// timeout or the end of ctx, and returns the approval as it ended (an
+// ended wait leaves it expired). A Runner without it cannot ask, and such
+// calls are refused as unavailable.
+type Asker interface {
+	Ask(ctx context.Context, a store.Approval) (store.Approval, error)
+}
+
+var _ Asker = (*agent.Runtime)(nil)
 
 // Catalog is the part of [*tools.Registry] the server uses.
 type Catalog interface {
@@ -154,7 +167,16 @@ type Options struct {
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string
-	Limits         Limits
+	// Limits.Requests applies here; Limits.ToolCalls only when Gate is
+	// nil (the gate owns the tool-call limit).
+	Limits Limits
+	// Gate is the enforcement path of every tool call the server makes or
+	// starts (tools API, chat completions, agent runs): permission, rate
+	// limit, approval policy, audit. Pass the one the MCP gateway and the
+	// agent runtime use, so a user's limit is one across surfaces. Nil
+	// builds one with Limits.ToolCalls, the default policy and the store
+	// as audit log.
+	Gate *gate.Gate
 	// MaxBodyBytes bounds JSON request bodies; default 4 MiB.
 	MaxBodyBytes int64
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 )
 
@@ -17,16 +18,16 @@ import (
 // [Server.Serve] (or mount [Server.Handler] yourself), stop with
 // [Server.Shutdown]. It is safe for concurrent use.
 type Server struct {
-	store      Store
-	runner     Runner
-	tools      Catalog
-	opts       Options
-	logger     *slog.Logger
-	metrics    *observe.Metrics
-	handler    http.Handler
-	reqLimits  *limiters
-	toolLimits *limiters
-	http       *http.Server
+	store     Store
+	runner    Runner
+	tools     Catalog
+	opts      Options
+	logger    *slog.Logger
+	metrics   *observe.Metrics
+	handler   http.Handler
+	reqLimits *gate.Buckets
+	gate      *gate.Gate
+	http      *http.Server
 
 	// closing is closed when shutdown begins; SSE streams watch it.
 	closing   chan struct{}
@@ -77,8 +78,11 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 		s.metrics = observe.NewMetrics()
 	}
 	l := o.Limits.withDefaults()
-	s.reqLimits = newLimiters(l.Requests, l.RequestBurst, o.Now)
-	s.toolLimits = newLimiters(l.ToolCalls, l.ToolCallBurst, o.Now)
+	s.reqLimits = gate.NewBuckets(l.Requests, l.RequestBurst, o.Now)
+	s.gate = o.Gate
+	if s.gate == nil {
+		s.gate = gate.New(&gate.Options{Limiter: gate.NewBuckets(l.ToolCalls, l.ToolCallBurst, o.Now), Audit: st, Logger: s.logger})
+	}
 	s.handler = s.buildMux()
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -119,6 +119,11 @@ type Approvals interface {
 	// start-up with the start time so that approvals a previous process was
 	// waiting on show as expired rather than pending forever.
 	ExpirePending(ctx context.Context, before time.Time) (int64, error)
+	// ExpireApproval marks the pending approval id expired with reason (the
+	// run waiting on it ended, or nobody decided in time), so that deciding
+	// it later fails with ErrConflict. ErrConflict if it is no longer
+	// pending; ErrNotFound if there is no such approval.
+	ExpireApproval(ctx context.Context, id, reason string) error
 
 	// AddGrant records g (CreatedAt set to now when zero); granting again is
 	// not an error. ErrNotFound if the conversation does not exist.

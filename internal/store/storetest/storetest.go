@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Approvals", testApprovals},
 		{"ConcurrentDecide", testConcurrentDecide},
 		{"ApprovalExpiry", testApprovalExpiry},
+		{"ExpireApproval", testExpireApproval},
+		{"ApprovalUser", testApprovalUser},
 		{"Grants", testGrants},
 		{"Usage", testUsage},
 		{"Audit", testAudit},
