@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
-	"github.com/switchboard-mcp/switchboard/internal/store"
+
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
@@ -53,17 +53,22 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		return err
 	}
 	loopback := isLoopback(ln.Addr())
-	users, err := st.ListUsers(ctx)
+	existing, err := st.ListUsers(ctx)
 	if err != nil {
 		return fmt.Errorf("listing users: %w", err)
 	}
-	if !loopback && len(users) == 0 {
+	if !loopback && len(existing) == 0 {
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
 	}
 
+	// One view of the users for the HTTP API and the gateway: a user
+	// created, changed or removed by any process applies to both at once.
+	users := server.NewDirectory(st, nil)
+	a.users.Store(users)
+	defer a.users.Store(nil)
 	gw, err := a.Gateway(ctx, GatewayOptions{
-		Permit:         permitCaller(st),
+		Permit:         permitCaller(users),
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
 	})
 	if err != nil {
@@ -110,16 +115,22 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	defer a.onStatus.Store(nil)
 
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
-		Servers:        serversView{a},
-		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
-		MCP:            mcpWithCaller(gw.Handler()),
-		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
-		AllowAnonymous: loopback && len(users) == 0,
-		AllowedOrigins: a.cfg.Server.AllowedOrigins,
-		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
-		Metrics:        metrics,
-		Tracing:        tracing,
-		Logger:         a.logger.With(logKeyComponent, "server"),
+		Servers: serversView{a},
+		Models:  func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
+		MCP:     mcpWithCaller(gw.Handler()),
+		Web:     web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
+		// Anonymous access lasts while no user exists: the directory
+		// checks on every anonymous request.
+		AllowAnonymous:  loopback,
+		Users:           users,
+		PublicProbes:    a.cfg.Server.PublicProbes,
+		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
+		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
+		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
+		Limits:          limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Metrics:         metrics,
+		Tracing:         tracing,
+		Logger:          a.logger.With(logKeyComponent, "server"),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -173,14 +184,25 @@ func mcpWithCaller(h http.Handler) http.Handler {
 	})
 }
 
-// permitCaller checks a gateway caller's tool permissions (globs) in the store.
-func permitCaller(st store.Users) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
+// permitCaller checks a gateway caller's tool permissions (globs), found
+// by the caller's ID, never its name. A caller without an ID is the
+// anonymous HTTP user, allowed every tool only while no user exists; the
+// stdio gateway's own local caller (ID "local", which no stored user has
+// since the store assigns random IDs) is the operator.
+func permitCaller(users *server.Directory) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
 	return func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
-		if c.ID == "" || c.ID == "local" || c.Name == server.AnonymousUser {
-			return true
+		if c.ID == "" {
+			empty, err := users.Empty(ctx)
+			return err == nil && empty
 		}
-		u, err := st.GetUserByName(ctx, c.Name)
-		if err != nil || u.Disabled {
+		u, ok, err := users.ByID(ctx, c.ID)
+		if err != nil {
+			return false
+		}
+		if !ok {
+			return c.ID == "local"
+		}
+		if u.Disabled {
 			return false
 		}
 		for _, g := range u.Permissions {

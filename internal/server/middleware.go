@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 type loggerKey struct{}
@@ -36,17 +37,26 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		err := s.guard(rt, r)
-		if err == nil && rt.access == authenticated {
+		if err == nil && s.needsUser(rt) {
 			var u User
 			u, err = s.authenticate(r)
-			if err == nil {
-				err = s.reqLimits.allow(u.Name, "requests")
+			if err == nil && rt.access == admin && !u.Admin {
+				err = errForbiddenAdmin
+			}
+			if err == nil && rt.access != probe {
+				err = s.reqLimits.allow(u.key(), "requests")
 			}
 			if err == nil {
 				logger = logger.With(logKeyUser, u.Name)
 				ctx = context.WithValue(withUser(ctx, u), loggerKey{}, logger)
 				r = r.WithContext(ctx)
 			}
+		}
+		if err == nil && r.Body != nil && r.Body != http.NoBody {
+			// Bodies are read before any response streams, so the
+			// deadline never cuts a stream: net/http clears it once the
+			// body is read to its end.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
 		}
 		if err == nil {
 			err = h(rec, r)
@@ -63,6 +73,24 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		s.metrics.ObserveHTTP(rt.pattern, r.Method, rec.code(), d)
 		logger.DebugContext(ctx, "request", logKeyMethod, r.Method, logKeyRoute, label, logKeyStatus, rec.code(), logKeyDuration, d)
 	})
+}
+
+// errForbiddenAdmin refuses a route that needs the admin role.
+var errForbiddenAdmin = &Error{
+	Status: http.StatusForbidden, Code: "forbidden",
+	Msg: "this needs an admin: agents, their servers, server restarts and stderr are managed by admins " +
+		"(the operator can make a user one with `switchboard users set NAME --admin`)",
+}
+
+// needsUser reports whether rt's requests must carry a user.
+func (s *Server) needsUser(rt route) bool {
+	switch rt.access {
+	case authenticated, admin:
+		return true
+	case probe:
+		return !s.opts.PublicProbes
+	}
+	return false
 }
 
 func newRequestID() string {
