@@ -37,7 +37,7 @@ func (s *Server) listAudit() handlerFunc {
 		}
 		if u := mustUser(r); !u.Admin {
 			if f.User != "" && f.User != u.Name {
-				return errorf(http.StatusForbidden, "forbidden", "you may read only your own audit records")
+				return errorf(http.StatusForbidden, "forbidden", "you may read only your own audit records; an admin may read everyone's")
 			}
 			f.User = u.Name
 		}
