@@ -46,6 +46,8 @@ func routes() []route {
 		{http.MethodGet, "/metrics", probe, documented, (*Server).metricsRoute},
 		{http.MethodGet, "/api/openapi.json", public, documented, (*Server).openapi},
 
+		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
+
 		{http.MethodGet, "/api/v1/conversations", authenticated, documented, (*Server).listConversations},
 		{http.MethodPost, "/api/v1/conversations", authenticated, documented, (*Server).createConversation},
 		{http.MethodGet, "/api/v1/conversations/{id}", authenticated, documented, (*Server).getConversation},
