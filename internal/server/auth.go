@@ -109,7 +109,7 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 			if err != nil {
 				return User{}, err
 			}
-			if empty {
+			if empty && s.hostAllowed(r.Host, true) {
 				return User{Name: AnonymousUser, Anonymous: true, Admin: true}, nil
 			}
 		}

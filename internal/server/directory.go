@@ -136,3 +136,15 @@ func (d *Directory) Empty(ctx context.Context) (bool, error) {
 	}
 	return len(d.byID) == 0, nil
 }
+
+// mayBeEmpty reports whether no user existed at the last check, checking
+// again when that is older than the check interval. On a store error it
+// reports true: callers use it to be stricter, never to grant access.
+func (d *Directory) mayBeEmpty(ctx context.Context) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.refreshLocked(ctx, d.check); err != nil {
+		return true
+	}
+	return len(d.byID) == 0
+}

@@ -100,11 +100,17 @@ func newRequestID() string {
 }
 
 // guard refuses requests whose Host or Origin the server does not accept:
-// a foreign Host when anonymous access is on (DNS rebinding) or not in
-// AllowedHosts, and state-changing browser requests from another origin.
+// a foreign Host while anonymous access is possible (DNS rebinding) or
+// not in AllowedHosts, and state-changing browser requests from another
+// origin.
 func (s *Server) guard(rt route, r *http.Request) error {
 	host := r.Host
-	if !s.hostAllowed(host) {
+	// Whether anonymous access is possible is read from the directory's
+	// cache here; authenticate checks the Host again, strictly, before it
+	// grants anonymous access, so a stale cache cannot open it to a
+	// foreign Host.
+	strict := s.opts.AllowAnonymous && s.users.mayBeEmpty(r.Context())
+	if !s.hostAllowed(host, strict) {
 		return errorf(http.StatusForbidden, "forbidden_host", "host %q is not accepted; add it to the server's allowed hosts", host)
 	}
 	switch r.Method {
@@ -125,11 +131,14 @@ func (s *Server) guard(rt route, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) hostAllowed(host string) bool {
+// hostAllowed reports whether the Host header value host is accepted:
+// one in AllowedHosts, or any when AllowedHosts is empty and strict is
+// false; a loopback name always.
+func (s *Server) hostAllowed(host string, strict bool) bool {
 	if slices.Contains(s.opts.AllowedHosts, host) {
 		return true
 	}
-	if len(s.opts.AllowedHosts) == 0 && !s.opts.AllowAnonymous {
+	if len(s.opts.AllowedHosts) == 0 && !strict {
 		return true
 	}
 	name := host
