@@ -104,7 +104,9 @@ var errUnauthorized = &Error{
 func (s *Server) authenticate(r *http.Request) (User, error) {
 	key, hasKey := bearerKey(r.Header.Get("Authorization"))
 	if !hasKey {
-		if s.opts.AllowAnonymous {
+		// The cached view answers "users exist" without a read (stale only
+		// toward refusing); "no user" is confirmed against the store.
+		if s.opts.AllowAnonymous && s.users.mayBeEmpty(r.Context()) {
 			empty, err := s.users.Empty(r.Context())
 			if err != nil {
 				return User{}, err

@@ -132,6 +132,7 @@ func (e *env) removeAlice(t testing.TB) {
 	if err := e.db.DeleteUser(context.Background(), e.userID); err != nil {
 		t.Fatalf("deleting alice: %v", err)
 	}
+	e.srv.users.Invalidate() // as the app does after its own writes
 }
 
 // do sends a request with alice's key (key "" sends none) and returns the
