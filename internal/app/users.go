@@ -21,6 +21,9 @@ func (a *App) AddUser(ctx context.Context, name string, admin bool, permissions 
 	if err != nil {
 		return store.User{}, "", err
 	}
+	if err := checkNameUnused(ctx, st, name); err != nil {
+		return store.User{}, "", err
+	}
 	if len(permissions) == 0 {
 		permissions = []string{"*"}
 	}
@@ -38,6 +41,27 @@ func (a *App) AddUser(ctx context.Context, name string, admin bool, permissions 
 	}
 	a.InvalidateUsers()
 	return u, key, nil
+}
+
+// checkNameUnused refuses a name that a removed user left conversations or
+// audit records under: they are filed by name, so a new user with the name
+// would see them.
+func checkNameUnused(ctx context.Context, st store.Store, name string) error {
+	convs, _, err := st.ListConversations(ctx, store.ConversationFilter{User: name, Limit: 1})
+	if err != nil {
+		return fmt.Errorf("checking the name %q: %w", name, err)
+	}
+	recs, err := st.ListAudit(ctx, store.AuditFilter{User: name, Limit: 1})
+	if err != nil {
+		return fmt.Errorf("checking the name %q: %w", name, err)
+	}
+	if len(convs) > 0 || len(recs) > 0 {
+		if _, err := st.GetUserByName(ctx, name); err == nil {
+			return nil // the user exists; CreateUser reports the conflict
+		}
+		return fmt.Errorf("a removed user named %q left conversations or audit records, which a new user with that name would see; choose another name", name)
+	}
+	return nil
 }
 
 // UserChange is a change to a user's role, tools or state; nil fields stay

@@ -161,3 +161,25 @@ func TestRolesChangesApplyWithoutRestart(t *testing.T) {
 		t.Errorf("anonymous after the last user left = %d; want 200", code)
 	}
 }
+
+// TestRolesNameOfRemovedUserNotReused: conversations and audit records
+// are filed under the user's name, so a name a removed user left records
+// under is refused for a new user, who would otherwise see them.
+func TestRolesNameOfRemovedUserNotReused(t *testing.T) {
+	dir := project(t, "")
+	key := addUser(t, dir, "bob", "--allow", "calculator")
+	s := serve(t, dir)
+	if code, body := s.call(t, http.MethodPost, "/api/v1/conversations", key, map[string]any{"title": "bob's secrets"}); code != http.StatusCreated {
+		t.Fatalf("creating bob's conversation = %d %s", code, body)
+	}
+	if r := switchboard(t, dir, "users", "rm", "bob"); r.code != 0 {
+		t.Fatalf("users rm: %d %s", r.code, r.stderr)
+	}
+	r := switchboard(t, dir, "users", "add", "bob")
+	if r.code == 0 || !strings.Contains(r.stderr, "another name") {
+		t.Errorf("re-adding bob: exit %d, stderr %q; want a refusal asking for another name", r.code, r.stderr)
+	}
+	if r := switchboard(t, dir, "users", "add", "bobby"); r.code != 0 {
+		t.Errorf("adding bobby: exit %d %s", r.code, r.stderr)
+	}
+}
