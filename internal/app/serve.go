@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/version"
@@ -56,6 +57,10 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	existing, err := st.ListUsers(ctx)
 	if err != nil {
 		return fmt.Errorf("listing users: %w", err)
+	}
+	if len(existing) > 0 && !slices.ContainsFunc(existing, func(u store.User) bool { return u.IsAdmin() }) {
+		a.logger.Warn("no user is an admin: agents and servers cannot be managed over the API; run `switchboard users set NAME --admin`",
+			logKeyCount, len(existing))
 	}
 	if !loopback && len(existing) == 0 {
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
