@@ -17,7 +17,7 @@ import (
 func TestHTTPSlowBodyCut(t *testing.T) {
 	dir := project(t, "server:\n  bodyReadTimeout: 300ms\n")
 	s := serve(t, dir)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+	conn, err := (&net.Dialer{}).DialContext(t.Context(), "tcp", strings.TrimPrefix(s.base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ type cliResult struct {
 func switchboard(t *testing.T, dir string, args ...string) cliResult {
 	t.Helper()
 	var out, errb syncBuffer
-	code := cli.Run(context.Background(), &cli.Env{
+	code := cli.Run(t.Context(), &cli.Env{
 		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(string) string { return "" }, Cwd: dir,
 	})
@@ -87,7 +87,7 @@ type served struct {
 // serve starts `switchboard serve` in dir; the test's cleanup stops it.
 func serve(t *testing.T, dir string) *served {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	s := &served{stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		s.done <- cli.Run(ctx, &cli.Env{

@@ -53,7 +53,7 @@ func TestDirectoryCaching(t *testing.T) {
 	src := &countingSource{}
 	now := time.Unix(1000, 0)
 	d := NewDirectory(src, &DirectoryOptions{Check: time.Second, Now: func() time.Time { return now }})
-	ctx := context.Background()
+	ctx := t.Context()
 	src.set(store.User{ID: "u1", Name: "ann", KeyHash: "h1"})
 
 	if _, ok, _ := d.ByKeyHash(ctx, "h1"); !ok {
@@ -91,7 +91,7 @@ func TestDirectoryCaching(t *testing.T) {
 func TestForeignHostNeverAnonymous(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.AllowAnonymous = true })
 	do := func(key, host string) int {
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, e.ts.URL+"/api/v1/tools", nil)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, e.ts.URL+"/api/v1/tools", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestForeignHostNeverAnonymous(t *testing.T) {
 		t.Errorf("anonymous with users = %d; want 401", code)
 	}
 	// Another process removes alice: this server's cache still has her.
-	if err := e.db.DeleteUser(context.Background(), e.userID); err != nil {
+	if err := e.db.DeleteUser(t.Context(), e.userID); err != nil {
 		t.Fatal(err)
 	}
 	if code := do("", "evil.example"); code == 200 {
