@@ -11,7 +11,8 @@ import (
 // agents or their servers, restart servers or read their stderr, nor read
 // another user's audit; an admin can. Both may list agents and tools.
 func TestRolesAdminOnlyRoutes(t *testing.T) {
-	dir := project(t, "")
+	// A server that cannot start has a last error to show (to admins).
+	dir := project(t, "mcpServers:\n  broken: {command: /nonexistent/mcp-server}\n")
 	admin := addUser(t, dir, "ada", "--admin")
 	user := addUser(t, dir, "bob", "--allow", "calculator")
 	s := serve(t, dir)
@@ -40,6 +41,14 @@ func TestRolesAdminOnlyRoutes(t *testing.T) {
 		if code == http.StatusForbidden && !strings.Contains(body, "admin") {
 			t.Errorf("non-admin %s %s: refusal %s does not say an admin is needed", rt.method, rt.path, body)
 		}
+	}
+	// Server errors quote stderr: only admins get them.
+	eventually(t, "the broken server's error", func() bool {
+		_, body := s.call(t, http.MethodGet, "/api/v1/servers", admin, nil)
+		return strings.Contains(body, `"error"`)
+	})
+	if code, body := s.call(t, http.MethodGet, "/api/v1/servers", user, nil); code != 200 || !strings.Contains(body, "broken") || strings.Contains(body, `"error"`) || strings.Contains(body, `"roots"`) {
+		t.Errorf("non-admin GET /api/v1/servers = %d %s; want the servers without errors or roots", code, body)
 	}
 	// The agent the non-admin tried to change is as the admin left it.
 	code, body := s.call(t, http.MethodGet, "/api/v1/agents", user, nil)
