@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -121,4 +122,45 @@ func TestHTTPStreamCapPerUser(t *testing.T) {
 		defer r.Body.Close()
 		return r.StatusCode == 200
 	})
+}
+
+// TestHTTPBodyDeadlineSparesStreams: the body read deadline ends when the
+// body is read; a chat stream that lasts longer than the deadline (the
+// model thinks) completes.
+func TestHTTPBodyDeadlineSparesStreams(t *testing.T) {
+	hold := make(chan struct{})
+	model := newFakeModel(t, hold)
+	dir := project(t, modelConfig(model)+"server:\n  bodyReadTimeout: 200ms\n")
+	s := serve(t, dir)
+	for _, stream := range []bool{true, false} {
+		body := fmt.Sprintf(`{"model":"default","stream":%v,"messages":[{"role":"user","content":"slow %v"}]}`, stream, stream)
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.base+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		done := make(chan string, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			done <- resp.Status + " " + string(b)
+		}()
+		select {
+		case <-model.arrived:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the chat never reached the model")
+		}
+		// Let the deadline pass several times over while the model thinks.
+		select {
+		case got := <-done:
+			t.Fatalf("stream=%v ended while the model was thinking: %s", stream, got)
+		case <-time.After(time.Second):
+		}
+		hold <- struct{}{}
+		if got := <-done; !strings.HasPrefix(got, "200") || !strings.Contains(got, "You said: slow") {
+			t.Errorf("stream=%v after the deadline = %s; want 200 with the answer", stream, got)
+		}
+	}
 }
