@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
+	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
@@ -76,6 +77,10 @@ type App struct {
 	// are nil otherwise, which observes nothing.
 	metrics atomic.Pointer[observe.Metrics]
 	tracing atomic.Pointer[observe.Tracing]
+
+	// users, set while serving, is the cached view of the users that the
+	// HTTP API and the gateway share; see [App.InvalidateUsers].
+	users atomic.Pointer[server.Directory]
 
 	// onStatus, when set, receives MCP server state changes (for metrics).
 	onStatus atomic.Pointer[func(server string, up, restarted bool)]

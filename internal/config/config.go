@@ -325,6 +325,15 @@ type Limits struct {
 type Server struct {
 	Addr           string   `json:"addr"`
 	AllowedOrigins []string `json:"allowedOrigins"`
+	// PublicProbes lets /metrics and /readyz answer without an API key
+	// once users exist (default false: they need a key, like the API).
+	// /healthz is always public.
+	PublicProbes bool `json:"publicProbes"`
+	// BodyReadTimeout bounds reading one request body (default 30s).
+	BodyReadTimeout time.Duration `json:"bodyReadTimeout"`
+	// MaxStreamsPerUser bounds each user's open SSE chat and run streams
+	// (default 8).
+	MaxStreamsPerUser int `json:"maxStreamsPerUser"`
 }
 
 // RateLimits per API key; 0 means unlimited.

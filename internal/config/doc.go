@@ -218,6 +218,9 @@
 //	server:
 //	  addr: 127.0.0.1:8080
 //	  allowedOrigins: [http://localhost:3000]
+//	  publicProbes: false         # true: /metrics, /readyz answer without a key
+//	  bodyReadTimeout: 30s        # a request body must arrive within this
+//	  maxStreamsPerUser: 8        # open SSE chat/run streams per user
 //
 //	rateLimits:                   # per API key; 0 = unlimited (default)
 //	  requestsPerMinute: 120

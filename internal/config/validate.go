@@ -220,6 +220,12 @@ func (c *Config) validateRest(p *problems) {
 			p.add(fmt.Sprintf("server.allowedOrigins[%d]", i), "%q is not an origin such as https://example.com or http://localhost:3000 (or *)", o)
 		}
 	}
+	if c.Server.BodyReadTimeout < 0 {
+		p.add("server.bodyReadTimeout", "must not be negative (0 means the default, 30s)")
+	}
+	if c.Server.MaxStreamsPerUser < 0 {
+		p.add("server.maxStreamsPerUser", "must not be negative (0 means the default, 8)")
+	}
 	if c.RateLimits.RequestsPerMinute < 0 {
 		p.add("rateLimits.requestsPerMinute", "must not be negative (0 means unlimited)")
 	}

@@ -178,14 +178,6 @@ func callMCPHTTP(t *testing.T, s *surfaceStack, key, tool, args string) bool {
 	return mcpCall(t, cs, tool, args)
 }
 
-type bearer struct{ key string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // callMCPStdio calls through the gateway `switchboard mcp` serves on
 // stdio (the app's Gateway on in-process pipes).
 func callMCPStdio(t *testing.T, s *surfaceStack, _ string, tool, args string) bool {

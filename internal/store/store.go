@@ -187,4 +187,14 @@ type Users interface {
 	ListUsers(ctx context.Context) ([]User, error)
 	// DeleteUser deletes the user with id, or returns ErrNotFound.
 	DeleteUser(ctx context.Context, id string) error
+	// GetUser returns the user with id, or ErrNotFound.
+	GetUser(ctx context.Context, id string) (User, error)
+	// UpdateUser replaces the Role, Permissions and Disabled of the user
+	// with u.ID (name, key and creation time stay) and returns the user as
+	// stored. ErrNotFound if there is none; ErrInvalid for an unknown role.
+	UpdateUser(ctx context.Context, u User) (User, error)
+	// UsersVersion returns a number that changes whenever a user is
+	// created, changed or deleted, by this process or any other sharing the
+	// database. It is one cheap read, for caches of users to check.
+	UsersVersion(ctx context.Context) (int64, error)
 }

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RacingFinish", testRacingFinish},
 		{"CancelledAudit", testCancelledAudit},
 		{"Users", testUsers},
+		{"UserRoles", testUserRoles},
 		{"Times", testTimes},
 		{"LargeArguments", testLargeArguments},
 		{"OddArguments", testOddArguments},
