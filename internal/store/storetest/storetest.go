@@ -46,6 +46,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RacingFinish", testRacingFinish},
 		{"CancelledAudit", testCancelledAudit},
 		{"Users", testUsers},
+		{"Pins", testPins},
+		{"ConcurrentPins", testConcurrentPins},
 		{"Times", testTimes},
 		{"LargeArguments", testLargeArguments},
 		{"OddArguments", testOddArguments},
