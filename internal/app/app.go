@@ -96,6 +96,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
 		Logger:      logger.With(logKeyComponent, "registry"),
+		Pinner:      a.pinner(),
 	})
 
 	bt, err := builtin.New(&builtin.Options{

@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/llm/textcall":   3,
 	"internal/tools/builtin":  3,
 	"internal/tools/openapi":  3,
+	"internal/tools/pin":      3, // tool pinning: tools plus the store's pins; app, cli and server use it
 	"internal/mcphost":        3,
 	"internal/store/sqlite":   3,
 	"internal/store/postgres": 3,

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
@@ -70,6 +71,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		return err
 	}
 	defer gw.Close()
+
+	// Tools an admin accepts from another process are released here within
+	// pinRecheckEvery; the watcher stops when Serve returns.
+	wctx, stopWatch := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	watch.Go(func() { a.watchPins(wctx) })
+	defer func() { stopWatch(); watch.Wait() }()
 
 	// The metrics exist while the service runs: one-shot commands build no
 	// registry they would never serve.
