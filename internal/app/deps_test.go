@@ -56,6 +56,7 @@ var testSupport = []string{
 	"internal/mcphost/mcptest",
 	"internal/tools/openapi/emailserver",
 	"internal/sandbox/sandboxtest",
+	"internal/security", // the security test suite: tests only
 }
 
 // adapters may be imported only by internal/app (and commands for their own tools).

@@ -18,7 +18,7 @@ import (
 func (r *Registry) Call(ctx context.Context, name string, req *CallRequest) (*Result, error) {
 	e, ok := r.lookup(name)
 	if !ok {
-		if r.isHeld(name) {
+		if _, held := r.LookupHeld(name); held {
 			return nil, &HeldError{Name: name}
 		}
 		return nil, fmt.Errorf("calling tool %q: %w", name, ErrNotFound)

@@ -116,14 +116,17 @@ func (r *Registry) Held() []Entry {
 	return out
 }
 
-// isHeld reports whether name is the catalogue name of a held tool.
-func (r *Registry) isHeld(name string) bool {
+// LookupHeld returns the held tool with the catalogue name name, and
+// reports whether there is one. Surfaces that answer "unknown tool" use it
+// to say instead why the tool is missing (after their own permission
+// check, so that a caller learns nothing of tools it may not use).
+func (r *Registry) LookupHeld(name string) (Entry, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, e := range r.held {
 		if e.Name == name {
-			return true
+			return e.Entry, true
 		}
 	}
-	return false
+	return Entry{}, false
 }
