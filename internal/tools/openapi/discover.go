@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // discoveryPaths are where a document is looked for under the base URL, in
@@ -164,6 +166,17 @@ func (s *Server) baseURL(doc *document, specURL string) (string, error) {
 		return strings.TrimRight(base.String(), "/"), nil
 	}
 	if isHTTPURL(serverPath) {
+		// Without url, a document fetched from one origin must not send the
+		// calls, and the credentials with them, to another: whoever serves
+		// the document would choose where the token goes.
+		if isHTTPURL(specURL) {
+			su, _ := url.Parse(serverPath)
+			sp, _ := url.Parse(specURL)
+			if origin(su) != origin(sp) {
+				return "", fmt.Errorf("the document at %s names %s in servers, another origin than its own; set url in the config to the API's base URL (credentials go only where url points): %w",
+					redact.URL(specURL), origin(su), ErrCrossOrigin)
+			}
+		}
 		return strings.TrimRight(serverPath, "/"), nil
 	}
 	if isHTTPURL(specURL) {

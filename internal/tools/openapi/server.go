@@ -128,6 +128,7 @@ func New(name string, opts *Options) *Server {
 	if s.client == nil {
 		s.client = &http.Client{}
 	}
+	s.client = sameOriginClient(s.client)
 	s.logger = s.opts.Logger
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
