@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -135,7 +136,7 @@ func New(name string, opts *Options) *Server {
 	}
 	s.logger = s.logger.With(logKeyServer, name)
 	s.snap = &snapshot{ops: map[string]*operation{}}
-	s.status = Status{Name: name, URL: s.opts.URL, State: StatePending}
+	s.status = Status{Name: name, URL: redact.URL(s.opts.URL), State: StatePending}
 	return s
 }
 
@@ -209,7 +210,7 @@ func (s *Server) loadLocked(ctx context.Context) error {
 	if err != nil {
 		s.snap = &snapshot{ops: map[string]*operation{}}
 		s.status.State = StateFailed
-		s.status.LastError = err.Error()
+		s.status.LastError = redact.Text(err.Error())
 		s.status.Tools = 0
 		s.status.Warnings = nil
 	} else {
