@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/tools/pin"
 )
 
@@ -67,4 +68,15 @@ func (a *App) watchPins(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// pinsView is the app as the HTTP API's [server.Pins].
+type pinsView struct{ a *App }
+
+var _ server.Pins = pinsView{}
+
+func (v pinsView) Changes(ctx context.Context) ([]pin.Change, error) { return v.a.ToolChanges(ctx) }
+
+func (v pinsView) Accept(ctx context.Context, sel pin.Selection, by string) ([]pin.Change, error) {
+	return v.a.AcceptToolChanges(ctx, sel, by)
 }

@@ -119,6 +119,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
 		Servers:        serversView{a},
+		Pins:           pinsView{a},
 		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
 		MCP:            mcpWithCaller(gw.Handler()),
 		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
