@@ -46,9 +46,9 @@ on sight, audited.`,
 			for _, c := range changes {
 				fmt.Fprintf(out, "%s (server %s, held since %s)\n", c.Name, c.Server, c.HeldSince.Local().Format("2006-01-02 15:04:05"))
 				fmt.Fprintln(out, strings.TrimRight(c.Diff, "\n"))
-				fmt.Fprintln(out)
+				fmt.Fprintf(out, "accept this change: switchboard tools accept %s --hash %s\n\n", c.Name, c.Short)
 			}
-			fmt.Fprintf(out, "Accept with `switchboard tools accept NAME` (or --server S, --all).\n")
+			fmt.Fprintf(out, "--hash accepts only the change shown; without it, whatever the server offers now is accepted.\n")
 			return nil
 		}),
 	}
@@ -60,6 +60,7 @@ func newToolsAcceptCmd(g *globals) *cobra.Command {
 	var (
 		server string
 		all    bool
+		hash   string
 	)
 	cmd := &cobra.Command{
 		Use:   "accept [NAME...]",
@@ -72,11 +73,14 @@ a running ` + "`switchboard serve`" + ` releases the tools within seconds.
 A tool that changed again since it was listed is not accepted: list the
 changes again and review the new diff.`,
 		Example: `  switchboard tools changes
-  switchboard tools accept github__create_issue
+  switchboard tools accept github__create_issue --hash 3f2a9c0d1e4b
   switchboard tools accept --server github`,
 		PreRunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 && server == "" && !all {
 				return usageErr(errors.New("nothing to accept"), "name held tools, or use --server S or --all; `switchboard tools changes` lists them")
+			}
+			if hash != "" && len(args) != 1 {
+				return usageErr(errors.New("--hash goes with one tool name"), "switchboard tools accept NAME --hash HASH, as `switchboard tools changes` prints it")
 			}
 			return nil
 		},
@@ -85,7 +89,11 @@ changes again and review the new diff.`,
 			if u := g.env.Getenv("USER"); u != "" {
 				by = "cli:" + u
 			}
-			done, err := a.AcceptToolChanges(cmd.Context(), pin.Selection{Names: args, Server: server, All: all}, by)
+			sel := pin.Selection{Names: args, Server: server, All: all}
+			if hash != "" {
+				sel.Hashes = map[string]string{args[0]: hash}
+			}
+			done, err := a.AcceptToolChanges(cmd.Context(), sel, by)
 			out := cmd.OutOrStdout()
 			for _, c := range done {
 				fmt.Fprintf(out, "accepted %s\n", c.Name)
@@ -106,5 +114,6 @@ changes again and review the new diff.`,
 	}
 	cmd.Flags().StringVar(&server, "server", "", "accept every held tool of this `server`")
 	cmd.Flags().BoolVar(&all, "all", false, "accept every held tool")
+	cmd.Flags().StringVar(&hash, "hash", "", "accept only if the tool's change is still the one with this `hash` (as `tools changes` prints it)")
 	return cmd
 }

@@ -62,6 +62,8 @@ type acceptBody struct {
 	Names  []string `json:"names"`
 	Server string   `json:"server"`
 	All    bool     `json:"all"`
+	// Hashes maps a name to the pending hash the admin reviewed.
+	Hashes map[string]string `json:"hashes"`
 }
 
 // acceptToolChanges accepts the held tools the body selects.
@@ -79,7 +81,7 @@ func (s *Server) acceptToolChanges() handlerFunc {
 			return errorf(http.StatusBadRequest, "invalid_request", "say what to accept: names, server or all")
 		}
 		u := mustUser(r)
-		done, err := p.Accept(r.Context(), pin.Selection{Names: body.Names, Server: body.Server, All: body.All}, u.Name)
+		done, err := p.Accept(r.Context(), pin.Selection{Names: body.Names, Server: body.Server, All: body.All, Hashes: body.Hashes}, u.Name)
 		switch {
 		case errors.Is(err, pin.ErrNotHeld):
 			return errorf(http.StatusNotFound, "not_held", "%v", err)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -75,5 +76,47 @@ func TestRegistryHoldsChangedTools(t *testing.T) {
 	}
 	if _, err := r.Call(t.Context(), "s__add", nil); err != nil {
 		t.Errorf("Call after accepting: %v", err)
+	}
+}
+
+// slowPinner blocks the pinning of a source whose first tool is named
+// "old" until release is closed.
+type slowPinner struct{ release chan struct{} }
+
+func (p slowPinner) Pin(_ Source, infos []Info) map[string]bool {
+	if len(infos) > 0 && infos[0].Name == "old" {
+		<-p.release
+	}
+	return nil
+}
+
+// TestRegistryLaterSetWinsWhilePinning: a Set that began first but whose
+// pinning finished last must not replace the tools of the later Set.
+func TestRegistryLaterSetWinsWhilePinning(t *testing.T) {
+	p := slowPinner{release: make(chan struct{})}
+	r := NewRegistry(&RegistryOptions{Pinner: p})
+	src := Source{Kind: KindMCP, Server: "s"}
+	done := make(chan struct{})
+	ch := r.Changed()
+	go func() {
+		defer close(done)
+		r.Set(src, []Tool{newFake("old", "")})
+	}()
+	// Wait until the first Set holds its ticket: it is blocked in Pin.
+	for {
+		r.mu.RLock()
+		n := r.tickets[src]
+		r.mu.RUnlock()
+		if n == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	r.Set(src, []Tool{newFake("new", "")})
+	<-ch
+	close(p.release)
+	<-done
+	if diff := cmp.Diff([]string{"s__new"}, names(r.List())); diff != "" {
+		t.Errorf("List mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -104,9 +104,12 @@ type Registry struct {
 	entries []*entry          // every entry, in List order
 	byName  map[string]*entry // by catalogue name
 	held    []*entry          // tools the pinner holds, in List order; not in entries or byName
-	schemas map[string]*argValidator
-	version uint64
-	changed chan struct{} // closed and replaced on every change
+	// tickets counts the Sets begun per source, applied the newest one
+	// applied (see Set).
+	tickets, applied map[Source]uint64
+	schemas          map[string]*argValidator
+	version          uint64
+	changed          chan struct{} // closed and replaced on every change
 }
 
 type entry struct {
@@ -134,6 +137,8 @@ func NewRegistry(opts *RegistryOptions) *Registry {
 		logger:  o.Logger,
 		pinner:  o.Pinner,
 		sources: make(map[Source][]*entry),
+		tickets: make(map[Source]uint64),
+		applied: make(map[Source]uint64),
 		byName:  make(map[string]*entry),
 		schemas: make(map[string]*argValidator),
 		changed: make(chan struct{}),
@@ -163,11 +168,21 @@ func (r *Registry) Set(src Source, ts []Tool) {
 		fresh = append(fresh, &entry{Entry: Entry{Origin: o, Info: info, Tool: t}, primary: primaryName(o)})
 	}
 	// Pin before taking the lock: the pinner may do I/O, and a held tool
-	// must never be visible, not even between two changes.
+	// must never be visible, not even between two changes. Two Sets of one
+	// source pinning at once finish in any order; the ticket makes the one
+	// that began last win, as it would without a pinner.
+	r.mu.Lock()
+	r.tickets[src]++
+	ticket := r.tickets[src]
+	r.mu.Unlock()
 	fresh = r.pinSource(src, fresh)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.applied[src] > ticket {
+		return // a later Set of src is already in
+	}
+	r.applied[src] = ticket
 	if _, ok := r.sources[src]; !ok && len(fresh) == 0 {
 		return
 	}

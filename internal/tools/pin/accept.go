@@ -29,7 +29,10 @@ type Change struct {
 	Accepted    string `json:"accepted"`
 	Pending     string `json:"pending"`
 	// Diff is a unified diff from Accepted to Pending.
-	Diff      string    `json:"diff"`
+	Diff string `json:"diff"`
+	// Short is the first 12 digits of PendingHash, to pass back to accept
+	// (`--hash`) so that only the reviewed change is accepted.
+	Short     string    `json:"short"`
 	HeldSince time.Time `json:"heldSince"`
 }
 
@@ -38,7 +41,7 @@ func changeOf(pn store.Pin) Change {
 		Name:   tools.CatalogueName(tools.Origin{Kind: tools.Kind(pn.Kind), Server: pn.Server, Name: pn.Tool}),
 		Server: pn.Server, Tool: pn.Tool, Kind: pn.Kind, Hash: pn.Hash, PendingHash: pn.PendingHash,
 		Accepted: string(pn.Accepted), Pending: string(pn.Pending),
-		Diff: Diff(pn.Accepted, pn.Pending), HeldSince: pn.UpdatedAt,
+		Diff: Diff(pn.Accepted, pn.Pending), Short: short(pn.PendingHash), HeldSince: pn.UpdatedAt,
 	}
 }
 
@@ -61,6 +64,12 @@ type Selection struct {
 	Names  []string
 	Server string
 	All    bool
+	// Hashes, when set for a name, is the pending hash (or a prefix of at
+	// least 8 hex digits) the admin reviewed: if the tool changed again
+	// since, it is not accepted (an error wrapping [store.ErrConflict]), so
+	// that a server cannot swap in another change between review and
+	// acceptance.
+	Hashes map[string]string
 }
 
 // Accept accepts the selected held tools' pending definitions, each
@@ -80,6 +89,10 @@ func Accept(ctx context.Context, st Store, sel Selection, by string) ([]Change, 
 		i := slices.IndexFunc(held, func(c Change) bool { return c.Name == name })
 		if i < 0 {
 			return nil, fmt.Errorf("accepting %s: %w; held tools: %s", name, ErrNotHeld, heldNames(held))
+		}
+		if h := sel.Hashes[name]; h != "" && (len(h) < 8 || !strings.HasPrefix(held[i].PendingHash, strings.ToLower(h))) {
+			return nil, fmt.Errorf("accepting %s: it changed again since the reviewed definition %s (now %s); review the new diff: %w",
+				name, h, short(held[i].PendingHash), store.ErrConflict)
 		}
 		chosen = append(chosen, held[i])
 	}
@@ -101,6 +114,9 @@ func Accept(ctx context.Context, st Store, sel Selection, by string) ([]Change, 
 	}
 	return done, nil
 }
+
+// short is the part of a hash shown to people (and accepted back).
+func short(hash string) string { return hash[:min(12, len(hash))] }
 
 func heldNames(cs []Change) string {
 	if len(cs) == 0 {

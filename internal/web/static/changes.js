@@ -28,7 +28,9 @@
       accept.disabled = true;
       state.textContent = "Accepting…";
       try {
-        await api("POST", "/api/v1/tools/changes/accept", { names: [c.name] });
+        // The hash shown: if the server changed the tool again meanwhile,
+        // the acceptance is refused rather than accepting an unseen change.
+        await api("POST", "/api/v1/tools/changes/accept", { names: [c.name], hashes: { [c.name]: c.pendingHash } });
         state.textContent = "Accepted: " + c.name + " is available again.";
         setTimeout(load, 800);
       } catch (e) { state.textContent = e.message; accept.disabled = false; }
