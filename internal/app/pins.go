@@ -53,9 +53,12 @@ func (a *App) AcceptToolChanges(ctx context.Context, sel pin.Selection, by strin
 	return done, err
 }
 
-// watchPins releases, every pinRecheckEvery until ctx ends, the held tools
-// accepted by another process. It does nothing while no tool is held.
-func (a *App) watchPins(ctx context.Context) {
+// WatchPins releases, every few seconds until ctx ends, the held tools
+// accepted by another process (`switchboard tools accept`, another
+// replica). It does nothing while no tool is held, and returns when ctx
+// ends. Serve runs it; long-running commands that serve tools otherwise
+// (`switchboard mcp`) run it too.
+func (a *App) WatchPins(ctx context.Context) {
 	t := time.NewTicker(pinRecheckEvery)
 	defer t.Stop()
 	for {

@@ -76,7 +76,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	// pinRecheckEvery; the watcher stops when Serve returns.
 	wctx, stopWatch := context.WithCancel(ctx)
 	var watch sync.WaitGroup
-	watch.Go(func() { a.watchPins(wctx) })
+	watch.Go(func() { a.WatchPins(wctx) })
 	defer func() { stopWatch(); watch.Wait() }()
 
 	// The metrics exist while the service runs: one-shot commands build no

@@ -26,13 +26,8 @@ type definition struct {
 // (hex SHA-256). Schemas are re-encoded with sorted keys, so a server that
 // sends the same schema with its keys in another order is not a change.
 func Definition(in tools.Info) (def []byte, hash string, err error) {
-	d := definition{Title: in.Title, Description: in.Description, Annotations: in.Annotations}
-	if d.InputSchema, err = canonical(in.InputSchema); err != nil {
-		return nil, "", fmt.Errorf("tool %s input schema: %w", in.Name, err)
-	}
-	if d.OutputSchema, err = canonical(in.OutputSchema); err != nil {
-		return nil, "", fmt.Errorf("tool %s output schema: %w", in.Name, err)
-	}
+	d := definition{Title: in.Title, Description: in.Description, Annotations: in.Annotations,
+		InputSchema: canonical(in.InputSchema), OutputSchema: canonical(in.OutputSchema)}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -46,16 +41,18 @@ func Definition(in tools.Info) (def []byte, hash string, err error) {
 }
 
 // canonical decodes raw JSON into generic values; nil for none. Numbers
-// stay json.Number so that they are re-encoded as they came.
-func canonical(raw json.RawMessage) (any, error) {
+// stay json.Number so that they are re-encoded as they came. A schema that
+// is not JSON is kept as its text: the tool is still pinned (the registry
+// keeps such tools callable), and a change of that text is still a change.
+func canonical(raw json.RawMessage) any {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, nil
+		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return string(raw)
 	}
-	return v, nil
+	return v
 }

@@ -177,3 +177,24 @@ func TestDefinitionKeyOrder(t *testing.T) {
 		t.Error("a changed annotation does not change the hash")
 	}
 }
+
+// TestPinBrokenSchema: a tool whose schema is not JSON is still pinned on
+// first sight (the registry keeps it callable) and held when that text
+// changes.
+func TestPinBrokenSchema(t *testing.T) {
+	st := openStore(t)
+	src := tools.Source{Kind: tools.KindMCP, Server: "odd"}
+	r := newRegistry(st, false)
+	broken := func(schema string) []tools.Tool {
+		return []tools.Tool{&tools.Func{Spec: tools.Info{Name: "t", InputSchema: json.RawMessage(schema)},
+			Run: func(context.Context, *tools.CallRequest) (*tools.Result, error) { return tools.TextResult("ok"), nil }}}
+	}
+	r.Set(src, broken(`{"type":"object"`))
+	if len(r.List()) != 1 {
+		t.Fatalf("a tool with a broken schema was held on first sight")
+	}
+	r.Set(src, broken(`{"type":"object","x":1`))
+	if len(r.List()) != 0 {
+		t.Errorf("a change of a broken schema was not held")
+	}
+}
