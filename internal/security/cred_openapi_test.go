@@ -149,3 +149,34 @@ func TestCredSpecOnlyServerNamingAnotherOrigin(t *testing.T) {
 		t.Errorf("with url set the API got %q, want one call with the bearer", got)
 	}
 }
+
+// TestCredSpecElsewhereFetchedWithoutCredentials: with url and a spec on
+// another origin (a CDN, a repository), the document is fetched without
+// the API's credentials, and calls carry them to url only.
+func TestCredSpecElsewhereFetchedWithoutCredentials(t *testing.T) {
+	api := newCredSink(t)
+	var mu sync.Mutex
+	var specAuth []string
+	cdn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		specAuth = append(specAuth, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, credSpec(""))
+	}))
+	t.Cleanup(cdn.Close)
+	dir := credProject(t, fmt.Sprintf(`{url: %q, spec: %q, bearer: tok-b34r3r, headers: {X-Api-Key: k3y-s3cr3t}}`, api.URL, cdn.URL+"/openapi.json"))
+	if r := pinRun(t, dir, "call", "api__listItems"); r.code != 0 {
+		t.Fatalf("call: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range specAuth {
+		if a != "" {
+			t.Errorf("the document on another origin was fetched with credentials %q", a)
+		}
+	}
+	if got := api.requests(); len(got) != 1 || !strings.Contains(got[0], `key="k3y-s3cr3t"`) {
+		t.Errorf("the API got %q, want one call with its key", got)
+	}
+}

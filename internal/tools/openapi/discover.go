@@ -92,7 +92,11 @@ func (s *Server) fetchURL(ctx context.Context, u string) (*document, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
-	s.authorize(req)
+	// The credentials are the API's: a document elsewhere (a CDN, a
+	// repository) is fetched without them.
+	if s.credentialsFor(req.URL) {
+		s.authorize(req)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, unwrapURLError(err)
@@ -119,6 +123,18 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// credentialsFor reports whether a request to u may carry the server's
+// credentials: when url is configured, only to its origin; without url, to
+// the document's own address (which then decides the API's origin, see
+// baseURL).
+func (s *Server) credentialsFor(u *url.URL) bool {
+	if s.opts.URL == "" {
+		return true
+	}
+	base, err := url.Parse(s.opts.URL)
+	return err == nil && origin(base) == origin(u)
 }
 
 // authorize adds the bearer token and extra headers to req.
