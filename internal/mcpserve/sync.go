@@ -77,8 +77,8 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 			// A held tool is not served, so the SDK would answer "unknown
 			// tool"; say why instead (see [tools.HeldError]).
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				if h, held := s.reg.LookupHeld(p.Name); held && s.permitted(ctx, callerOf(ctx), h) {
-					return errorResult((&tools.HeldError{Name: p.Name}).Error()), nil
+				if h, he := s.reg.LookupHeld(p.Name); he != nil && s.permitted(ctx, callerOf(ctx), h) {
+					return errorResult(he.Error()), nil
 				}
 			}
 		}

@@ -18,8 +18,8 @@ import (
 func (r *Registry) Call(ctx context.Context, name string, req *CallRequest) (*Result, error) {
 	e, ok := r.lookup(name)
 	if !ok {
-		if _, held := r.LookupHeld(name); held {
-			return nil, &HeldError{Name: name}
+		if _, he := r.LookupHeld(name); he != nil {
+			return nil, he
 		}
 		return nil, fmt.Errorf("calling tool %q: %w", name, ErrNotFound)
 	}

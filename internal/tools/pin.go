@@ -15,9 +15,15 @@ var ErrHeld = errors.New("tool held")
 type HeldError struct {
 	// Name is the catalogue name of the held tool.
 	Name string
+	// Reason is why, when it is not the usual one (the definition changed
+	// since it was accepted), as the [Pinner] said.
+	Reason string
 }
 
 func (e *HeldError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("tool %s is held: %s", e.Name, e.Reason)
+	}
 	return fmt.Sprintf("tool %s changed its definition since it was accepted; an admin must run `switchboard tools accept %s`", e.Name, e.Name)
 }
 
@@ -31,13 +37,19 @@ func (e *HeldError) Unwrap() error { return ErrHeld }
 //
 // Pin is called without the Registry's lock held, possibly from several
 // goroutines at once (one per source), and must be safe for that. It
-// returns the origin names (Info.Name) of src's tools to hold; nil holds
-// none. It may do I/O but should bound it: Set waits for it. A Pinner that
+// returns the origin names (Info.Name) of src's tools to hold, each with
+// why: [HeldChanged] for a changed definition, or a sentence for
+// [HeldError].Reason; a name absent (or mapped to "") is not held, and nil
+// holds none. It may do I/O but should bound it: Set waits for it. A Pinner that
 // cannot decide (its store is down) should hold the tools it cannot vouch
 // for rather than pass them.
 type Pinner interface {
-	Pin(src Source, infos []Info) (held map[string]bool)
+	Pin(src Source, infos []Info) (held map[string]string)
 }
+
+// HeldChanged is the reason a [Pinner] gives for a tool whose definition
+// changed since it was accepted: the usual one, which [HeldError] words.
+const HeldChanged = "changed"
 
 // CatalogueName returns the catalogue name o gets when no other tool
 // collides with it (see Names under [Registry]). Tools stored by origin
@@ -58,7 +70,7 @@ func (r *Registry) pinSource(src Source, es []*entry) []*entry {
 	out := make([]*entry, len(es))
 	for i, e := range es {
 		ne := *e
-		ne.held = held[e.Info.Name]
+		ne.hold = held[e.Info.Name]
 		out[i] = &ne
 	}
 	return out
@@ -93,7 +105,7 @@ func (r *Registry) Recheck() {
 			continue
 		}
 		for i := range es {
-			if es[i].held != cur[i].held {
+			if es[i].hold != cur[i].hold {
 				changed = true
 			}
 		}
@@ -116,17 +128,22 @@ func (r *Registry) Held() []Entry {
 	return out
 }
 
-// LookupHeld returns the held tool with the catalogue name name, and
-// reports whether there is one. Surfaces that answer "unknown tool" use it
-// to say instead why the tool is missing (after their own permission
-// check, so that a caller learns nothing of tools it may not use).
-func (r *Registry) LookupHeld(name string) (Entry, bool) {
+// LookupHeld returns the held tool with the catalogue name name and the
+// error a call of it gets, or a nil error when no tool of that name is
+// held. Surfaces that answer "unknown tool" use it to say instead why the
+// tool is missing (after their own permission check, so that a caller
+// learns nothing of tools it may not use).
+func (r *Registry) LookupHeld(name string) (Entry, *HeldError) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, e := range r.held {
 		if e.Name == name {
-			return e.Entry, true
+			he := &HeldError{Name: name}
+			if e.hold != HeldChanged {
+				he.Reason = e.hold
+			}
+			return e.Entry, he
 		}
 	}
-	return Entry{}, false
+	return Entry{}, nil
 }

@@ -16,17 +16,19 @@ type fakePinner struct {
 	accepted map[string]string // origin name -> accepted description
 }
 
-func (p *fakePinner) Pin(_ Source, infos []Info) map[string]bool {
+func (p *fakePinner) Pin(_ Source, infos []Info) map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	held := map[string]bool{}
+	held := map[string]string{}
 	for _, in := range infos {
 		d, ok := p.accepted[in.Name]
 		if !ok {
 			p.accepted[in.Name] = in.Description
 			continue
 		}
-		held[in.Name] = d != in.Description
+		if d != in.Description {
+			held[in.Name] = HeldChanged
+		}
 	}
 	return held
 }
@@ -83,7 +85,7 @@ func TestRegistryHoldsChangedTools(t *testing.T) {
 // "old" until release is closed.
 type slowPinner struct{ release chan struct{} }
 
-func (p slowPinner) Pin(_ Source, infos []Info) map[string]bool {
+func (p slowPinner) Pin(_ Source, infos []Info) map[string]string {
 	if len(infos) > 0 && infos[0].Name == "old" {
 		<-p.release
 	}

@@ -116,7 +116,7 @@ type entry struct {
 	Entry
 	primary string // the name before collisions are resolved
 	val     *argValidator
-	held    bool // the pinner holds it: not listed, not callable
+	hold    string // why the pinner holds it ("" when it does not): not listed, not callable
 }
 
 // NewRegistry returns an empty Registry. opts may be nil.
@@ -227,9 +227,9 @@ func (r *Registry) rebuildLocked() {
 			}
 			schemas[key] = v
 		}
-		ne := &entry{Entry: e.Entry, primary: e.primary, val: v, held: e.held}
+		ne := &entry{Entry: e.Entry, primary: e.primary, val: v, hold: e.hold}
 		ne.Name = names[i]
-		if ne.held {
+		if ne.hold != "" {
 			held = append(held, ne)
 			continue
 		}

@@ -144,6 +144,10 @@ func TestPinStoreDown(t *testing.T) {
 	if diff := cmp.Diff([]string{"s__a"}, names(r.List())); diff != "" {
 		t.Errorf("List mismatch (-want +got):\n%s", diff)
 	}
+	_, err := r.Call(t.Context(), "s__b", nil)
+	if !errors.Is(err, tools.ErrHeld) || !strings.Contains(err.Error(), "could not be read from the database") || strings.Contains(err.Error(), "changed its definition") {
+		t.Errorf("Call of a tool held for want of the store: %v; want the reason", err)
+	}
 	r.Set(src, []tools.Tool{tool("a", "A. Changed.")})
 	if len(r.List()) != 0 {
 		t.Errorf("a changed tool passed while the store was down: %v", names(r.List()))

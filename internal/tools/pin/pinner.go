@@ -73,13 +73,13 @@ func New(opts Options) *Pinner {
 // other is held (its definition recorded as pending) unless the server's
 // pinning is auto, in which case the change is accepted. Built-in tools
 // always pass.
-func (p *Pinner) Pin(src tools.Source, infos []tools.Info) map[string]bool {
+func (p *Pinner) Pin(src tools.Source, infos []tools.Info) map[string]string {
 	if src.Kind == tools.KindBuiltin || len(infos) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
 	defer cancel()
-	held := make(map[string]bool)
+	held := make(map[string]string)
 	st, err := p.open(ctx)
 	var pins map[string]store.Pin
 	if err == nil {
@@ -93,11 +93,11 @@ func (p *Pinner) Pin(src tools.Source, infos []tools.Info) map[string]bool {
 		def, hash, err := Definition(in)
 		if err != nil {
 			p.logger.Warn("tool definition unreadable; holding the tool", logKeyServer, src.Server, logKeyTool, in.Name, logKeyErr, err)
-			held[in.Name] = true
+			held[in.Name] = "its definition could not be encoded to check it against the accepted one; the log says why"
 			continue
 		}
-		if !p.decide(ctx, st, src, in.Name, pins, def, hash) {
-			held[in.Name] = true
+		if reason := p.decide(ctx, st, src, in.Name, pins, def, hash); reason != "" {
+			held[in.Name] = reason
 		}
 	}
 	return held
@@ -115,9 +115,12 @@ func (p *Pinner) listPins(ctx context.Context, st Store, server string) (map[str
 	return pins, nil
 }
 
-// decide reports whether the tool name of src with definition def passes,
-// recording what it saw.
-func (p *Pinner) decide(ctx context.Context, st Store, src tools.Source, name string, pins map[string]store.Pin, def []byte, hash string) bool {
+// reasonStore is why a tool is held when its pin cannot be read or written.
+const reasonStore = "its pin could not be read or written in the database, so its definition cannot be checked against the accepted one; the log says why, and the tool comes back once the database answers"
+
+// decide returns why the tool name of src with definition def is held, or
+// "" when it passes, recording what it saw.
+func (p *Pinner) decide(ctx context.Context, st Store, src tools.Source, name string, pins map[string]store.Pin, def []byte, hash string) string {
 	pn, ok := pins[name]
 	if !ok {
 		created, err := st.CreatePin(ctx, store.Pin{Server: src.Server, Tool: name, Kind: string(src.Kind), Hash: hash, Accepted: def})
@@ -125,54 +128,54 @@ func (p *Pinner) decide(ctx context.Context, st Store, src tools.Source, name st
 		case err == nil:
 			p.remember(created)
 			p.audit(ctx, st, src, name, store.AuditPinned, "", hash, "")
-			return true
+			return ""
 		case errors.Is(err, store.ErrConflict):
 			// Another process saw it first; judge by its pin.
 			if pn, err = st.GetPin(ctx, src.Server, name); err != nil {
 				p.logger.Error("tool pin unreadable; holding the tool", logKeyServer, src.Server, logKeyTool, name, logKeyErr, err)
-				return false
+				return reasonStore
 			}
 		default:
 			p.logger.Error("pinning a new tool failed; holding it", logKeyServer, src.Server, logKeyTool, name, logKeyErr, err)
-			return false
+			return reasonStore
 		}
 	}
 	p.remember(pn)
 	if pn.Hash == hash {
-		return true
+		return ""
 	}
 	if pn.Status == store.PinHeld && pn.PendingHash == hash && !p.auto(src.Server) {
-		return false // held before, with this very change: nothing new to record
+		return tools.HeldChanged // held before, with this very change: nothing new to record
 	}
 	if _, err := st.HoldPin(ctx, src.Server, name, hash, def); err != nil {
 		p.logger.Error("recording a changed tool failed; holding it", logKeyServer, src.Server, logKeyTool, name, logKeyErr, err)
-		return false
+		return reasonStore
 	}
 	if p.auto(src.Server) {
 		acc, err := st.AcceptPin(ctx, src.Server, name, hash)
 		if err != nil {
 			p.logger.Error("accepting a changed tool (pinning auto) failed; holding it", logKeyServer, src.Server, logKeyTool, name, logKeyErr, err)
-			return false
+			return reasonStore
 		}
 		p.remember(acc)
 		p.audit(ctx, st, src, name, store.AuditAutoAccepted, "", hash, pn.Hash)
 		p.logger.Info("tool definition changed; accepted (pinning auto)", logKeyServer, src.Server, logKeyTool, name, logKeyHash, hash)
-		return true
+		return ""
 	}
 	p.audit(ctx, st, src, name, store.AuditHeld, "", hash, pn.Hash)
 	p.logger.Warn("tool definition changed; held until an admin accepts it", logKeyServer, src.Server, logKeyTool, name, logKeyHash, hash)
-	return false
+	return tools.HeldChanged
 }
 
 // holdUnknown is Pin when the store is unreachable.
-func (p *Pinner) holdUnknown(src tools.Source, infos []tools.Info) map[string]bool {
-	held := make(map[string]bool)
+func (p *Pinner) holdUnknown(src tools.Source, infos []tools.Info) map[string]string {
+	held := make(map[string]string)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, in := range infos {
 		_, hash, err := Definition(in)
 		if err != nil || p.known[[2]string{src.Server, in.Name}] != hash {
-			held[in.Name] = true
+			held[in.Name] = "the tool pins could not be read from the database, so its definition cannot be checked against the accepted one; the log says why, and the tool comes back once the database answers"
 		}
 	}
 	return held
