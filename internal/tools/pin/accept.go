@@ -106,8 +106,10 @@ func Accept(ctx context.Context, st Store, sel Selection, by string) ([]Change, 
 		if _, err := st.AcceptPin(ctx, c.Server, c.Tool, c.PendingHash); err != nil {
 			return done, fmt.Errorf("accepting %s: %w", c.Name, err)
 		}
-		if err := Audit(ctx, st, Event{Kind: tools.Kind(c.Kind), Server: c.Server, Tool: c.Tool, Approval: store.AuditAccepted,
-			User: by, Hash: c.PendingHash, Previous: c.Hash}); err != nil {
+		if err := Audit(ctx, st, Event{
+			Kind: tools.Kind(c.Kind), Server: c.Server, Tool: c.Tool, Approval: store.AuditAccepted,
+			User: by, Hash: c.PendingHash, Previous: c.Hash,
+		}); err != nil {
 			return done, fmt.Errorf("auditing the acceptance of %s: %w", c.Name, err)
 		}
 		done = append(done, c)

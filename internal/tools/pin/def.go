@@ -26,8 +26,10 @@ type definition struct {
 // (hex SHA-256). Schemas are re-encoded with sorted keys, so a server that
 // sends the same schema with its keys in another order is not a change.
 func Definition(in tools.Info) (def []byte, hash string, err error) {
-	d := definition{Title: in.Title, Description: in.Description, Annotations: in.Annotations,
-		InputSchema: canonical(in.InputSchema), OutputSchema: canonical(in.OutputSchema)}
+	d := definition{
+		Title: in.Title, Description: in.Description, Annotations: in.Annotations,
+		InputSchema: canonical(in.InputSchema), OutputSchema: canonical(in.OutputSchema),
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -27,8 +27,10 @@ func openStore(t *testing.T) *sqlite.DB {
 }
 
 func tool(name, desc string) tools.Tool {
-	return &tools.Func{Spec: tools.Info{Name: name, Description: desc, InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"}}}`)},
-		Run: func(context.Context, *tools.CallRequest) (*tools.Result, error) { return tools.TextResult("ok"), nil }}
+	return &tools.Func{
+		Spec: tools.Info{Name: name, Description: desc, InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"}}}`)},
+		Run:  func(context.Context, *tools.CallRequest) (*tools.Result, error) { return tools.TextResult("ok"), nil },
+	}
 }
 
 func names(es []tools.Entry) []string {
@@ -190,8 +192,10 @@ func TestPinBrokenSchema(t *testing.T) {
 	src := tools.Source{Kind: tools.KindMCP, Server: "odd"}
 	r := newRegistry(st, false)
 	broken := func(schema string) []tools.Tool {
-		return []tools.Tool{&tools.Func{Spec: tools.Info{Name: "t", InputSchema: json.RawMessage(schema)},
-			Run: func(context.Context, *tools.CallRequest) (*tools.Result, error) { return tools.TextResult("ok"), nil }}}
+		return []tools.Tool{&tools.Func{
+			Spec: tools.Info{Name: "t", InputSchema: json.RawMessage(schema)},
+			Run:  func(context.Context, *tools.CallRequest) (*tools.Result, error) { return tools.TextResult("ok"), nil },
+		}}
 	}
 	r.Set(src, broken(`{"type":"object"`))
 	if len(r.List()) != 1 {
