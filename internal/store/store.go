@@ -207,4 +207,9 @@ type Pins interface {
 	// pin is not held or its pending hash differs; ErrNotFound if there is
 	// no such pin.
 	AcceptPin(ctx context.Context, server, tool, hash string) (Pin, error)
+	// DropPending drops the pending definition of server's tool and sets it
+	// PinAccepted again: the server went back to the accepted definition,
+	// so there is nothing left to review. It changes nothing on a pin that
+	// is not held. ErrNotFound if there is no such pin.
+	DropPending(ctx context.Context, server, tool string) error
 }

@@ -116,3 +116,18 @@ func (db *DB) AcceptPin(ctx context.Context, server, tool, hash string) (store.P
 	}
 	return db.GetPin(ctx, server, tool)
 }
+
+// DropPending implements [store.Store].
+func (db *DB) DropPending(ctx context.Context, server, tool string) error {
+	res, err := db.w.ExecContext(ctx, `UPDATE tool_pins SET pending_hash = '', pending = '', status = ?, updated_at = ?
+		WHERE server = ? AND tool = ? AND status = ?`, string(store.PinAccepted), db.ts(now()), server, tool, string(store.PinHeld))
+	if err != nil {
+		return fmt.Errorf("dropping the pending definition of %s/%s: %w", server, tool, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		if _, err := db.GetPin(ctx, server, tool); err != nil {
+			return fmt.Errorf("dropping a pending definition: %w", err)
+		}
+	}
+	return nil
+}

@@ -62,6 +62,17 @@ func testPins(t *testing.T, s store.Store) {
 	}
 	_, err = s.AcceptPin(ctx(t), "math", "add", "h2")
 	wantErr(t, "AcceptPin twice", err, store.ErrConflict)
+
+	_, err = s.HoldPin(ctx(t), "math", "add", "h3", v2)
+	must(t, "HoldPin", err)
+	must(t, "DropPending", s.DropPending(ctx(t), "math", "add"))
+	got, err = s.GetPin(ctx(t), "math", "add")
+	must(t, "GetPin", err)
+	if got.Status != store.PinAccepted || got.Hash != "h2" || got.PendingHash != "" || len(got.Pending) != 0 {
+		t.Errorf("after DropPending: %+v, want accepted h2 and nothing pending", got)
+	}
+	must(t, "DropPending of a pin that is not held", s.DropPending(ctx(t), "math", "add"))
+	wantErr(t, "DropPending of an unknown tool", s.DropPending(ctx(t), "math", "nope"), store.ErrNotFound)
 }
 
 // testConcurrentPins checks that of several processes seeing a tool first

@@ -206,3 +206,20 @@ func TestPinBrokenSchema(t *testing.T) {
 		t.Errorf("a change of a broken schema was not held")
 	}
 }
+
+// TestPinChangeTakenBack: a server that goes back to the accepted
+// definition gets its tool back, and the change leaves the review list.
+func TestPinChangeTakenBack(t *testing.T) {
+	st := openStore(t)
+	src := tools.Source{Kind: tools.KindMCP, Server: "math"}
+	r := newRegistry(st, false)
+	r.Set(src, []tools.Tool{tool("add", "Adds.")})
+	r.Set(src, []tools.Tool{tool("add", "Adds. And more.")})
+	r.Set(src, []tools.Tool{tool("add", "Adds.")})
+	if len(r.List()) != 1 {
+		t.Errorf("the tool is still held after the server took its change back")
+	}
+	if changes, err := pin.Changes(t.Context(), st); err != nil || len(changes) != 0 {
+		t.Errorf("Changes = %+v, %v; want none", changes, err)
+	}
+}

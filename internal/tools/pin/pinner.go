@@ -142,6 +142,14 @@ func (p *Pinner) decide(ctx context.Context, st Store, src tools.Source, name st
 	}
 	p.remember(pn)
 	if pn.Hash == hash {
+		if pn.Status == store.PinHeld {
+			// The server went back to the accepted definition: drop the
+			// pending one, so that nobody reviews (and accepts) a change
+			// the server no longer offers.
+			if err := st.DropPending(ctx, src.Server, name); err != nil {
+				p.logger.Warn("dropping a change the server took back failed", logKeyServer, src.Server, logKeyTool, name, logKeyErr, err)
+			}
+		}
 		return ""
 	}
 	if pn.Status == store.PinHeld && pn.PendingHash == hash && !p.auto(src.Server) {
