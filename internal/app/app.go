@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
@@ -49,6 +50,10 @@ type App struct {
 	registry *tools.Registry
 	pool     *mcphost.Pool
 	openapi  []*openapi.Server // sorted by name
+
+	// secrets hides the configuration's secret values in the status texts
+	// (errors, servers' stderr) that Servers shows.
+	secrets *redact.Secrets
 
 	// builtinErr is why the built-in tools are missing, if they are.
 	builtinErr error
@@ -100,11 +105,12 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient}
+	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient, secrets: redact.NewSecrets(cfg.SecretValues()...)}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
 		Logger:      logger.With(logKeyComponent, "registry"),
+		Pinner:      a.pinner(),
 	})
 
 	bt, err := builtin.New(&builtin.Options{

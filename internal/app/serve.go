@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
@@ -80,6 +81,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer gw.Close()
 
+	// Tools an admin accepts from another process are released here within
+	// pinRecheckEvery; the watcher stops when Serve returns.
+	wctx, stopWatch := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	watch.Go(func() { a.WatchPins(wctx) })
+	defer func() { stopWatch(); watch.Wait() }()
+
 	// The metrics exist while the service runs: one-shot commands build no
 	// registry they would never serve.
 	metrics := observe.NewMetrics()
@@ -120,6 +128,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
 		Servers: serversView{a},
+		Pins:    pinsView{a},
 		Models:  func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
 		MCP:     mcpWithCaller(gw.Handler()),
 		Web:     web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),

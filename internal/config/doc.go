@@ -108,6 +108,8 @@
 //	    tools:                    # path.Match globs; deny wins
 //	      deny: [write_*, move_file]
 //	    roots: [./docs]           # MCP roots offered to this server; [] = none
+//	    pinning: hold             # a changed tool definition is held until an admin
+//	                              # accepts it (tools changes/accept); auto accepts
 //	    inheritEnv: [NODE_OPTIONS] # globs of Switchboard's variables it also gets;
 //	                              # otherwise only PATH, HOME, USER, LOGNAME, SHELL,
 //	                              # TERM, TZ, TMPDIR, LANG, LC_* and env

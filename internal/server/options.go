@@ -143,6 +143,9 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	// Servers answers the /api/v1/servers routes; nil lists none.
 	Servers Servers
+	// Pins answers /api/v1/tools/changes (held tools and accepting them);
+	// nil answers 404.
+	Pins Pins
 	// Models lists the configured model names (for /v1/models and the
 	// readiness hint); nil means none.
 	Models func() []string

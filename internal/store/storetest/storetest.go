@@ -49,6 +49,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CancelledAudit", testCancelledAudit},
 		{"Users", testUsers},
 		{"UserRoles", testUserRoles},
+		{"Pins", testPins},
+		{"ConcurrentPins", testConcurrentPins},
 		{"Times", testTimes},
 		{"LargeArguments", testLargeArguments},
 		{"OddArguments", testOddArguments},
