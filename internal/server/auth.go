@@ -124,7 +124,7 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 	case !ok:
 		return User{}, errUnauthorized
 	case u.Disabled:
-		return User{}, &Error{Status: http.StatusForbidden, Code: "disabled", Msg: "this user is disabled; an admin can enable it with `switchboard users set NAME --enable`"}
+		return User{}, &Error{Status: http.StatusForbidden, Code: "disabled", Msg: "this user is disabled; the operator can enable it with `switchboard users set NAME --enable`"}
 	}
 	return userOf(u), nil
 }
