@@ -60,7 +60,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	}
 	cat := t.r.catalogFor(spec, t.req.Permit, client)
 	if len(cat.specs) > 0 && routes(RouterMode(spec.Router), m.ToolMode) {
-		d, u := t.route(ctx, m, lastUserText(msgs))
+		d, u := t.route(ctx, m, msgs)
 		usage = usageSum(usage, u)
 		t.usage = usageSum(t.usage, u)
 		router = "chat"
@@ -172,15 +172,6 @@ func (t *turn) step(ctx context.Context, m Model, req *llm.Request, agent string
 	}
 	res.text = b.String()
 	return res, nil
-}
-
-func lastUserText(msgs []llm.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleUser {
-			return msgs[i].Text()
-		}
-	}
-	return ""
 }
 
 // recordUsage records one agent run's usage; a failure is logged, since
