@@ -48,7 +48,8 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
-	msgs := fitWindow(contextFor(spec.Name, hist), m.ContextWindow)
+	own := contextFor(spec.Name, hist)
+	msgs := fitWindow(own, m.ContextWindow)
 	if extra != nil {
 		msgs = append(msgs, *extra)
 	}
@@ -72,6 +73,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 			cat = catalog{}
 		}
 	}
+	t.r.deferTools(ctx, &cat, own, msgs)
 	system := t.r.systemPrompt(ctx, spec)
 
 	for {
@@ -108,6 +110,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 		}
 		for _, r := range results {
 			msgs = append(msgs, r.Message)
+			cat.load(r.Message)
 		}
 		if derr != nil {
 			return agentResult{}, derr
