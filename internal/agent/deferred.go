@@ -75,7 +75,8 @@ func (r *Runtime) budget() int {
 // find_tools. It returns nil, leaving cat alone, when everything fits.
 func (r *Runtime) deferTools(ctx context.Context, cat *catalog, hist, msgs []llm.Message) *deferral {
 	budget := r.budget()
-	if budget == 0 || len(cat.specs) <= budget {
+	if budget == 0 || len(cat.specs) <= budget || cat.own[FindToolsName] || cat.client[FindToolsName] {
+		// A caller's own find_tools keeps its meaning: nothing is deferred.
 		return nil
 	}
 	keep := make(map[string]bool)

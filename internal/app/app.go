@@ -64,6 +64,10 @@ type App struct {
 	runtimeOnce sync.Once
 	runtime     *agent.Runtime // built on first use by Runtime
 
+	// search holds what tool ranking adds to the catalogue: server
+	// instructions and optional embeddings.
+	search toolSearch
+
 	oauthClient *http.Client
 
 	// metrics, set while serving, counts tool calls, model requests and
