@@ -126,17 +126,13 @@ func (r *Runtime) deferTools(ctx context.Context, cat *catalog, hist, msgs []llm
 // query and lists the best, which the run then offers (see load).
 func (d *deferral) find(ctx context.Context, r *Runtime, args json.RawMessage) *tools.Result {
 	var in struct {
-		Query string `json:"query"`
-		Limit int    `json:"limit"`
+		Query string          `json:"query"`
+		Limit json.RawMessage `json:"limit"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Query) == "" {
 		return tools.ErrorResult(`find_tools needs {"query": "what the tool should do"}; call it again with a short description of the task`)
 	}
-	k := in.Limit
-	if k <= 0 {
-		k = findDefaultLimit
-	}
-	k = min(k, findMaxLimit)
+	k := findLimit(in.Limit)
 	var b strings.Builder
 	n := 0
 	q := rank.Query{Text: clipEnd(in.Query, 1000)}
@@ -159,6 +155,22 @@ func (d *deferral) find(ctx context.Context, r *Runtime, args json.RawMessage) *
 		return tools.TextResult(fmt.Sprintf("No tool matches %q. Try other words (what the tool acts on, or what it does), or answer without a tool.", in.Query))
 	}
 	return tools.TextResult(b.String())
+}
+
+// findLimit reads find_tools' limit leniently: models send 5, 5.0 or "5";
+// anything else, or nothing, means the default.
+func findLimit(raw json.RawMessage) int {
+	var f float64
+	if json.Unmarshal(raw, &f) != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || json.Unmarshal([]byte(s), &f) != nil {
+			return findDefaultLimit
+		}
+	}
+	if f < 1 {
+		return findDefaultLimit
+	}
+	return int(min(f, findMaxLimit))
 }
 
 // load offers the tools a find_tools result named, for the rest of the run.
