@@ -54,7 +54,8 @@ type deferral struct {
 	// allowed are the catalogue names the run may call (cat.entries at
 	// the start of the run): only they are ever found or loaded.
 	allowed map[string]bool
-	limit   int
+	// query is what the offered tools were ranked against.
+	query rank.Query
 }
 
 // budget returns the configured tool budget; 0 means no deferral.
@@ -100,6 +101,7 @@ func (r *Runtime) deferTools(ctx context.Context, cat *catalog, hist, msgs []llm
 	room := budget - 1 - len(keep) // one place is find_tools'
 	q := rankQuery(msgs)
 	q.Vector = r.queryVector(ctx, q.Text)
+	d.query = q
 	if room > 0 {
 		for _, s := range d.index.Rank(q) {
 			if room == 0 {

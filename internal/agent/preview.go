@@ -48,8 +48,13 @@ func (r *Runtime) Preview(ctx context.Context, request string, explain int) Prev
 		p.Offered = append(p.Offered, s.Name)
 	}
 	ix := r.indexFor(ctx)
-	q := rankQuery(msgs)
-	q.Vector = r.queryVector(ctx, q.Text)
+	var q rank.Query
+	if d != nil {
+		q = d.query // already embedded
+	} else {
+		q = rankQuery(msgs)
+		q.Vector = r.queryVector(ctx, q.Text)
+	}
 	for i, s := range ix.Rank(q) {
 		pt := PreviewTool{Scored: s, Offered: offered[s.Name]}
 		if i < explain {

@@ -133,7 +133,7 @@ func TestToolSearchWiring(t *testing.T) {
 	}
 	p2 := rt2.Preview(t.Context(), "check the connection", 3)
 	catalogue := len(a2.Registry().List())
-	if sent := emb.sent(); len(sent) != catalogue+2 { // the catalogue, then the request twice (offer and ranking)
+	if sent := emb.sent(); len(sent) != catalogue+1 { // the catalogue, then the request
 		t.Errorf("sent %d texts for %d tools", len(sent), catalogue)
 	}
 	withVector := false
@@ -155,7 +155,7 @@ func TestToolSearchWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt3.Preview(t.Context(), "check the connection", 3)
-	if n := len(emb.sent()) - before; n != 2 {
+	if n := len(emb.sent()) - before; n != 1 {
 		t.Errorf("a restart on the same data directory sent %d texts, want only the request's", n)
 	}
 }
