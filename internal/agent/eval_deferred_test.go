@@ -240,7 +240,7 @@ func pickWords(s string) map[string]bool {
 // how much find_tools carries when fewer tools are offered.
 func TestEvalDeferredNative(t *testing.T) {
 	reg, qs := loadToolbench(t)
-	for _, budget := range []int{agent.DefaultToolBudget, 20, 10} {
+	for _, budget := range []int{agent.DefaultToolBudget, 20, 10, 5} {
 		t.Run(fmt.Sprintf("budget%d", budget), func(t *testing.T) {
 			got := evalDeferred(t, reg, qs, budget, false)
 			if budget == agent.DefaultToolBudget && got < 0.95 {
