@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 func TestFindLimit(t *testing.T) {
@@ -39,4 +41,43 @@ func TestLoadedTools(t *testing.T) {
 			t.Fatalf("loadedTools = %v, want %v", got, want)
 		}
 	}
+}
+
+// FuzzFindArguments: any arguments give a result, never a panic, and a
+// result lists only tools the run may call.
+func FuzzFindArguments(f *testing.F) {
+	for _, s := range []string{`{"query":"weather"}`, `{"query":"","limit":3}`, `{"query":"x","limit":"9"}`, `null`, `"q"`, `{"query":["a"]}`, `{"query":"- a: b\n- c: d"}`} {
+		f.Add(s)
+	}
+	r := New(func(string) (Model, error) { return Model{}, nil }, tools.NewRegistry(nil), nil)
+	docs := []rank.Doc{{Name: "weather", Description: "the weather forecast"}, {Name: "hidden", Description: "the weather, hidden"}}
+	d := &deferral{index: rank.New(docs, nil), allowed: map[string]bool{"weather": true}}
+	f.Fuzz(func(t *testing.T, args string) {
+		res := d.find(t.Context(), r, json.RawMessage(args))
+		if res == nil || len(res.Content) == 0 {
+			t.Fatal("no result")
+		}
+		for _, name := range foundNames(res.Content[0].Text) {
+			if !d.allowed[name] {
+				t.Fatalf("listed %q, which the run may not call", name)
+			}
+		}
+	})
+}
+
+// FuzzRouterInput: any conversation gives a bounded router input.
+func FuzzRouterInput(f *testing.F) {
+	f.Add("read mcp.json", "It failed", "read_file", `{"path":"x"}`, "/a/b/mcp.json")
+	f.Fuzz(func(t *testing.T, first, answer, tool, args, next string) {
+		msgs := []llm.Message{
+			llm.UserText(first),
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: tool, Arguments: json.RawMessage(args)}}},
+			{Role: llm.RoleTool, ToolCallID: "1", IsError: true, Content: []llm.Part{llm.TextPart(answer)}},
+			{Role: llm.RoleAssistant, Content: []llm.Part{llm.TextPart(answer)}},
+			llm.UserText(next),
+		}
+		if got := routerInput(msgs); len(got) > 6000 {
+			t.Fatalf("router input of %d bytes", len(got))
+		}
+	})
 }

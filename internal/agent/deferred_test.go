@@ -113,6 +113,20 @@ func TestFindToolsNative(t *testing.T) {
 	if got := specNames(fake2.Requests()[0].Tools); !slices.Contains(got, "weather_forecast") || len(got) != 10 {
 		t.Errorf("reloaded conversation offers %v; want weather_forecast among 10", got)
 	}
+
+	// Once the user may no longer call it, the history offers it no more,
+	// and a call by name is refused.
+	narrowed := func(name string) bool { return permit(name) && name != "weather_forecast" }
+	fake3 := llmtest.NewFakeProvider(calls("w2", "weather_forecast", `{"city": "Oslo"}`), say("I cannot check the weather."))
+	e3 := newEnv(t, fake3, func(o *agent.Options) { o.ToolBudget = 10; o.History = db })
+	e3.setTools(bigCatalogue()...)
+	evs = e3.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "and in Bergen?", Permit: narrowed})
+	if got := specNames(fake3.Requests()[0].Tools); slices.Contains(got, "weather_forecast") {
+		t.Errorf("a narrowed user is offered a tool it may no longer call: %v", got)
+	}
+	if ends := find(evs, agent.EventToolEnd); len(ends) != 1 || !ends[0].Result.IsError {
+		t.Errorf("a call to the forbidden tool = %+v", ends)
+	}
 }
 
 // TestFindToolsPermission tries to reach a forbidden tool through
