@@ -7,9 +7,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
-// Preview is what the assistant's model would be offered for one request
-// that opens a conversation, with the ranking behind it; see
-// [Runtime.Preview].
+// Preview is what an agent's model would be offered for one request that
+// opens a conversation, with the ranking behind it; see [Runtime.Preview].
 type Preview struct {
 	// Budget is the tool budget in force (0: every tool is offered).
 	Budget int `json:"budget"`
@@ -18,7 +17,8 @@ type Preview struct {
 	Deferred bool `json:"deferred"`
 	// Offered lists the names the model would see, in the order sent.
 	Offered []string `json:"offered"`
-	// Ranked holds every catalogue tool, most relevant first.
+	// Ranked holds every catalogue tool the agent may use, most relevant
+	// first.
 	Ranked []PreviewTool `json:"ranked"`
 }
 
@@ -32,12 +32,17 @@ type PreviewTool struct {
 	Matches []rank.Match `json:"matches,omitempty"`
 }
 
-// Preview ranks the catalogue for request as the assistant's first turn
-// would, and reports which tools the manifest would hold. explain is how
-// many of the best-ranked tools get their matches. It calls no model (but
-// embeds request when embeddings are configured).
-func (r *Runtime) Preview(ctx context.Context, request string, explain int) Preview {
-	cat := r.catalogFor(r.opts.Assistant, nil, nil)
+// Preview ranks the catalogue for request as the first turn of the named
+// agent ("" for the assistant) would, and reports which tools the manifest
+// would hold. explain is how many of the best-ranked tools get their
+// matches. It calls no model (but embeds request when embeddings are
+// configured). The error is for an unknown agent.
+func (r *Runtime) Preview(ctx context.Context, agent, request string, explain int) (Preview, error) {
+	spec, err := r.agent(ctx, agent)
+	if err != nil {
+		return Preview{}, err
+	}
+	cat := r.catalogFor(spec, nil, nil)
 	msgs := []llm.Message{llm.UserText(request)}
 	p := Preview{Budget: r.budget()}
 	d := r.deferTools(ctx, &cat, nil, msgs)
@@ -55,12 +60,15 @@ func (r *Runtime) Preview(ctx context.Context, request string, explain int) Prev
 		q = rankQuery(msgs)
 		q.Vector = r.queryVector(ctx, q.Text)
 	}
-	for i, s := range ix.Rank(q) {
+	for _, s := range ix.Rank(q) {
+		if _, ok := cat.entries[s.Name]; !ok {
+			continue // not this agent's
+		}
 		pt := PreviewTool{Scored: s, Offered: offered[s.Name]}
-		if i < explain {
+		if len(p.Ranked) < explain {
 			pt.Matches = ix.Explain(q, s.Name)
 		}
 		p.Ranked = append(p.Ranked, pt)
 	}
-	return p
+	return p, nil
 }

@@ -112,7 +112,10 @@ func TestToolSearchWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rt.Preview(t.Context(), "check the connection", 3)
+	p, err := rt.Preview(t.Context(), "", "check the connection", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fromInstructions := false
 	for _, r := range p.Ranked {
 		for _, m := range r.Matches {
@@ -131,7 +134,10 @@ func TestToolSearchWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2 := rt2.Preview(t.Context(), "check the connection", 3)
+	p2, err := rt2.Preview(t.Context(), "", "check the connection", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	catalogue := len(a2.Registry().List())
 	if sent := emb.sent(); len(sent) != catalogue+1 { // the catalogue, then the request
 		t.Errorf("sent %d texts for %d tools", len(sent), catalogue)
@@ -154,7 +160,9 @@ func TestToolSearchWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt3.Preview(t.Context(), "check the connection", 3)
+	if _, err := rt3.Preview(t.Context(), "", "check the connection", 3); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(emb.sent()) - before; n != 1 {
 		t.Errorf("a restart on the same data directory sent %d texts, want only the request's", n)
 	}

@@ -31,6 +31,7 @@ func newToolsCmd(g *globals) *cobra.Command {
 		provider string
 		refresh  bool
 		request  string
+		agent    string
 	)
 	cmd := &cobra.Command{
 		Use:   "tools",
@@ -51,6 +52,9 @@ reached through find_tools), with each tool's score and the words that matched.`
 			if rankSet && (provider != "" || server != "") {
 				return usageErr(fmt.Errorf("--rank ranks the whole catalogue"), "drop --provider and --server")
 			}
+			if agent != "" && !rankSet {
+				return usageErr(fmt.Errorf("--agent goes with --rank"), `switchboard tools --rank "REQUEST" --agent NAME`)
+			}
 			if rankSet && strings.TrimSpace(request) == "" {
 				return usageErr(fmt.Errorf("--rank needs a request"), `write it in quotes: switchboard tools --rank "send the report to Bob"`)
 			}
@@ -69,7 +73,7 @@ reached through find_tools), with each tool's score and the words that matched.`
 				}
 			}
 			if rankSet {
-				return runRank(cmd.Context(), a, cmd.OutOrStdout(), request, asJSON)
+				return runRank(cmd.Context(), a, cmd.OutOrStdout(), agent, request, asJSON)
 			}
 			entries := a.Registry().List()
 			if server != "" {
@@ -116,6 +120,7 @@ reached through find_tools), with each tool's score and the words that matched.`
 	cmd.Flags().StringVar(&provider, "provider", "", "print the tool list in this `provider`'s format: openai, anthropic, gemini, ollama")
 	cmd.Flags().BoolVar(&refresh, "refresh", false, "re-read the OpenAPI documents now")
 	cmd.Flags().StringVar(&request, "rank", "", "show the manifest this `request` would get, with each tool's score")
+	cmd.Flags().StringVar(&agent, "agent", "", "with --rank: the manifest of this `agent` (default: the assistant)")
 	return cmd
 }
 

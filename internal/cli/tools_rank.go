@@ -22,12 +22,15 @@ const rankShown = 10
 
 // runRank prints what the manifest would hold for request: every tool
 // offered and the next few, with scores and the words that matched.
-func runRank(ctx context.Context, a *app.App, out io.Writer, request string, asJSON bool) error {
+func runRank(ctx context.Context, a *app.App, out io.Writer, agentName, request string, asJSON bool) error {
 	rt, err := a.Runtime(ctx)
 	if err != nil {
 		return err
 	}
-	p := rt.Preview(ctx, request, rankExplained)
+	p, err := rt.Preview(ctx, agentName, request, rankExplained)
+	if err != nil {
+		return usageErr(err, "`switchboard agents` lists the agents; leave --agent out for the assistant")
+	}
 	if asJSON {
 		return writeJSON(out, p)
 	}

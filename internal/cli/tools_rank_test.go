@@ -52,3 +52,31 @@ func TestToolsRank(t *testing.T) {
 		t.Errorf("empty request: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestToolsRankAgent ranks for a named agent: only its servers' tools.
+func TestToolsRankAgent(t *testing.T) {
+	dir := project(t, "toolSearch: {maxTools: 4}\nagents:\n  bob: {servers: [test]}\n", mcptest.StdioServer(t, "test"))
+	r := run(t, dir, nil, "tools", "--rank", "add two numbers", "--agent", "bob", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var p struct {
+		Offered []string
+		Ranked  []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	for _, tl := range p.Ranked {
+		if !strings.HasPrefix(tl.Name, "test__") {
+			t.Errorf("bob's ranking holds %s, not of its server", tl.Name)
+		}
+	}
+	if len(p.Offered) != 4 || p.Offered[0] != "test__add" {
+		t.Errorf("bob is offered %v", p.Offered)
+	}
+	r = run(t, dir, nil, "tools", "--rank", "add", "--agent", "nope")
+	if r.code != 2 || !strings.Contains(r.stderr, "no such agent") {
+		t.Errorf("unknown agent: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
