@@ -14,7 +14,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -53,16 +55,36 @@ func specNames(specs []llm.ToolSpec) []string {
 	return out
 }
 
+// convStore is the part of a store the test below uses.
+type convStore interface {
+	agent.History
+	CreateConversation(ctx context.Context, c store.Conversation) (store.Conversation, error)
+}
+
 // TestFindToolsNative: over budget, the model is offered part of the
 // catalogue and find_tools; what it finds it calls in the same turn, and
 // a second runtime on the same database (another replica) still offers it
-// on the next turn.
+// on the next turn. On SQLite, and on PostgreSQL when it can be reached.
 func TestFindToolsNative(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "switchboard.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "switchboard.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		testFindToolsNative(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), storetest.PostgresSchema(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		testFindToolsNative(t, db)
+	})
+}
+
+func testFindToolsNative(t *testing.T, db convStore) {
 	conv, err := db.CreateConversation(t.Context(), store.Conversation{Title: "t"})
 	if err != nil {
 		t.Fatal(err)
