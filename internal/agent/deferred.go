@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -151,12 +152,46 @@ func (d *deferral) find(ctx context.Context, r *Runtime, args json.RawMessage) *
 			b.WriteString("Loaded these tools; call them by name like any other:\n")
 		}
 		fmt.Fprintf(&b, "%s%s: %s\n", findLinePrefix, s.Name, oneLine(doc.Description, findDescBytes))
+		if p := paramSummary(doc.InputSchema); p != "" {
+			// The arguments too: a text-mode manifest cut to its budget
+			// may name a loaded tool without describing it.
+			b.WriteString("  arguments: " + p + "\n")
+		}
 		n++
 	}
 	if n == 0 {
 		return tools.TextResult(fmt.Sprintf("No tool matches %q. Try other words (what the tool acts on, or what it does), or answer without a tool.", in.Query))
 	}
 	return tools.TextResult(b.String())
+}
+
+// paramSummary lists the top-level arguments of a JSON Schema, the
+// required ones marked, in a bounded line; "" when there are none or the
+// schema cannot be read.
+func paramSummary(schema json.RawMessage) string {
+	var sc struct {
+		Properties map[string]struct {
+			Type json.RawMessage `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &sc) != nil || len(sc.Properties) == 0 {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(sc.Properties))
+	parts := make([]string, 0, len(names))
+	for _, name := range names {
+		p := name
+		var typ string
+		if json.Unmarshal(sc.Properties[name].Type, &typ) == nil && typ != "" {
+			p += " " + typ
+		}
+		if slices.Contains(sc.Required, name) {
+			p += " (required)"
+		}
+		parts = append(parts, p)
+	}
+	return oneLine(strings.Join(parts, ", "), findDescBytes)
 }
 
 // findLimit reads find_tools' limit leniently: models send 5, 5.0 or "5";

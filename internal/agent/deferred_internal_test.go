@@ -81,3 +81,16 @@ func FuzzRouterInput(f *testing.F) {
 		}
 	})
 }
+
+func TestParamSummary(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"object","properties":{"to":{"type":"string"},"cc":{"type":["string","null"]},"n":{}},"required":["to"]}`: "cc, n, to string (required)",
+		`{"type":"object"}`: "",
+		`not json`:          "",
+		``:                  "",
+	} {
+		if got := paramSummary(json.RawMessage(in)); got != want {
+			t.Errorf("paramSummary(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -116,6 +116,9 @@ func testFindToolsNative(t *testing.T, db convStore) {
 	if len(found) != 2 || found[0].Result.IsError || !strings.Contains(found[0].Result.Text, "weather_forecast") {
 		t.Fatalf("tool ends = %+v", found)
 	}
+	if !strings.Contains(found[0].Result.Text, "  arguments: city string\n") {
+		t.Errorf("find_tools does not give the found tool's arguments:\n%s", found[0].Result.Text)
+	}
 	if strings.Contains(found[0].Result.Text, "weather_admin_reset") {
 		t.Errorf("find_tools showed a tool the user may not call:\n%s", found[0].Result.Text)
 	}
