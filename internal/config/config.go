@@ -43,6 +43,9 @@ type Config struct {
 	// Sandbox is the default sandbox of stdio MCP servers that do not set
 	// their own (default: none).
 	Sandbox Sandbox `json:"sandbox"`
+	// ToolSearch sets how many tools a model is offered at once, and the
+	// optional embeddings that help rank them.
+	ToolSearch ToolSearch `json:"toolSearch"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.

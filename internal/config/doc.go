@@ -217,6 +217,12 @@
 //	  callTimeout: 60s
 //	  turnTimeout: 10m
 //
+//	toolSearch:
+//	  maxTools: 40                # tools offered at once; more: the best-ranked + find_tools; -1 = all
+//	  embeddings:                 # optional; without it ranking makes no network call
+//	    model: default            # an entry of models (openai, ollama or gemini)
+//	    embeddingModel: text-embedding-3-small
+//
 //	server:
 //	  addr: 127.0.0.1:8080
 //	  allowedOrigins: [http://localhost:3000]

@@ -122,4 +122,7 @@ func ExampleConfig_WriteEffective() {
 	//   format: text
 	// data: ""
 	// sandbox: false
+	// toolSearch:
+	//   maxTools: 0
+	//   embeddings: {}
 }

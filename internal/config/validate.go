@@ -26,6 +26,7 @@ func (c *Config) Validate() error {
 	c.validateModels(&p)
 	c.validateAgents(&p)
 	c.validateRest(&p)
+	c.validateToolSearch(&p)
 	return p.join()
 }
 
