@@ -36,7 +36,7 @@ func runRank(ctx context.Context, a *app.App, out io.Writer, agentName, request 
 	}
 	switch {
 	case p.Deferred:
-		fmt.Fprintf(out, "%d tools, more than the budget of %d (toolSearch.maxTools): the manifest holds %d tools, the best-ranked below (with the assistant's own), and %s, which finds the rest.\n\n",
+		fmt.Fprintf(out, "%d tools, more than the budget of %d (toolSearch.maxTools): the manifest holds %d tools: the best-ranked below, the assistant's own when it is the assistant, and %s, which finds the rest.\n\n",
 			len(p.Ranked), p.Budget, len(p.Offered), agent.FindToolsName)
 	case p.Budget == 0:
 		fmt.Fprintf(out, "%d tools; toolSearch.maxTools is -1, so the manifest holds them all.\n\n", len(p.Ranked))
