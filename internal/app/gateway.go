@@ -39,5 +39,7 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		Local:        mcpserve.Caller{ID: "local", Name: "local"},
 		AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins,
 		ApprovalTimeout: a.cfg.Approvals.Timeout,
+		SessionTimeout:  a.cfg.Server.MCPSessionIdle,
+		MaxSessions:     a.cfg.Server.MCPSessionsPerUser,
 	}), nil
 }

@@ -81,7 +81,13 @@ func Default() *Config {
 			CallTimeout:       DefaultCallTimeout,
 			TurnTimeout:       10 * time.Minute,
 		},
-		Server: Server{Addr: DefaultAddr},
+		Server: Server{
+			Addr:               DefaultAddr,
+			MCPSessionIdle:     DefaultMCPSessionIdle,
+			MCPSessionsPerUser: DefaultMCPSessionsPerUser,
+			GCPercent:          DefaultGCPercent,
+			MemoryLimitMB:      DefaultMemoryLimitMB,
+		},
 		// No level: each command chooses (warn for one-shot commands, info
 		// for serve), unless the file, the environment or --log-level sets one.
 		Log: Log{Format: "text"},

@@ -111,6 +111,10 @@ func ExampleConfig_WriteEffective() {
 	//   turnTimeout: 10m0s
 	// server:
 	//   addr: 127.0.0.1:8080
+	//   mcpSessionIdle: 30m0s
+	//   mcpSessionsPerUser: 64
+	//   gcPercent: 200
+	//   memoryLimitMB: 1024
 	// rateLimits:
 	//   requestsPerMinute: 0
 	//   toolCallsPerMinute: 0

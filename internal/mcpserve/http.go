@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -26,12 +27,25 @@ import (
 // answers 503.
 func (s *Server) Handler() http.Handler { return s.http }
 
+// statelessVersion is the first protocol version without sessions: each
+// request carries what initialize used to negotiate, so any replica can
+// serve it.
+const statelessVersion = "2026-07-28"
+
 func (s *Server) newHTTPHandler() http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:         s.logger,
 		SessionTimeout: s.opts.SessionTimeout,
 		// checkHost does what this protection does, and also honours
 		// AllowedHosts, which the SDK's cannot.
+		DisableLocalhostProtection: true,
+	})
+	// Clients on 2026-07-28 and later send the version on every request
+	// and open no session; the SDK serves them only in stateless mode, on
+	// a session that lives for the one request.
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:                     s.logger,
+		Stateless:                  true,
 		DisableLocalhostProtection: true,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,21 +62,43 @@ func (s *Server) newHTTPHandler() http.Handler {
 			writeError(w, http.StatusForbidden, msg)
 			return
 		}
+		if r.Header.Get("Mcp-Protocol-Version") >= statelessVersion {
+			stateless.ServeHTTP(w, r)
+			return
+		}
 		caller := callerOf(r.Context())
 		id := r.Header.Get("Mcp-Session-Id")
 		if id == "" {
-			sdk.ServeHTTP(&ownerRecorder{ResponseWriter: w, owners: &s.owners, caller: caller.ID, live: s.liveSessions}, r)
+			s.newSession(stateful, w, r, caller)
 			return
 		}
 		if owner, ok := s.owners.get(id); ok && owner != caller.ID {
 			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
 			return
 		}
-		sdk.ServeHTTP(w, r)
+		stateful.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {
 			s.owners.remove(id)
 		}
 	})
+}
+
+// newSession serves a request that opens a session, unless its caller
+// already holds [Options].MaxSessions open ones.
+func (s *Server) newSession(sdk http.Handler, w http.ResponseWriter, r *http.Request, caller Caller) {
+	if r.Method == http.MethodPost && !s.owners.reserve(caller.ID, s.opts.MaxSessions, s.liveSessions) {
+		msg := fmt.Sprintf("too many open MCP sessions for this caller (the limit is %d); end unused ones with DELETE", s.opts.MaxSessions)
+		if s.opts.SessionTimeout > 0 {
+			msg += fmt.Sprintf(", or wait for idle ones to expire (after %v)", s.opts.SessionTimeout)
+		}
+		writeError(w, http.StatusTooManyRequests, msg)
+		return
+	}
+	rec := &ownerRecorder{ResponseWriter: w, owners: &s.owners, caller: caller.ID, live: s.liveSessions}
+	sdk.ServeHTTP(rec, r)
+	if r.Method == http.MethodPost && !rec.added {
+		s.owners.release(caller.ID)
+	}
 }
 
 // writeError answers with a JSON-RPC error body (id null), which MCP

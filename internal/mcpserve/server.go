@@ -72,6 +72,15 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	if o.ApprovalTimeout <= 0 {
 		o.ApprovalTimeout = DefaultApprovalTimeout
 	}
+	switch {
+	case o.SessionTimeout == 0:
+		o.SessionTimeout = DefaultSessionTimeout
+	case o.SessionTimeout < 0:
+		o.SessionTimeout = 0 // the SDK's "never"
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	if o.Local == (Caller{}) {
 		o.Local = Caller{ID: "local", Name: "local"}
 	}
