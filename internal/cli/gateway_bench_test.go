@@ -26,6 +26,10 @@ import (
 // gwSegment is how long each setup runs per round.
 var gwSegment = flag.Duration("gwseg", 2*time.Second, "BenchmarkGatewayComparison: length of one setup's segment in a round")
 
+// gwPprof, when set, is passed to the Switchboard process as --pprof, to
+// profile it during the comparison.
+var gwPprof = flag.String("gwpprof", "", "BenchmarkGatewayComparison: serve the Switchboard process's profiles on this address")
+
 // BenchmarkGatewayComparison compares tools/call at 16 concurrent callers
 // against server-everything's echo tool three ways, each with its own
 // server-everything process:
@@ -210,7 +214,11 @@ mcpServers:
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "serve", "--config", path)
+	args := []string{"serve", "--config", path}
+	if *gwPprof != "" {
+		args = append(args, "--pprof", *gwPprof)
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
