@@ -34,8 +34,9 @@ const statelessVersion = "2026-07-28"
 
 func (s *Server) newHTTPHandler() http.Handler {
 	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Logger:         s.logger,
-		SessionTimeout: s.opts.SessionTimeout,
+		Logger: s.logger,
+		// No SessionTimeout: the gateway expires idle sessions itself
+		// (Server.expire), since direct calls do not reach the SDK.
 		// checkHost does what this protection does, and also honours
 		// AllowedHosts, which the SDK's cannot.
 		DisableLocalhostProtection: true,
@@ -72,9 +73,17 @@ func (s *Server) newHTTPHandler() http.Handler {
 			s.newSession(stateful, w, r, caller)
 			return
 		}
-		if owner, ok := s.owners.get(id); ok && owner != caller.ID {
+		rec, ok := s.owners.get(id)
+		if ok && rec.caller != caller.ID {
 			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
 			return
+		}
+		if ok {
+			rec.begin()
+			defer rec.end()
+			if s.directCall(w, r, rec) {
+				return
+			}
 		}
 		stateful.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {

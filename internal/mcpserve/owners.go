@@ -1,21 +1,42 @@
 package mcpserve
 
 import (
+	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// sessionOwners remembers which caller created each HTTP session, so that
-// another caller who learns a session ID cannot use the session (and the
-// identity it was created with: tool handlers see the creating caller).
-//
-// It also enforces the per-caller cap: a request that may open a session
-// reserves a place first, and the place turns into the session when the
-// response names it (or is released when it does not).
+// sessionRec is what the gateway knows of one HTTP session besides the
+// SDK: who created it (another caller who learns its ID cannot use it, nor
+// the identity it was created with: tool handlers see the creating
+// caller), when it was last used, and once it is initialized, the SDK's
+// session, which lets tools/call take the direct path (directcall.go).
+type sessionRec struct {
+	caller   string
+	lastSeen atomic.Int64 // unix nanoseconds when the last request ended
+	active   atomic.Int32 // requests in progress (a GET stream counts)
+	session  atomic.Pointer[mcp.ServerSession]
+}
+
+// sessionOwners keeps the records of the HTTP sessions by ID, and enforces
+// the per-caller cap: a request that may open a session reserves a place
+// first, and the place turns into the session when the response names it
+// (or is released when it does not).
 type sessionOwners struct {
 	mu      sync.Mutex
-	owners  map[string]string // session ID -> caller ID; guarded by mu
-	pending map[string]int    // caller ID -> places reserved; guarded by mu
+	recs    map[string]*sessionRec // session ID -> record; guarded by mu
+	pending map[string]int         // caller ID -> places reserved; guarded by mu
+}
+
+func (o *sessionOwners) get(id string) (*sessionRec, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r, ok := o.recs[id]
+	return r, ok
 }
 
 // reserve reports whether caller may open one more session with max open
@@ -27,21 +48,21 @@ func (o *sessionOwners) reserve(caller string, max int, live func() map[string]b
 	defer o.mu.Unlock()
 	if max >= 0 {
 		n := o.pending[caller]
-		for _, c := range o.owners {
-			if c == caller {
+		for _, r := range o.recs {
+			if r.caller == caller {
 				n++
 			}
 		}
 		if n >= max {
 			alive := live()
 			n = o.pending[caller]
-			for sid, c := range o.owners {
+			for sid, r := range o.recs {
 				switch {
-				case c != caller:
+				case r.caller != caller:
 				case alive[sid]:
 					n++
 				default:
-					delete(o.owners, sid)
+					delete(o.recs, sid)
 				}
 			}
 			if n >= max {
@@ -71,35 +92,30 @@ func (o *sessionOwners) releaseLocked(caller string) {
 	o.pending[caller]--
 }
 
-func (o *sessionOwners) get(id string) (string, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	owner, ok := o.owners[id]
-	return owner, ok
-}
-
-// add records the owner of a new session, taking the place reserved for
-// it. Sessions that ended without a
-// DELETE (idle timeout, Close) are pruned here, when the map has grown well
-// past the live sessions, so its size stays proportional to them.
+// add records a new session of caller, taking the place reserved for it.
+// Sessions that ended without a DELETE (Close, a failed initialize) are
+// pruned here, when the map has grown well past the live sessions, so its
+// size stays proportional to them.
 func (o *sessionOwners) add(id, caller string, live func() map[string]bool) {
+	r := &sessionRec{caller: caller}
+	r.lastSeen.Store(time.Now().UnixNano())
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.owners == nil {
-		o.owners = make(map[string]string)
+	if o.recs == nil {
+		o.recs = make(map[string]*sessionRec)
 	}
-	o.owners[id] = caller
+	o.recs[id] = r
 	o.releaseLocked(caller)
-	if len(o.owners) < 64 {
+	if len(o.recs) < 64 {
 		return
 	}
 	alive := live()
-	if len(o.owners) < 2*len(alive) {
+	if len(o.recs) < 2*len(alive) {
 		return
 	}
-	for sid := range o.owners {
+	for sid := range o.recs {
 		if sid != id && !alive[sid] {
-			delete(o.owners, sid)
+			delete(o.recs, sid)
 		}
 	}
 }
@@ -107,7 +123,29 @@ func (o *sessionOwners) add(id, caller string, live func() map[string]bool) {
 func (o *sessionOwners) remove(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	delete(o.owners, id)
+	delete(o.recs, id)
+}
+
+// idle returns the IDs of sessions with no request in progress and none
+// ended since before.
+func (o *sessionOwners) idle(before time.Time) []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var ids []string
+	for id, r := range o.recs {
+		if r.active.Load() == 0 && r.lastSeen.Load() < before.UnixNano() {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// begin and end bracket a request on the session.
+func (r *sessionRec) begin() { r.active.Add(1) }
+
+func (r *sessionRec) end() {
+	r.lastSeen.Store(time.Now().UnixNano())
+	r.active.Add(-1)
 }
 
 // liveSessions returns the IDs of the server's current sessions.
@@ -117,6 +155,48 @@ func (s *Server) liveSessions() map[string]bool {
 		ids[ss.ID()] = true
 	}
 	return ids
+}
+
+// expire closes the HTTP sessions that received no request for
+// [Options].SessionTimeout, until the Server closes. The gateway keeps this
+// timer rather than the SDK, because tools/call on the direct path never
+// reaches the SDK's session.
+func (s *Server) expire() {
+	defer s.wg.Done()
+	tick := time.NewTicker(max(s.opts.SessionTimeout/8, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case now := <-tick.C:
+			idle := s.owners.idle(now.Add(-s.opts.SessionTimeout))
+			if len(idle) == 0 {
+				continue
+			}
+			gone := make(map[string]bool, len(idle))
+			for _, id := range idle {
+				gone[id] = true
+				s.owners.remove(id)
+			}
+			for ss := range s.mcp.Sessions() {
+				if gone[ss.ID()] {
+					_ = ss.Close() // the client is gone or idle; nobody to tell
+				}
+			}
+		}
+	}
+}
+
+// initialized remembers the SDK's session of an initialized HTTP session,
+// for the direct path.
+func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
+	if req.Session == nil || req.Session.ID() == "" {
+		return
+	}
+	if r, ok := s.owners.get(req.Session.ID()); ok {
+		r.session.Store(req.Session)
+	}
 }
 
 // ownerRecorder records the owner of the session a request creates at the

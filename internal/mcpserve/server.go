@@ -93,7 +93,8 @@ func New(reg *tools.Registry, opts *Options) *Server {
 		// empty, since servers connecting later will fill it; and not
 		// logging, the SDK's default, since the gateway sends no log
 		// messages to clients.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		InitializedHandler: s.initialized,
 	})
 	s.mcp.AddReceivingMiddleware(s.filterList)
 	s.http = s.newHTTPHandler()
@@ -104,6 +105,10 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	s.sync()
 	s.wg.Add(1)
 	go s.follow(changed)
+	if o.SessionTimeout > 0 {
+		s.wg.Add(1)
+		go s.expire()
+	}
 	return s
 }
 
