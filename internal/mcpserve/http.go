@@ -73,21 +73,34 @@ func (s *Server) newHTTPHandler() http.Handler {
 			s.newSession(stateful, w, r, caller)
 			return
 		}
-		rec, ok := s.owners.get(id)
+		raw, signed, valid := s.openID(id, caller.ID)
+		if signed && !valid {
+			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
+			return
+		}
+		rec, ok := s.owners.get(raw)
 		if ok && rec.caller != caller.ID {
 			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
 			return
 		}
-		if ok {
-			rec.begin()
-			defer rec.end()
-			if s.directCall(w, r, rec) {
+		r.Header.Set("Mcp-Session-Id", raw) // the SDK knows its own ID only
+		iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID}
+		if !ok {
+			if valid && s.shared {
+				s.recreate(iw, r, raw)
 				return
 			}
+			stateful.ServeHTTP(iw, r) // "session not found", in the SDK's words
+			return
 		}
-		stateful.ServeHTTP(w, r)
+		rec.begin()
+		defer rec.end()
+		if s.directCall(iw, r, rec) {
+			return
+		}
+		stateful.ServeHTTP(iw, r)
 		if r.Method == http.MethodDelete {
-			s.owners.remove(id)
+			s.owners.remove(raw)
 		}
 	})
 }
@@ -103,9 +116,9 @@ func (s *Server) newSession(sdk http.Handler, w http.ResponseWriter, r *http.Req
 		writeError(w, http.StatusTooManyRequests, msg)
 		return
 	}
-	rec := &ownerRecorder{ResponseWriter: w, owners: &s.owners, caller: caller.ID, live: s.liveSessions}
-	sdk.ServeHTTP(rec, r)
-	if r.Method == http.MethodPost && !rec.added {
+	iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID, create: r.Method == http.MethodPost}
+	sdk.ServeHTTP(iw, r)
+	if iw.create && !iw.added {
 		s.owners.release(caller.ID)
 	}
 }

@@ -95,6 +95,13 @@ type Options struct {
 	// free one. 0 means [DefaultMaxSessions], a negative value no cap.
 	// Stateless requests (protocol 2026-07-28) open no session.
 	MaxSessions int
+	// SessionKey signs the session IDs handed to clients (HMAC-SHA256 of
+	// the ID and the caller). Replicas given the same key continue each
+	// other's sessions: a request naming a session another replica created
+	// is served on a session re-created from the request (see
+	// docs/ARCHITECTURE.md), so no sticky routing is needed. Nil means a
+	// random key: sessions stay on the Server that created them.
+	SessionKey []byte
 }
 
 // DefaultSessionTimeout is how long an idle HTTP session lives when

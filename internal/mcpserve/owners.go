@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,45 +197,3 @@ func (s *Server) initialized(_ context.Context, req *mcp.InitializedRequest) {
 		r.session.Store(req.Session)
 	}
 }
-
-// ownerRecorder records the owner of the session a request creates at the
-// moment the response header is written, before the client can see the
-// session ID and use it.
-type ownerRecorder struct {
-	http.ResponseWriter
-	owners *sessionOwners
-	caller string
-	live   func() map[string]bool
-	done   bool
-	added  bool // a session was recorded, taking the reserved place
-}
-
-func (w *ownerRecorder) WriteHeader(code int) {
-	w.record(code)
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *ownerRecorder) Write(b []byte) (int, error) {
-	w.record(http.StatusOK)
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *ownerRecorder) record(code int) {
-	if w.done {
-		return
-	}
-	w.done = true
-	if id := w.Header().Get("Mcp-Session-Id"); id != "" && code < 300 {
-		w.owners.add(id, w.caller, w.live)
-		w.added = true
-	}
-}
-
-// Flush and Unwrap keep streaming working through the wrapper
-// (http.ResponseController finds the underlying writer).
-func (w *ownerRecorder) Flush() {
-	w.record(http.StatusOK)
-	_ = http.NewResponseController(w.ResponseWriter).Flush() // an error means the client left
-}
-
-func (w *ownerRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

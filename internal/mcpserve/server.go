@@ -28,6 +28,9 @@ type Server struct {
 	mcp    *mcp.Server
 	http   http.Handler
 	owners sessionOwners
+	// shared is set when the session key was given: other replicas may
+	// have created the sessions this one is asked to continue.
+	shared bool
 
 	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc
@@ -78,13 +81,17 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	case o.SessionTimeout < 0:
 		o.SessionTimeout = 0 // the SDK's "never"
 	}
+	shared := len(o.SessionKey) > 0
+	if !shared {
+		o.SessionKey = newSessionKey()
+	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
 	if o.Local == (Caller{}) {
 		o.Local = Caller{ID: "local", Name: "local"}
 	}
-	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string)}
+	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
