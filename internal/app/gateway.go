@@ -41,5 +41,6 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		ApprovalTimeout: a.cfg.Approvals.Timeout,
 		SessionTimeout:  a.cfg.Server.MCPSessionIdle,
 		MaxSessions:     a.cfg.Server.MCPSessionsPerUser,
+		SessionKey:      []byte(a.cfg.Server.MCPSessionKey.Value()),
 	}), nil
 }

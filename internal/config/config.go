@@ -332,6 +332,11 @@ type Server struct {
 	// MCPSessionsPerUser caps the /mcp sessions one user may have open at
 	// once; past it, a new session is refused with 429. Default 64.
 	MCPSessionsPerUser int `json:"mcpSessionsPerUser"`
+	// MCPSessionKey signs /mcp session IDs. Replicas behind one load
+	// balancer given the same key (16 characters or more) continue each
+	// other's sessions without sticky routing; empty means a random key
+	// per process, and sessions stay on the replica that created them.
+	MCPSessionKey Secret `json:"mcpSessionKey,omitempty"`
 	// GCPercent is the garbage collector's target (as GOGC) while serving:
 	// a heap may grow this many percent over the live data before a
 	// collection. Default 200, which halves the collector's CPU against

@@ -224,6 +224,9 @@ func (c *Config) validateRest(p *problems) {
 	if c.Server.MCPSessionsPerUser <= 0 {
 		p.add("server.mcpSessionsPerUser", "must be greater than 0 (default %d)", DefaultMCPSessionsPerUser)
 	}
+	if k := c.Server.MCPSessionKey.Value(); k != "" && len(k) < 16 {
+		p.add("server.mcpSessionKey", "is %d characters; use 16 or more (a random string, the same on every replica), or leave it out", len(k))
+	}
 	if g := c.Server.GCPercent; g != -1 && g < 10 {
 		p.add("server.gcPercent", "%d is too small: use 10 or more (default %d), or -1 to leave GOGC in charge", g, DefaultGCPercent)
 	}

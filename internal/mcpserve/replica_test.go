@@ -3,6 +3,7 @@ package mcpserve_test
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,10 +22,9 @@ func TestSessionContinuesOnAnotherReplica(t *testing.T) {
 	b := serveHTTP(t, newServer(t, catalogue(), &mcpserve.Options{SessionKey: key, Audit: audit}))
 
 	// The client's requests alternate between the replicas.
-	var n int
+	var n atomic.Int32
 	rr := &headerTransport{caller: "alice", base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		n++
-		if n%2 == 0 {
+		if n.Add(1)%2 == 0 {
 			r = r.Clone(r.Context())
 			r.URL.Host = strings.TrimPrefix(b.URL, "http://")
 		}
