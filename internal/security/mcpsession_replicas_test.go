@@ -48,7 +48,8 @@ func gatewayDatabase(t *testing.T) string {
 // PostgreSQL database, as behind a load balancer without sticky sessions:
 // a 2025 session opened on A continues on B, calls on both land in the
 // shared audit trail under the one session, and B refuses the session ID
-// to another user.
+// to another user; a 2026-07-28 client, which has no session, is served by
+// either.
 func TestMCPSessionAcrossReplicas(t *testing.T) {
 	dsn := gatewayDatabase(t)
 	newConfig := func() *config.Config {
@@ -116,6 +117,27 @@ func TestMCPSessionAcrossReplicas(t *testing.T) {
 	}
 	if len(recs) != 4 || len(sessions) != 1 {
 		t.Errorf("audit: %d records in sessions %v; want 4 in one", len(recs), sessions)
+	}
+
+	// A 2026-07-28 client has no session at all: any replica serves it.
+	n.Store(0)
+	c26, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: a.url, HTTPClient: hc, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c26.Close()
+	if v := c26.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("negotiated %s, want 2026-07-28", v)
+	}
+	for i := range 3 {
+		res, err := c26.CallTool(t.Context(), &mcp.CallToolParams{Name: "calculator", Arguments: map[string]any{"expression": "1+1"}})
+		if err != nil || res.IsError {
+			t.Fatalf("2026 call %d: %v %+v", i, err, res)
+		}
+	}
+	if n.Load() < 4 {
+		t.Errorf("only %d requests of the 2026 client: it did not use both replicas", n.Load())
 	}
 
 	id, code, body := a.openAbandoned(t, "alice")
