@@ -218,6 +218,11 @@
 //	server:
 //	  addr: 127.0.0.1:8080
 //	  allowedOrigins: [http://localhost:3000]
+//	  mcpSessionIdle: 30m          # /mcp sessions with no request for this long end
+//	  mcpSessionsPerUser: 64       # open /mcp sessions per user; past it, 429
+//	  # mcpSessionKey: ${SWITCHBOARD_MCP_SESSION_KEY}  # same on every replica: sessions continue on any
+//	  gcPercent: 200               # GOGC while serving; -1 leaves GOGC in charge
+//	  memoryLimitMB: 1024          # soft memory limit while serving; 0 none, -1 leaves GOMEMLIMIT
 //
 //	rateLimits:                   # per API key; 0 = unlimited (default)
 //	  requestsPerMinute: 120
