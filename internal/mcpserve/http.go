@@ -19,6 +19,12 @@ import (
 // created it: requests from another caller naming its Mcp-Session-Id are
 // refused with 403.
 //
+// Requests on protocol 2026-07-28 or later are served without a session.
+// Older clients get sessions, which end after [Options].SessionTimeout
+// without a request; a caller holding [Options].MaxSessions gets 429 for
+// another. Session IDs carry a MAC under [Options].SessionKey, so that a
+// Server sharing the key continues a session another created.
+//
 // Before anything else, the handler protects against DNS rebinding: it
 // refuses (403, with a JSON-RPC error body) a Host that is not a loopback
 // name or in [Options].AllowedHosts when the request arrived on a loopback
