@@ -79,7 +79,7 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	case o.SessionTimeout == 0:
 		o.SessionTimeout = DefaultSessionTimeout
 	case o.SessionTimeout < 0:
-		o.SessionTimeout = 0 // the SDK's "never"
+		o.SessionTimeout = 0 // never: expire is not started
 	}
 	shared := len(o.SessionKey) > 0
 	if !shared {
