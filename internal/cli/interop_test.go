@@ -157,9 +157,12 @@ func TestInspectorCLIOverStdio(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) []byte {
 		t.Helper()
-		args = append([]string{filepath.Join(nm, "@modelcontextprotocol/inspector/clients/launcher/build/index.js"), "--cli",
+		launcher := filepath.Join(nm, "@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+		args = append([]string{
+			launcher, "--cli",
 			"-e", envRunMain + "=1", "-e", "SWITCHBOARD_DATA=" + filepath.Join(dir, "data"), "-e", "HOME=" + dir,
-			os.Args[0], "mcp"}, args...)
+			os.Args[0], "mcp",
+		}, args...)
 		cmd := exec.CommandContext(t.Context(), node, args...)
 		cmd.Env = append(os.Environ(), "HOME="+dir, "MCP_CATALOG_PATH="+filepath.Join(dir, "mcp.json"), "NO_COLOR=1")
 		out, err := cmd.Output()

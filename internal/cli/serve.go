@@ -64,7 +64,11 @@ with the key in an Authorization header).`,
 					ln.Close()
 					return err
 				}
-				defer stop()
+				defer func() {
+					if err := stop(); err != nil {
+						logger.Warn("serving profiles", logKeyErr, err)
+					}
+				}()
 			}
 			for _, s := range a.Servers() {
 				if s.State != "ready" && s.State != "disabled" {
@@ -89,8 +93,8 @@ with the key in an Authorization header).`,
 }
 
 // serveProfiles serves a's profiles on addr until ctx ends or stop is
-// called; stop waits for the server to end.
-func serveProfiles(ctx context.Context, a *app.App, addr string) (stop func(), err error) {
+// called; stop waits for the server to end and returns how it ended.
+func serveProfiles(ctx context.Context, a *app.App, addr string) (stop func() error, err error) {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("listening for --pprof on %s: %w", addr, err), "choose another address, such as 127.0.0.1:6061")
@@ -102,8 +106,8 @@ func serveProfiles(ctx context.Context, a *app.App, addr string) (stop func(), e
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- a.Profile(ctx, ln) }()
-	return func() {
+	return func() error {
 		cancel()
-		<-done // Profile's own shutdown errors are not the command's concern
+		return <-done
 	}, nil
 }
