@@ -13,21 +13,26 @@ import (
 )
 
 // BenchmarkCall measures tools/call through the gateway to an in-process
-// tool, with 16 concurrent callers on one session, over each transport, so
-// that the gateway's own cost per call is visible:
+// tool, with 16 concurrent callers on one session, over each transport
+// (http: a 2025-11-25 session, where tools/call takes the direct path;
+// http-2026: stateless requests, through the SDK), so that the gateway's
+// own cost per call is visible:
 //
 //	go test -run '^$' -bench BenchmarkCall -benchtime 3s ./internal/mcpserve/
 func BenchmarkCall(b *testing.B) {
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("echo", readOnly, nil)})
-	for _, transport := range []string{"http", "stdio"} {
+	for _, transport := range []string{"http", "http-2026", "stdio"} {
 		b.Run(transport, func(b *testing.B) {
 			srv := mcpserve.New(reg, &mcpserve.Options{Audit: discardAudit{}})
 			defer srv.Close()
 			var cs *mcp.ClientSession
-			if transport == "http" {
+			switch transport {
+			case "http":
 				cs = connectHTTP(b, serveHTTP(b, srv).URL, "bench", nil)
-			} else {
+			case "http-2026":
+				cs = connectHTTPVersion(b, serveHTTP(b, srv).URL, "bench", "2026-07-28", nil)
+			default:
 				cs = connectStdio(b, srv, nil)
 			}
 			args := map[string]any{"text": "hello"}

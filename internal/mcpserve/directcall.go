@@ -33,14 +33,52 @@ const maxDirectBody = 1 << 20
 // allows.
 func (s *Server) directCall(w http.ResponseWriter, r *http.Request, rec *sessionRec) bool {
 	ss := rec.session.Load()
-	if r.Method != http.MethodPost || ss == nil || !jsonPost(r) {
+	if ss == nil {
 		return false
 	}
+	dr, ok := s.readDirect(r)
+	if !ok {
+		return false
+	}
+	s.answerDirect(w, r, dr, ss)
+	return true
+}
+
+// directStateless is directCall for a request on protocol 2026-07-28,
+// which has no session: the request's _meta must name the same version as
+// its header, and its Mcp-Method and Mcp-Name headers must match the body,
+// as the SDK checks; anything else goes to the SDK.
+func (s *Server) directStateless(w http.ResponseWriter, r *http.Request) bool {
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version != statelessVersion || r.Header.Get("Mcp-Method") != "tools/call" {
+		return false
+	}
+	dr, ok := s.readDirect(r)
+	if !ok || r.Header.Get("Mcp-Name") != dr.name || string(dr.meta["io.modelcontextprotocol/protocolVersion"]) != `"`+version+`"` {
+		return false
+	}
+	s.answerDirect(w, r, dr, nil)
+	return true
+}
+
+// directRequest is a tools/call the direct path may serve.
+type directRequest struct {
+	id   json.RawMessage
+	name string
+	args json.RawMessage
+	meta map[string]json.RawMessage
+}
+
+// readDirect reads r's body and reports whether it is a tools/call the
+// direct path may serve. Whatever it reports, r.Body reads as it came.
+func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
+	if r.Method != http.MethodPost || !jsonPost(r) {
+		return directRequest{}, false
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
-	// Whatever happens next, the SDK may need the body as it came.
 	r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	if err != nil || len(body) > maxDirectBody || !bytes.Contains(body, []byte(`"tools/call"`)) {
-		return false
+		return directRequest{}, false
 	}
 	var msg struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -56,44 +94,71 @@ func (s *Server) directCall(w http.ResponseWriter, r *http.Request, rec *session
 	}
 	if json.Unmarshal(body, &msg) != nil || msg.JSONRPC != "2.0" || msg.Method != "tools/call" || msg.Params == nil ||
 		!plainID(msg.ID) || len(msg.Params.InputResponses) > 0 || len(msg.Params.RequestState) > 0 {
-		return false
+		return directRequest{}, false
 	}
 	if _, ok := msg.Params.Meta["progressToken"]; ok {
-		return false
+		return directRequest{}, false
 	}
 	e, ok := s.reg.Lookup(msg.Params.Name)
 	if !ok || s.opts.Policy(e) != ActionAllow {
-		return false // the SDK path says "unknown tool", or asks
+		return directRequest{}, false // the SDK path says "unknown tool", or asks
 	}
 	args := msg.Params.Arguments
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}") // as the SDK passes a call without arguments
 	}
-	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: msg.Params.Name, Arguments: args}}
+	return directRequest{id: msg.ID, name: msg.Params.Name, args: args, meta: msg.Params.Meta}, true
+}
+
+// answerDirect runs dr through [Server.callTool] on session ss (nil for a
+// stateless request) and writes the JSON-RPC answer.
+func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directRequest, ss *mcp.ServerSession) {
+	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: dr.name, Arguments: dr.args}}
 	res, err := s.callTool(r.Context(), req)
 	answer := struct {
-		JSONRPC string              `json:"jsonrpc"`
-		ID      json.RawMessage     `json:"id"`
-		Result  *mcp.CallToolResult `json:"result,omitempty"`
-		Error   *jsonrpc.Error      `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: msg.ID, Result: res}
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *jsonrpc.Error  `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: dr.id}
+	if err == nil {
+		answer.Result, err = json.Marshal(res)
+		if err == nil && ss == nil {
+			answer.Result = s.completeResult(answer.Result)
+		}
+	}
 	if err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) {
-			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "calling " + dr.name + ": " + err.Error()}
 		}
 		answer.Result, answer.Error = nil, je
 	}
 	out, err := json.Marshal(answer)
 	if err != nil {
-		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{
-			"code": jsonrpc.CodeInternalError, "message": "encoding the result of " + msg.Params.Name + " failed: " + err.Error(),
+		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": dr.id, "error": map[string]any{
+			"code": jsonrpc.CodeInternalError, "message": "encoding the result of " + dr.name + " failed: " + err.Error(),
 		}})
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Mcp-Session-Id", ss.ID())
+	if ss != nil {
+		w.Header().Set("Mcp-Session-Id", ss.ID())
+	}
 	_, _ = w.Write(out) // the client is gone if this fails; the audit has the outcome
-	return true
+}
+
+// completeResult adds to a result object what protocol 2026-07-28 asks of
+// every result, as the SDK's stateless path does: resultType "complete"
+// and the server's info in _meta. The gateway's results carry no _meta of
+// their own.
+func (s *Server) completeResult(obj []byte) []byte {
+	info, _ := json.Marshal(map[string]string{"name": s.opts.Name, "version": s.opts.Version})
+	head := `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":` + string(info) + `}`
+	rest := bytes.TrimPrefix(bytes.TrimSpace(obj), []byte("{"))
+	if !bytes.HasPrefix(bytes.TrimSpace(rest), []byte("}")) {
+		head += ","
+	}
+	return append([]byte(head), rest...)
 }
 
 // jsonPost reports whether r is a POST the SDK would accept: a JSON body,

@@ -114,3 +114,52 @@ func TestDirectCall(t *testing.T) {
 	}
 	<-done
 }
+
+// TestDirectStatelessCall checks the direct path for protocol 2026-07-28
+// requests, which have no session: a well-formed allowed call is answered
+// with JSON carrying what 2026-07-28 results carry, and requests whose
+// headers disagree with the body still get the SDK's answer.
+func TestDirectStatelessCall(t *testing.T) {
+	audit := &auditLog{}
+	srv := newServer(t, catalogue(), &mcpserve.Options{Audit: audit})
+	ts := serveHTTP(t, srv)
+	post := func(name, body string) (string, int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(callerHeader, "alice")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.Header.Get("Content-Type"), resp.StatusCode, string(b)
+	}
+	call := func(metaVersion string) string {
+		return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + metaVersion +
+			`","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}},"name":"files__read","arguments":{"q":1}}}`
+	}
+	ct, code, body := post("files__read", call("2026-07-28"))
+	want := `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"switchboard","version":"dev"}},"content":[{"type":"text","text":"{\"q\":1}"}]}}`
+	if ct != "application/json" || code != http.StatusOK || body != want {
+		t.Errorf("stateless direct call: %d %s\n%s\nwant\n%s", code, ct, body, want)
+	}
+	audit.mu.Lock()
+	if len(audit.begun) != 1 || audit.begun[0].ConversationID != "" || audit.begun[0].User != "alice" {
+		t.Errorf("audit: %+v, want one record of alice without a session", audit.begun)
+	}
+	audit.mu.Unlock()
+	if ct, _, body := post("files__write", call("2026-07-28")); ct == "application/json" && strings.Contains(body, `"result"`) {
+		t.Errorf("Mcp-Name disagreeing with the body was served directly: %s", body)
+	}
+	if ct, _, body := post("files__read", call("2025-11-25")); ct == "application/json" && strings.Contains(body, `"result"`) {
+		t.Errorf("a _meta version disagreeing with the header was served directly: %s", body)
+	}
+}

@@ -70,7 +70,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 			return
 		}
 		if r.Header.Get("Mcp-Protocol-Version") >= statelessVersion {
-			stateless.ServeHTTP(w, r)
+			if !s.directStateless(w, r) {
+				stateless.ServeHTTP(w, r)
+			}
 			return
 		}
 		caller := callerOf(r.Context())
