@@ -34,5 +34,8 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		Local:        gate.Local(gate.LocalUser),
 		AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins,
 		ApprovalTimeout: a.cfg.Approvals.Timeout,
+		SessionTimeout:  a.cfg.Server.MCPSessionIdle,
+		MaxSessions:     a.cfg.Server.MCPSessionsPerUser,
+		SessionKey:      []byte(a.cfg.Server.MCPSessionKey.Value()),
 	}), nil
 }

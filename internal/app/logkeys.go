@@ -3,11 +3,14 @@ package app
 // Keys of the attributes this package logs: one spelling each, and "err"
 // for errors in every package.
 const (
-	logKeyComponent = "component"
-	logKeyCount     = "count"
-	logKeyDir       = "dir"
-	logKeyErr       = "err"
-	logKeyModel     = "model"
-	logKeyOlderThan = "olderThan"
-	logKeyServer    = "server"
+	logKeyComponent     = "component"
+	logKeyCount         = "count"
+	logKeyDir           = "dir"
+	logKeyErr           = "err"
+	logKeyGCPercent     = "gcPercent"
+	logKeyMemoryLimitMB = "memoryLimitMB"
+	logKeyAddr          = "addr"
+	logKeyModel         = "model"
+	logKeyOlderThan     = "olderThan"
+	logKeyServer        = "server"
 )

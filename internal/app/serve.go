@@ -52,6 +52,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if err != nil {
 		return err
 	}
+	a.applyGC(a.cfg.Server)
 	loopback := isLoopback(ln.Addr())
 	existing, err := st.ListUsers(ctx)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,7 +13,7 @@ import (
 )
 
 func newServeCmd(g *globals) *cobra.Command {
-	var addr string
+	var addr, pprofAddr string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the web UI, the HTTP API, the OpenAI-compatible API and /mcp",
@@ -28,7 +29,12 @@ directory unless database.url names PostgreSQL) and serves:
 On a loopback address with no users, requests need no key. Anywhere else,
 create users first (switchboard users add NAME) and send their keys as
 "Authorization: Bearer sb_...". Without a configured model it still starts,
-and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
+and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.
+
+--pprof 127.0.0.1:6060 also serves Go's profiles (/debug/pprof/) on that
+loopback address; when users exist, only a user with permission "*" may
+read them (go tool pprof -http=: 'http://127.0.0.1:6060/debug/pprof/profile?seconds=20'
+with the key in an Authorization header).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -52,6 +58,18 @@ and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
 				ln.Close()
 				return nil // interrupted while the servers were starting
 			}
+			if pprofAddr != "" {
+				stop, err := serveProfiles(cmd.Context(), a, pprofAddr)
+				if err != nil {
+					ln.Close()
+					return err
+				}
+				defer func() {
+					if err := stop(); err != nil {
+						logger.Warn("serving profiles", logKeyErr, err)
+					}
+				}()
+			}
 			for _, s := range a.Servers() {
 				if s.State != "ready" && s.State != "disabled" {
 					logger.Warn("tool server not ready", logKeyServer, s.Name, logKeyState, s.State, logKeyErr, s.LastError)
@@ -70,5 +88,26 @@ and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "", "listen `address` (default server.addr, 127.0.0.1:8080)")
+	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "also serve Go profiles on this loopback `address` (admin only when users exist)")
 	return cmd
+}
+
+// serveProfiles serves a's profiles on addr until ctx ends or stop is
+// called; stop waits for the server to end and returns how it ended.
+func serveProfiles(ctx context.Context, a *app.App, addr string) (stop func() error, err error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("listening for --pprof on %s: %w", addr, err), "choose another address, such as 127.0.0.1:6061")
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		ln.Close()
+		return nil, usageErr(fmt.Errorf("--pprof %s is not a loopback address", addr), "profiles expose memory and tool arguments: use 127.0.0.1:PORT")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Profile(ctx, ln) }()
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
 }

@@ -352,7 +352,37 @@ type Server struct {
 	// MaxStreamsPerUser bounds each user's open SSE chat and run streams
 	// (default 8).
 	MaxStreamsPerUser int `json:"maxStreamsPerUser"`
+	// MCPSessionIdle ends a /mcp session (protocol before 2026-07-28) that
+	// received no request for this long; clients that never send DELETE
+	// would otherwise keep it forever. Default 30m.
+	MCPSessionIdle time.Duration `json:"mcpSessionIdle"`
+	// MCPSessionsPerUser caps the /mcp sessions one user may have open at
+	// once; past it, a new session is refused with 429. Default 64.
+	MCPSessionsPerUser int `json:"mcpSessionsPerUser"`
+	// MCPSessionKey signs /mcp session IDs. Replicas behind one load
+	// balancer given the same key (16 characters or more) continue each
+	// other's sessions without sticky routing; empty means a random key
+	// per process, and sessions stay on the replica that created them.
+	MCPSessionKey Secret `json:"mcpSessionKey,omitempty"`
+	// GCPercent is the garbage collector's target (as GOGC) while serving:
+	// a heap may grow this many percent over the live data before a
+	// collection. Default 200, which halves the collector's CPU against
+	// Go's 100 at the price of a larger heap, bounded by MemoryLimitMB;
+	// -1 leaves the runtime's setting (GOGC).
+	GCPercent int `json:"gcPercent"`
+	// MemoryLimitMB is the soft memory limit (as GOMEMLIMIT) while serving,
+	// in MiB: the collector works harder as the heap nears it. Default
+	// 1024; 0 means no limit, -1 leaves the runtime's setting (GOMEMLIMIT).
+	MemoryLimitMB int64 `json:"memoryLimitMB"`
 }
+
+// Defaults of [Server]'s gateway and runtime settings.
+const (
+	DefaultMCPSessionIdle     = 30 * time.Minute
+	DefaultMCPSessionsPerUser = 64
+	DefaultGCPercent          = 200
+	DefaultMemoryLimitMB      = 1024
+)
 
 // RateLimits per API key; 0 means unlimited.
 type RateLimits struct {

@@ -81,7 +81,15 @@ func Default() *Config {
 			CallTimeout:       DefaultCallTimeout,
 			TurnTimeout:       10 * time.Minute,
 		},
-		Server: Server{Addr: DefaultAddr, BodyReadTimeout: 30 * time.Second, MaxStreamsPerUser: 8},
+		Server: Server{
+			Addr:               DefaultAddr,
+			BodyReadTimeout:    30 * time.Second,
+			MaxStreamsPerUser:  8,
+			MCPSessionIdle:     DefaultMCPSessionIdle,
+			MCPSessionsPerUser: DefaultMCPSessionsPerUser,
+			GCPercent:          DefaultGCPercent,
+			MemoryLimitMB:      DefaultMemoryLimitMB,
+		},
 		// No level: each command chooses (warn for one-shot commands, info
 		// for serve), unless the file, the environment or --log-level sets one.
 		Log: Log{Format: "text"},

@@ -114,6 +114,10 @@ func ExampleConfig_WriteEffective() {
 	//   publicProbes: false
 	//   bodyReadTimeout: 30s
 	//   maxStreamsPerUser: 8
+	//   mcpSessionIdle: 30m0s
+	//   mcpSessionsPerUser: 64
+	//   gcPercent: 200
+	//   memoryLimitMB: 1024
 	// rateLimits:
 	//   requestsPerMinute: 0
 	//   toolCallsPerMinute: 0

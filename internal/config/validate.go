@@ -229,6 +229,19 @@ func (c *Config) validateRest(p *problems) {
 	if c.Server.MaxStreamsPerUser < 0 {
 		p.add("server.maxStreamsPerUser", "must not be negative (0 means the default, 8)")
 	}
+	checkPositive(p, "server.mcpSessionIdle", c.Server.MCPSessionIdle, DefaultMCPSessionIdle)
+	if c.Server.MCPSessionsPerUser <= 0 {
+		p.add("server.mcpSessionsPerUser", "must be greater than 0 (default %d)", DefaultMCPSessionsPerUser)
+	}
+	if k := c.Server.MCPSessionKey.Value(); k != "" && len(k) < 16 {
+		p.add("server.mcpSessionKey", "is %d characters; use 16 or more (a random string, the same on every replica), or leave it out", len(k))
+	}
+	if g := c.Server.GCPercent; g != -1 && g < 10 {
+		p.add("server.gcPercent", "%d is too small: use 10 or more (default %d), or -1 to leave GOGC in charge", g, DefaultGCPercent)
+	}
+	if m := c.Server.MemoryLimitMB; m < -1 || (m > 0 && m < 64) {
+		p.add("server.memoryLimitMB", "%d MiB is not a usable limit: use 64 or more (default %d), 0 for none, or -1 to leave GOMEMLIMIT in charge", m, DefaultMemoryLimitMB)
+	}
 	if c.RateLimits.RequestsPerMinute < 0 {
 		p.add("rateLimits.requestsPerMinute", "must not be negative (0 means unlimited)")
 	}

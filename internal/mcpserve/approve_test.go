@@ -68,7 +68,7 @@ func TestApproval(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		for _, transport := range []string{"http", "stdio"} {
+		for _, transport := range []string{"http", "http-2026", "stdio"} {
 			t.Run(tt.name+"/"+transport, func(t *testing.T) {
 				testApproval(t, transport, tt.policy, tt.elicit, tt.wantText, tt.wantErr, tt.want)
 			})
@@ -106,9 +106,12 @@ func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit
 				}
 			}
 			var cs *mcp.ClientSession
-			if transport == "http" {
+			switch transport {
+			case "http":
 				cs = connectHTTP(t, serveHTTP(t, srv).URL, "alice", &opts)
-			} else {
+			case "http-2026":
+				cs = connectHTTPVersion(t, serveHTTP(t, srv).URL, "alice", "2026-07-28", &opts)
+			default:
 				cs = connectStdio(t, srv, &opts)
 			}
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "files__write", Arguments: map[string]any{"path": "/tmp/x"}})
@@ -133,7 +136,7 @@ func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit
 			}
 			wantRec := []store.AuditRecord{{
 				User: user, Tool: "files__write", Server: "files",
-				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Agent: "mcp:" + transport,
+				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Agent: "mcp:" + strings.TrimSuffix(transport, "-2026"),
 			}}
 			audit.mu.Lock()
 			gotRec := audit.begun
@@ -141,7 +144,7 @@ func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit
 			if diff := cmp.Diff(wantRec, gotRec, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".ConversationID" }, cmp.Ignore())); diff != "" {
 				t.Errorf("audit begin mismatch (-want +got):\n%s", diff)
 			}
-			if len(gotRec) == 1 && (gotRec[0].ConversationID == "") != (transport == "stdio") {
+			if len(gotRec) == 1 && (gotRec[0].ConversationID == "") != (transport != "http") {
 				t.Errorf("audit record has session ID %q over %s", gotRec[0].ConversationID, transport)
 			}
 			if diff := cmp.Diff(map[string]store.AuditResult{"files__write#1": tt.want}, audit.outcomes()); diff != "" {

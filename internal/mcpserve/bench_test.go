@@ -14,16 +14,18 @@ import (
 )
 
 // BenchmarkCall measures tools/call through the gateway to an in-process
-// tool, with 16 concurrent callers on one session, over each transport, so
-// that the gateway's own cost per call is visible. "http-limited" adds
-// the gate's token-bucket limiter (a limit never reached), so the cost of
-// the limit on the hot path shows against "http":
+// tool, with 16 concurrent callers on one session, over each transport
+// (http: a 2025-11-25 session, where tools/call takes the direct path;
+// http-2026: stateless requests, through the SDK), so that the gateway's
+// own cost per call is visible. "http-limited" adds the gate's
+// token-bucket limiter (a limit never reached), so the cost of the limit
+// on the hot path shows against "http":
 //
 //	go test -run '^$' -bench BenchmarkCall -benchtime 3s ./internal/mcpserve/
 func BenchmarkCall(b *testing.B) {
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("echo", readOnly, nil)})
-	for _, transport := range []string{"http", "http-limited", "stdio"} {
+	for _, transport := range []string{"http", "http-limited", "http-2026", "stdio"} {
 		b.Run(transport, func(b *testing.B) {
 			opts := &mcpserve.Options{Audit: discardAudit{}}
 			if transport == "http-limited" {
@@ -33,9 +35,12 @@ func BenchmarkCall(b *testing.B) {
 			srv := mcpserve.New(reg, opts)
 			defer srv.Close()
 			var cs *mcp.ClientSession
-			if transport == "http" {
+			switch transport {
+			case "http":
 				cs = connectHTTP(b, serveHTTP(b, srv).URL, "bench", nil)
-			} else {
+			case "http-2026":
+				cs = connectHTTPVersion(b, serveHTTP(b, srv).URL, "bench", "2026-07-28", nil)
+			default:
 				cs = connectStdio(b, srv, nil)
 			}
 			args := map[string]any{"text": "hello"}

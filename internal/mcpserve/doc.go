@@ -19,9 +19,13 @@
 // resources and prompts have none of these, so exposing them would bypass
 // the rules that make the gateway safe to share.
 //
-// HTTP sessions are stateful (protocol versions up to 2025-11-25, the
-// ones that need server-to-client requests and list_changed on a session);
-// stdio accepts every version the go-sdk speaks. Built on the official
+// HTTP serves protocol versions up to 2025-11-25 on sessions (the ones
+// that need server-to-client requests and list_changed on a session), which
+// expire when idle, are capped per caller, and continue on any replica
+// sharing the session key; 2026-07-28 and later without sessions, so any
+// replica serves any request. tools/call on a session takes a direct path
+// beside the SDK when it needs nothing of the session. stdio accepts every
+// version the go-sdk speaks. Built on the official
 // go-sdk; none of its types appear in this package's API.
 //
 // Layer: behaviour. It imports internal/tools and the go-sdk only; the app

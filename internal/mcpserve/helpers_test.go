@@ -123,8 +123,16 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(r)
 }
 
-// connectHTTP connects a go-sdk client as caller to the server at url.
+// connectHTTP connects a go-sdk client as caller to the server at url, on
+// protocol 2025-11-25 (a session; see connectHTTPVersion for others).
 func connectHTTP(t testing.TB, url, caller string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	return connectHTTPVersion(t, url, caller, "2025-11-25", opts)
+}
+
+// connectHTTPVersion connects a go-sdk client as caller to the server at
+// url, asking for protocol version.
+func connectHTTPVersion(t testing.TB, url, caller, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{
@@ -132,7 +140,7 @@ func connectHTTP(t testing.TB, url, caller string, opts *mcp.ClientOptions) *mcp
 		HTTPClient: &http.Client{Transport: &headerTransport{caller: caller, base: http.DefaultTransport}},
 		MaxRetries: -1,
 	}
-	cs, err := c.Connect(t.Context(), tr, nil)
+	cs, err := c.Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", url, err)
 	}

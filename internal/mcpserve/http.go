@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,6 +19,12 @@ import (
 // created it: requests from another caller naming its Mcp-Session-Id are
 // refused with 403.
 //
+// Requests on protocol 2026-07-28 or later are served without a session.
+// Older clients get sessions, which end after [Options].SessionTimeout
+// without a request; a caller holding [Options].MaxSessions gets 429 for
+// another. Session IDs carry a MAC under [Options].SessionKey, so that a
+// Server sharing the key continues a session another created.
+//
 // Before anything else, the handler protects against DNS rebinding: it
 // refuses (403, with a JSON-RPC error body) a Host that is not a loopback
 // name or in [Options].AllowedHosts when the request arrived on a loopback
@@ -26,12 +33,26 @@ import (
 // answers 503.
 func (s *Server) Handler() http.Handler { return s.http }
 
+// statelessVersion is the first protocol version without sessions: each
+// request carries what initialize used to negotiate, so any replica can
+// serve it.
+const statelessVersion = "2026-07-28"
+
 func (s *Server) newHTTPHandler() http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Logger:         s.logger,
-		SessionTimeout: s.opts.SessionTimeout,
+	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger: s.logger,
+		// No SessionTimeout: the gateway expires idle sessions itself
+		// (Server.expire), since direct calls do not reach the SDK.
 		// checkHost does what this protection does, and also honours
 		// AllowedHosts, which the SDK's cannot.
+		DisableLocalhostProtection: true,
+	})
+	// Clients on 2026-07-28 and later send the version on every request
+	// and open no session; the SDK serves them only in stateless mode, on
+	// a session that lives for the one request.
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:                     s.logger,
+		Stateless:                  true,
 		DisableLocalhostProtection: true,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,21 +69,66 @@ func (s *Server) newHTTPHandler() http.Handler {
 			writeError(w, http.StatusForbidden, msg)
 			return
 		}
+		if r.Header.Get("Mcp-Protocol-Version") >= statelessVersion {
+			if !s.directStateless(w, r) {
+				stateless.ServeHTTP(w, r)
+			}
+			return
+		}
 		caller := callerOf(r.Context())
 		id := r.Header.Get("Mcp-Session-Id")
 		if id == "" {
-			sdk.ServeHTTP(&ownerRecorder{ResponseWriter: w, owners: &s.owners, caller: caller.ID, live: s.liveSessions}, r)
+			s.newSession(stateful, w, r, caller)
 			return
 		}
-		if owner, ok := s.owners.get(id); ok && owner != caller.ID {
+		raw, signed, valid := s.openID(id, caller.ID)
+		if signed && !valid {
 			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
 			return
 		}
-		sdk.ServeHTTP(w, r)
+		rec, ok := s.owners.get(raw)
+		if ok && rec.caller != caller.ID {
+			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
+			return
+		}
+		r.Header.Set("Mcp-Session-Id", raw) // the SDK knows its own ID only
+		iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID}
+		if !ok {
+			if valid && s.shared {
+				s.recreate(iw, r, raw)
+				return
+			}
+			stateful.ServeHTTP(iw, r) // "session not found", in the SDK's words
+			return
+		}
+		rec.begin()
+		defer rec.end()
+		if s.directCall(iw, r, rec) {
+			return
+		}
+		stateful.ServeHTTP(iw, r)
 		if r.Method == http.MethodDelete {
-			s.owners.remove(id)
+			s.owners.remove(raw)
 		}
 	})
+}
+
+// newSession serves a request that opens a session, unless its caller
+// already holds [Options].MaxSessions open ones.
+func (s *Server) newSession(sdk http.Handler, w http.ResponseWriter, r *http.Request, caller Caller) {
+	if r.Method == http.MethodPost && !s.owners.reserve(caller.ID, s.opts.MaxSessions, s.liveSessions) {
+		msg := fmt.Sprintf("too many open MCP sessions for this caller (the limit is %d); end unused ones with DELETE", s.opts.MaxSessions)
+		if s.opts.SessionTimeout > 0 {
+			msg += fmt.Sprintf(", or wait for idle ones to expire (after %v)", s.opts.SessionTimeout)
+		}
+		writeError(w, http.StatusTooManyRequests, msg)
+		return
+	}
+	iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID, create: r.Method == http.MethodPost}
+	sdk.ServeHTTP(iw, r)
+	if iw.create && !iw.added {
+		s.owners.release(caller.ID)
+	}
 }
 
 // writeError answers with a JSON-RPC error body (id null), which MCP

@@ -91,7 +91,32 @@ type Options struct {
 	// to call the HTTP handler besides the handler's own origin. Requests
 	// with another Origin header are refused.
 	AllowedOrigins []string
-	// SessionTimeout closes HTTP sessions idle for this long; 0 keeps them
-	// until the client ends them or the server closes.
+	// SessionTimeout closes HTTP sessions that received no request for
+	// this long, so that clients which never send DELETE do not keep
+	// sessions (and their goroutines) forever; 0 means
+	// [DefaultSessionTimeout], a negative value keeps them until the client
+	// ends them or the server closes.
 	SessionTimeout time.Duration
+	// MaxSessions caps the HTTP sessions one caller may have open at once;
+	// a new one past the cap is refused (429) with a message saying how to
+	// free one. 0 means [DefaultMaxSessions], a negative value no cap.
+	// Stateless requests (protocol 2026-07-28) open no session.
+	MaxSessions int
+	// SessionKey signs the session IDs handed to clients (HMAC-SHA256 of
+	// the ID and the caller). Replicas given the same key continue each
+	// other's sessions: a request naming a session another replica created
+	// is served on a session re-created from the request (see
+	// docs/ARCHITECTURE.md), so no sticky routing is needed. Nil means a
+	// random key: sessions stay on the Server that created them.
+	SessionKey []byte
 }
+
+// DefaultSessionTimeout is how long an idle HTTP session lives when
+// [Options].SessionTimeout is 0: long enough for a person's pause, short
+// enough that abandoned sessions do not pile up.
+const DefaultSessionTimeout = 30 * time.Minute
+
+// DefaultMaxSessions is the per-caller session cap when [Options].MaxSessions
+// is 0: more than any client keeps open, few enough to bound what one key
+// can hold.
+const DefaultMaxSessions = 64

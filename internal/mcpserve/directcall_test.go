@@ -1,0 +1,165 @@
+package mcpserve_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// rawPost sends body on session as caller and returns the response's
+// content type, status and body.
+func rawPost(t *testing.T, ctx context.Context, endpoint, caller, session, body string) (string, int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(callerHeader, caller)
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.Header.Get("Content-Type"), resp.StatusCode, string(b)
+}
+
+// TestDirectCall checks the direct path of tools/call: an allowed call on
+// an initialized session is answered with JSON and audited with its
+// session; calls that need the SDK (a question to ask, an unknown tool, a
+// progress token, a batch) still get the SDK's answers; and closing the
+// request cancels the call.
+func TestDirectCall(t *testing.T) {
+	started := make(chan struct{}, 1)
+	cancelled := make(chan struct{}, 1)
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{
+		tool("read", readOnly, nil),
+		tool("write", destructive, nil),
+		tool("wait", readOnly, func(ctx context.Context, _ *tools.CallRequest) (*tools.Result, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			cancelled <- struct{}{}
+			return nil, ctx.Err()
+		}),
+	})
+	audit := &auditLog{}
+	srv := newServer(t, reg, &mcpserve.Options{Audit: audit})
+	ts := serveHTTP(t, srv)
+	id, code, body := initialize(t, ts.URL, "alice")
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	ct, code, body := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files__read","arguments":{"path":"a"}}}`)
+	if code != http.StatusOK || ct != "application/json" {
+		t.Fatalf("direct call: %d %s %s", code, ct, body)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"path\":\"a\"}"}]}}`; body != want {
+		t.Errorf("direct call answered\n%s\nwant\n%s", body, want)
+	}
+	audit.mu.Lock()
+	// The audit names the session by the SDK's ID, the part before the MAC.
+	if raw, _, _ := strings.Cut(id, "."); len(audit.begun) != 1 || audit.begun[0].ConversationID != raw || audit.begun[0].User != "alice" {
+		t.Errorf("audit of the direct call: %+v, want one record of alice in session %s", audit.begun, id)
+	}
+	audit.mu.Unlock()
+	if got := audit.outcomes()["files__read#1"]; got.Outcome != store.OutcomeOK {
+		t.Errorf("audit outcome %+v, want ok", got)
+	}
+
+	for _, tt := range []struct{ name, body, want string }{
+		{"ask goes to the SDK", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"files__write","arguments":{}}}`, "did not declare the elicitation capability"},
+		{"unknown tool", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, `unknown tool \"nope\"`},
+		{"progress token", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"files__read","arguments":{"x":1},"_meta":{"progressToken":"p"}}}`, `{\"x\":1}`},
+		{"batch", `[{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"files__read","arguments":{}}}]`, ``},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{"name":"files__read","arguments":{}}}`, ``},
+	} {
+		ct, code, body := rawPost(t, t.Context(), ts.URL, "alice", id, tt.body)
+		if ct == "application/json" && code == http.StatusOK && strings.Contains(body, `"result"`) && !strings.Contains(tt.body, "files__read") {
+			t.Errorf("%s: answered on the direct path: %s", tt.name, body)
+		}
+		if !strings.Contains(body, tt.want) {
+			t.Errorf("%s: %d %s %s; want it to contain %s", tt.name, code, ct, body, tt.want)
+		}
+	}
+	if _, code, _ := rawPost(t, t.Context(), ts.URL, "bob", id, `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"files__read","arguments":{}}}`); code != http.StatusForbidden {
+		t.Errorf("a direct call on another caller's session: %d, want 403", code)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rawPost(t, ctx, ts.URL, "alice", id, `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"files__wait","arguments":{}}}`)
+	}()
+	<-started
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("closing the request did not cancel the direct call")
+	}
+	<-done
+}
+
+// TestDirectStatelessCall checks the direct path for protocol 2026-07-28
+// requests, which have no session: a well-formed allowed call is answered
+// with JSON carrying what 2026-07-28 results carry, and requests whose
+// headers disagree with the body still get the SDK's answer.
+func TestDirectStatelessCall(t *testing.T) {
+	audit := &auditLog{}
+	srv := newServer(t, catalogue(), &mcpserve.Options{Audit: audit})
+	ts := serveHTTP(t, srv)
+	post := func(name, body string) (string, int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(callerHeader, "alice")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.Header.Get("Content-Type"), resp.StatusCode, string(b)
+	}
+	call := func(metaVersion string) string {
+		return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + metaVersion +
+			`","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}},"name":"files__read","arguments":{"q":1}}}`
+	}
+	ct, code, body := post("files__read", call("2026-07-28"))
+	want := `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"switchboard","version":"dev"}},"content":[{"type":"text","text":"{\"q\":1}"}]}}`
+	if ct != "application/json" || code != http.StatusOK || body != want {
+		t.Errorf("stateless direct call: %d %s\n%s\nwant\n%s", code, ct, body, want)
+	}
+	audit.mu.Lock()
+	if len(audit.begun) != 1 || audit.begun[0].ConversationID != "" || audit.begun[0].User != "alice" {
+		t.Errorf("audit: %+v, want one record of alice without a session", audit.begun)
+	}
+	audit.mu.Unlock()
+	if ct, _, body := post("files__write", call("2026-07-28")); ct == "application/json" && strings.Contains(body, `"result"`) {
+		t.Errorf("Mcp-Name disagreeing with the body was served directly: %s", body)
+	}
+	if ct, _, body := post("files__read", call("2025-11-25")); ct == "application/json" && strings.Contains(body, `"result"`) {
+		t.Errorf("a _meta version disagreeing with the header was served directly: %s", body)
+	}
+}

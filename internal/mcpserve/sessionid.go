@@ -1,0 +1,139 @@
+package mcpserve
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Session IDs handed to clients are the SDK's ID, a dot and a MAC of the ID
+// and the creating caller under [Options].SessionKey. Any replica holding
+// the key can tell, from the ID alone, that a session exists and whose it
+// is, and so continue a session another replica created (recreate), with
+// no shared table and no sticky routing. The SDK only ever sees its own ID.
+
+// signedID returns the ID the client sees for the SDK's session raw of
+// caller.
+func (s *Server) signedID(raw, caller string) string {
+	return raw + "." + s.sessionMAC(raw, caller)
+}
+
+func (s *Server) sessionMAC(raw, caller string) string {
+	m := hmac.New(sha256.New, s.opts.SessionKey)
+	m.Write([]byte(raw))
+	m.Write([]byte{0})
+	m.Write([]byte(caller))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
+}
+
+// openID returns the SDK's ID inside the client's ID id, and reports
+// whether id was made for caller. An ID of another form (no MAC) is
+// returned as it is, not valid.
+func (s *Server) openID(id, caller string) (raw string, signed, valid bool) {
+	raw, mac, ok := strings.Cut(id, ".")
+	if !ok {
+		return id, false, false
+	}
+	return raw, true, hmac.Equal([]byte(mac), []byte(s.sessionMAC(raw, caller)))
+}
+
+// newSessionKey returns a random key, for a Server given none: its
+// sessions can then only continue on it.
+func newSessionKey() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // crypto/rand.Read never fails
+	return k
+}
+
+// recreate serves a request on a session this Server does not hold:
+// created by another replica sharing the key, or expired here (only when
+// the key is shared; a lone Server answers 404, and the client starts a
+// new session with everything it offers). The
+// client's ID proved the session is the caller's; what initialize
+// negotiated is re-created from what the request carries (the protocol
+// version header), on a session that lives for this one request, like a
+// stateless one. Such a session cannot send the client requests of its own
+// (elicitation), so a call that needs an approval question is refused with
+// a message; a GET stream is not offered (405, which clients accept), and
+// DELETE has nothing to end.
+func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
+	switch r.Method {
+	case http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", "POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, "this replica serves this session's POST requests only; open notification streams on a new session")
+		return
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version == "" {
+		version = "2025-03-26" // what the transport assumes without the header
+	}
+	t := &mcp.StreamableServerTransport{SessionID: raw, Stateless: true}
+	ss, err := s.mcp.Connect(r.Context(), t, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{
+		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: version, Capabilities: &mcp.ClientCapabilities{}},
+		InitializedParams:         &mcp.InitializedParams{},
+		NegotiatedProtocolVersion: version,
+	}})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "Switchboard could not continue this MCP session; initialize a new one")
+		return
+	}
+	defer ss.Close()
+	t.ServeHTTP(w, r)
+}
+
+// idWriter shows the client its signed session ID wherever the SDK (or the
+// direct path) names its own, and records the owner of a session the
+// request creates at the moment the response header is written, before the
+// client can see the ID and use it.
+type idWriter struct {
+	http.ResponseWriter
+	s      *Server
+	caller string
+	create bool // the request may create a session (holds a reserved place)
+	done   bool
+	added  bool // a session was recorded, taking the reserved place
+}
+
+func (w *idWriter) WriteHeader(code int) {
+	w.header(code)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *idWriter) Write(b []byte) (int, error) {
+	w.header(http.StatusOK)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *idWriter) header(code int) {
+	if w.done {
+		return
+	}
+	w.done = true
+	raw := w.Header().Get("Mcp-Session-Id")
+	if raw == "" {
+		return
+	}
+	w.Header().Set("Mcp-Session-Id", w.s.signedID(raw, w.caller))
+	if w.create && code < 300 {
+		w.s.owners.add(raw, w.caller, w.s.liveSessions)
+		w.added = true
+	}
+}
+
+// Flush and Unwrap keep streaming working through the wrapper
+// (http.ResponseController finds the underlying writer).
+func (w *idWriter) Flush() {
+	w.header(http.StatusOK)
+	_ = http.NewResponseController(w.ResponseWriter).Flush() // an error means the client left
+}
+
+func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
