@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
@@ -185,5 +186,27 @@ func TestOpenErrors(t *testing.T) {
 				t.Errorf("error %q leaks the password", err)
 			}
 		})
+	}
+}
+
+// TestChanges runs the change feed between two replicas: a write on one
+// wakes the other's watchers through LISTEN/NOTIFY.
+func TestChanges(t *testing.T) {
+	dsn := schemaDSN(t)
+	a, b := open(t, dsn), open(t, dsn)
+	waitListening(t, b)
+	storetest.Changes(t, a, b, time.Second)
+}
+
+// waitListening waits until db's change feed connection is up, as it is
+// soon after Open.
+func waitListening(t *testing.T, db *postgres.DB) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !db.Listening() {
+		if time.Now().After(deadline) {
+			t.Fatal("change feed not listening 5s after Open")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -195,4 +196,11 @@ func TestCrash(t *testing.T) {
 	if n != interrupted {
 		t.Errorf("InterruptRunning marked %d records; %d are interrupted", n, interrupted)
 	}
+}
+
+// TestChanges checks the in-process change feed: with SQLite, one process
+// serves the database, so the writer is the watcher.
+func TestChanges(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "switchboard.db"))
+	storetest.Changes(t, db, db, time.Second)
 }

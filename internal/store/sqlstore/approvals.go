@@ -98,6 +98,7 @@ func (db *DB) DecideApproval(ctx context.Context, id string, d store.Decision) (
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("deciding approval %q: %w", id, err)
 	}
+	db.changed(ctx, store.TopicApprovals, id)
 	return out, nil
 }
 
@@ -154,6 +155,9 @@ func (db *DB) ExpirePending(ctx context.Context, before time.Time) (int64, error
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, fmt.Errorf("expiring pending approvals: %w", err)
+	}
+	if n > 0 {
+		db.changed(ctx, store.TopicApprovals, "")
 	}
 	return n, nil
 }
