@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
@@ -60,6 +61,14 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if !loopback && len(users) == 0 {
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
+	}
+	uw := &usersWatch{st: st, logger: a.logger, onChange: a.usersChanged}
+	uw.none.Store(len(users) == 0)
+	if feed, ok := st.(store.Changes); ok {
+		wctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { uw.run(wctx, feed) })
+		defer func() { cancel(); wg.Wait() }()
 	}
 
 	gw, err := a.Gateway(ctx, GatewayOptions{
@@ -115,6 +124,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		MCP:            mcpWithCaller(gw.Handler()),
 		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
 		AllowAnonymous: loopback && len(users) == 0,
+		StillAnonymous: uw.none.Load,
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
 		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
 		Metrics:        metrics,

@@ -86,7 +86,7 @@ var errUnauthorized = &Error{
 func (s *Server) authenticate(r *http.Request) (User, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		if s.opts.AllowAnonymous {
+		if s.opts.AllowAnonymous && (s.opts.StillAnonymous == nil || s.opts.StillAnonymous()) {
 			return User{Name: AnonymousUser, Anonymous: true}, nil
 		}
 		return User{}, errUnauthorized

@@ -148,6 +148,12 @@ type Options struct {
 	// with every permission. Set it only for a loopback listener with no
 	// users; see the package doc.
 	AllowAnonymous bool
+	// StillAnonymous, when set with AllowAnonymous, is asked on each
+	// request without a key: once it reports false (a user was created, on
+	// this replica or another), such requests need a key like any other.
+	// The Host checks AllowAnonymous brings stay. Nil keeps AllowAnonymous
+	// for the server's life.
+	StillAnonymous func() bool
 	// AllowedHosts are accepted Host header values (host or host:port)
 	// besides loopback names; empty accepts any Host unless AllowAnonymous.
 	AllowedHosts []string

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
+)
+
+// serveReplica serves an App on dsn at a loopback address until the test
+// ends, and returns the App and its base URL.
+func serveReplica(t *testing.T, dsn string) (*App, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Builtin.Roots = []string{dir}
+	cfg.Database.URL = dsn
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
+	ready := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := a.Serve(ctx, ln, func(string) { close(ready) }); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		_ = a.Close()
+	})
+	<-ready
+	return a, "http://" + ln.Addr().String()
+}
+
+// status returns the status of GET url with key ("" sends none).
+func status(t *testing.T, url, key string) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// within polls cond until it holds or d passes, and reports how long it
+// took and whether it held.
+func within(d time.Duration, cond func() bool) (time.Duration, bool) {
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > d {
+			return time.Since(start), false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return time.Since(start), true
+}
+
+// TestUsersAcrossReplicas adds and removes a user through one replica: the
+// other ends anonymous access and accepts, then refuses, the key within
+// a second.
+func TestUsersAcrossReplicas(t *testing.T) {
+	dsn := storetest.PostgresSchema(t)
+	a, _ := serveReplica(t, dsn)
+	_, bURL := serveReplica(t, dsn)
+	agents := bURL + "/api/v1/agents"
+	if got := status(t, agents, ""); got != http.StatusOK {
+		t.Fatalf("anonymous request before any user: %d, want 200", got)
+	}
+	u, key, err := a.AddUser(t.Context(), "ada", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took, ok := within(time.Second, func() bool { return status(t, agents, "") == http.StatusUnauthorized }); !ok {
+		t.Errorf("the other replica still serves anonymous requests %s after a user was added", took)
+	}
+	if got := status(t, agents, key); got != http.StatusOK {
+		t.Errorf("the new user's key on the other replica: %d, want 200", got)
+	}
+	if err := a.RemoveUser(t.Context(), u.Name); err != nil {
+		t.Fatal(err)
+	}
+	if took, ok := within(time.Second, func() bool { return status(t, agents, key) == http.StatusUnauthorized }); !ok {
+		t.Errorf("the removed user's key still works on the other replica after %s", took)
+	}
+	if got := status(t, agents, ""); got != http.StatusUnauthorized {
+		t.Errorf("anonymous request after the last user was removed: %d; anonymous access must not come back", got)
+	}
+}
