@@ -15,13 +15,16 @@ import (
 
 // serveReplica serves an App on dsn at a loopback address until the test
 // ends, and returns the App and its base URL.
-func serveReplica(t *testing.T, dsn string) (*App, string) {
+func serveReplica(t *testing.T, dsn string, configure ...func(*config.Config)) (*App, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.Data = filepath.Join(dir, "data")
 	cfg.Builtin.Roots = []string{dir}
 	cfg.Database.URL = dsn
+	for _, c := range configure {
+		c(cfg)
+	}
 	a, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -107,5 +110,45 @@ func TestUsersAcrossReplicas(t *testing.T) {
 	}
 	if got := status(t, agents, ""); got != http.StatusUnauthorized {
 		t.Errorf("anonymous request after the last user was removed: %d; anonymous access must not come back", got)
+	}
+}
+
+// TestRateLimitAcrossReplicas sends one user's requests to two replicas
+// at once: together they allow the limit once, not once each.
+func TestRateLimitAcrossReplicas(t *testing.T) {
+	dsn := storetest.PostgresSchema(t)
+	limit := func(c *config.Config) { c.RateLimits.RequestsPerMinute = 6 } // a burst of 1 per 10 s window
+	a, aURL := serveReplica(t, dsn, limit)
+	_, bURL := serveReplica(t, dsn, limit)
+	_, key, err := a.AddUser(t.Context(), "ada", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		codes = map[int]int{}
+		wg    sync.WaitGroup
+	)
+	start := time.Now()
+	for i := range 20 {
+		url := aURL
+		if i%2 == 1 {
+			url = bURL
+		}
+		wg.Go(func() {
+			code := status(t, url+"/api/v1/agents", key)
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	// Each 10 s window allows one request; the requests may straddle two.
+	windows := 1
+	if time.Since(start) > 0 && start.Truncate(10*time.Second) != time.Now().Truncate(10*time.Second) {
+		windows = 2
+	}
+	if codes[http.StatusOK] < 1 || codes[http.StatusOK] > windows || codes[http.StatusOK]+codes[http.StatusTooManyRequests] != 20 {
+		t.Errorf("status counts %v; want %d or fewer 200s and the rest 429", codes, windows)
 	}
 }

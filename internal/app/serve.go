@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
@@ -118,6 +119,14 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer a.onStatus.Store(nil)
 
+	lim := limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute)
+	var reqLimiter, toolLimiter server.Limiter
+	if pg, ok := st.(*postgres.DB); ok {
+		// Replicas share the database: count there, so that N replicas
+		// allow the limit, not N times it.
+		reqLimiter = pg.NewLimiter("requests", lim.Requests, lim.RequestBurst)
+		toolLimiter = pg.NewLimiter("tool calls", lim.ToolCalls, lim.ToolCallBurst)
+	}
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
 		Servers:        serversView{a},
 		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
@@ -126,7 +135,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		AllowAnonymous: loopback && len(users) == 0,
 		StillAnonymous: uw.none.Load,
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
-		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Limits:         lim,
+		RequestLimiter: reqLimiter,
+		ToolLimiter:    toolLimiter,
 		Metrics:        metrics,
 		Tracing:        tracing,
 		Logger:         a.logger.With(logKeyComponent, "server"),

@@ -63,7 +63,7 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(u.Name), Messages: msgs}
+	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(ctx, u.Name), Messages: msgs}
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID

@@ -152,7 +152,7 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		req := &agent.Request{
 			ConversationID: c.ID, User: u.Name, Agent: name, Message: body.Message,
-			Model: body.Model, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(u.Name),
+			Model: body.Model, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(r.Context(), u.Name),
 		}
 		return s.stream(w, r, req)
 	}

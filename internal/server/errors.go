@@ -56,10 +56,15 @@ type errorBody struct {
 // tools and the agent get a status by their sentinel; anything else is an
 // internal error whose text stays in the log.
 func classify(err error) *Error {
-	var e *Error
+	var (
+		e  *Error
+		rl *store.RateLimitError
+	)
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &rl):
+		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Msg: rl.Error(), RetryAfter: rl.RetrySeconds(), Err: err}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound), errors.Is(err, ErrNoServer):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Msg: "not found", Err: err}
 	case errors.Is(err, agent.ErrInvalidRequest):

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -30,9 +31,18 @@ func newLimiters(perSecond float64, burst int, now func() time.Time) *limiters {
 	return &limiters{limit: l, burst: burst, now: now, byUser: map[string]*rate.Limiter{}}
 }
 
-// allow takes a token from user's bucket; when there is none it returns a
+// Limiter decides whether a user may make one more request of a kind: nil,
+// or an error that says so ([*store.RateLimitError], answered with 429 and
+// Retry-After). Implementations are safe for concurrent use.
+type Limiter interface {
+	Allow(ctx context.Context, user, what string) error
+}
+
+var _ Limiter = (*limiters)(nil)
+
+// Allow takes a token from user's bucket; when there is none it returns a
 // 429 error that carries the seconds to wait.
-func (l *limiters) allow(user, what string) error {
+func (l *limiters) Allow(_ context.Context, user, what string) error {
 	if l.limit == rate.Inf {
 		return nil
 	}
@@ -60,6 +70,7 @@ func (l *limiters) allow(user, what string) error {
 
 // toolLimit applies the user's tool-call rate limit to the tool calls of an
 // agent run, so that a run cannot get around the limit of the tools API.
-func (s *Server) toolLimit(user string) func(tool string) error {
-	return func(string) error { return s.toolLimits.allow(user, "tool calls") }
+// ctx is the run's: the limiter may ask the database.
+func (s *Server) toolLimit(ctx context.Context, user string) func(tool string) error {
+	return func(string) error { return s.toolLimits.Allow(ctx, user, "tool calls") }
 }

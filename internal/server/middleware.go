@@ -40,7 +40,7 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 			var u User
 			u, err = s.authenticate(r)
 			if err == nil {
-				err = s.reqLimits.allow(u.Name, "requests")
+				err = s.reqLimits.Allow(ctx, u.Name, "requests")
 			}
 			if err == nil {
 				logger = logger.With(logKeyUser, u.Name)

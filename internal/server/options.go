@@ -161,6 +161,11 @@ type Options struct {
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string
 	Limits         Limits
+	// RequestLimiter and ToolLimiter, when set, replace the in-process
+	// token buckets of Limits: several replicas share one count in the
+	// database (see internal/store/postgres.Limiter).
+	RequestLimiter Limiter
+	ToolLimiter    Limiter
 	// MaxBodyBytes bounds JSON request bodies; default 4 MiB.
 	MaxBodyBytes int64
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.

@@ -24,8 +24,8 @@ type Server struct {
 	logger     *slog.Logger
 	metrics    *observe.Metrics
 	handler    http.Handler
-	reqLimits  *limiters
-	toolLimits *limiters
+	reqLimits  Limiter
+	toolLimits Limiter
 	http       *http.Server
 
 	// closing is closed when shutdown begins; SSE streams watch it.
@@ -77,8 +77,13 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 		s.metrics = observe.NewMetrics()
 	}
 	l := o.Limits.withDefaults()
-	s.reqLimits = newLimiters(l.Requests, l.RequestBurst, o.Now)
-	s.toolLimits = newLimiters(l.ToolCalls, l.ToolCallBurst, o.Now)
+	s.reqLimits, s.toolLimits = o.RequestLimiter, o.ToolLimiter
+	if s.reqLimits == nil {
+		s.reqLimits = newLimiters(l.Requests, l.RequestBurst, o.Now)
+	}
+	if s.toolLimits == nil {
+		s.toolLimits = newLimiters(l.ToolCalls, l.ToolCallBurst, o.Now)
+	}
 	s.handler = s.buildMux()
 	s.http = &http.Server{
 		Handler:           s.handler,

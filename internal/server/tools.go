@@ -65,7 +65,7 @@ func (s *Server) callTool() handlerFunc {
 			// A forbidden tool looks like a missing one, as in the list.
 			return errorf(http.StatusNotFound, "not_found", "no tool %q you may call; list them at /api/v1/tools", name)
 		}
-		if err := s.toolLimits.allow(u.Name, "tool calls"); err != nil {
+		if err := s.toolLimits.Allow(r.Context(), u.Name, "tool calls"); err != nil {
 			return err
 		}
 		if len(body.Arguments) == 0 || string(body.Arguments) == "null" {

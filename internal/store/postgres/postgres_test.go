@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -150,8 +152,8 @@ func TestMigrations(t *testing.T) {
 	}
 	wg.Wait()
 	db := open(t, dsn)
-	if v, err := db.SchemaVersion(t.Context()); err != nil || v != 1 {
-		t.Errorf("SchemaVersion = %d, %v; want 1", v, err)
+	if v, err := db.SchemaVersion(t.Context()); err != nil || v != latestMigration(t) {
+		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, latestMigration(t))
 	}
 	raw, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -209,4 +211,24 @@ func waitListening(t *testing.T, db *postgres.DB) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// latestMigration is the highest version among the embedded migrations,
+// which a freshly opened database has applied.
+func latestMigration(t *testing.T) int {
+	t.Helper()
+	names, err := filepath.Glob("migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("listing migrations: %v (%d files)", err, len(names))
+	}
+	latest := 0
+	for _, n := range names {
+		num, _, _ := strings.Cut(filepath.Base(n), "_")
+		v, err := strconv.Atoi(num)
+		if err != nil {
+			t.Fatalf("migration %s: %v", n, err)
+		}
+		latest = max(latest, v)
+	}
+	return latest
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,8 @@ func TestReopen(t *testing.T) {
 			t.Errorf("conversation after reopen mismatch (-want +got):\n%s", diff)
 		}
 		v, err := db.SchemaVersion(t.Context())
-		if err != nil || v != 1 {
-			t.Errorf("SchemaVersion = %d, %v; want 1", v, err)
+		if err != nil || v != latestMigration(t) {
+			t.Errorf("SchemaVersion = %d, %v; want %d", v, err, latestMigration(t))
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
@@ -203,4 +204,24 @@ func TestCrash(t *testing.T) {
 func TestChanges(t *testing.T) {
 	db := open(t, filepath.Join(t.TempDir(), "switchboard.db"))
 	storetest.Changes(t, db, db, time.Second)
+}
+
+// latestMigration is the highest version among the embedded migrations,
+// which a freshly opened database has applied.
+func latestMigration(t *testing.T) int {
+	t.Helper()
+	names, err := filepath.Glob("migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("listing migrations: %v (%d files)", err, len(names))
+	}
+	latest := 0
+	for _, n := range names {
+		num, _, _ := strings.Cut(filepath.Base(n), "_")
+		v, err := strconv.Atoi(num)
+		if err != nil {
+			t.Fatalf("migration %s: %v", n, err)
+		}
+		latest = max(latest, v)
+	}
+	return latest
 }

@@ -44,9 +44,11 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Appro
 	a.State, a.Scope, a.DecidedBy, a.DecidedAt = store.ApprovalPending, "", "", time.Time{}
 	a.CreatedAt = orNow(a.CreatedAt)
 	a.ExpiresAt = norm(a.ExpiresAt)
-	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	// instance names this process as the one waiting, so that another
+	// replica expires the approval if this one dies (ExpireOrphaned).
+	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, db.argsCol(a.Arguments), string(a.State), string(a.Scope),
-		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt))
+		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt), db.instance)
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, db.classify(err))
 	}

@@ -19,7 +19,9 @@ type migration struct {
 }
 
 // loadMigrations returns the migrations/NNNN_name.sql files of fsys sorted
-// by version, checking that versions run 1, 2, 3... without gaps.
+// by version, checking that no two share a version. Versions may skip
+// numbers: each part of Switchboard reserves its own, and a database is
+// migrated by whichever of them the binary has.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
 	files, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
@@ -40,9 +42,9 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		ms = append(ms, migration{version: v, name: base, sql: string(b)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := range ms {
-		if ms[i].version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d; versions must be 1, 2, 3... without gaps", ms[i].name, i+1)
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share version %d; give each its own number", ms[i-1].name, ms[i].name, ms[i].version)
 		}
 	}
 	return ms, nil
@@ -60,15 +62,26 @@ func Migrate(ctx context.Context, tx *sql.Tx, fsys fs.FS, d Dialect) error {
 		return err
 	}
 	c := conn{tx, &d}
-	var current int
-	if err := c.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+	applied, err := appliedVersions(ctx, c)
+	if err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
 	}
-	if latest := len(ms); current > latest {
+	current := 0
+	for v := range applied {
+		current = max(current, v)
+	}
+	latest := 0
+	if len(ms) > 0 {
+		latest = ms[len(ms)-1].version
+	}
+	if current > latest {
 		return fmt.Errorf("database has schema version %d but this Switchboard knows versions up to %d; upgrade Switchboard or point it at another database: %w",
 			current, latest, store.ErrSchemaTooNew)
 	}
-	for _, m := range ms[current:] {
+	for _, m := range ms {
+		if applied[m.version] {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("applying migration %s: %w", m.name, err)
 		}
@@ -78,4 +91,22 @@ func Migrate(ctx context.Context, tx *sql.Tx, fsys fs.FS, d Dialect) error {
 		}
 	}
 	return nil
+}
+
+// appliedVersions returns the versions schema_migrations records.
+func appliedVersions(ctx context.Context, c conn) (map[int]bool, error) {
+	rows, err := c.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }
