@@ -232,3 +232,12 @@ func latestMigration(t *testing.T) int {
 	}
 	return latest
 }
+
+// TestDeadReplica stops a replica with a run and an approval in flight:
+// another replica interrupts and expires them, and leaves a live
+// replica's alone.
+func TestDeadReplica(t *testing.T) {
+	dsn := schemaDSN(t)
+	dead := open(t, dsn)
+	storetest.DeadReplica(t, dead, open(t, dsn), open(t, dsn), func() { _ = dead.Close() })
+}
