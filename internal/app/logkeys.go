@@ -3,6 +3,7 @@ package app
 // Keys of the attributes this package logs: one spelling each, and "err"
 // for errors in every package.
 const (
+	logKeyApprovals = "approvals"
 	logKeyComponent = "component"
 	logKeyCount     = "count"
 	logKeyDir       = "dir"

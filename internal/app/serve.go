@@ -63,6 +63,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
 	}
+	if sw, ok := st.(sweeper); ok {
+		sctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { runSweeps(sctx, sw, a.sweepInterval(), a.logger) })
+		defer func() { cancel(); wg.Wait() }()
+	}
 	uw := &usersWatch{st: st, logger: a.logger, onChange: a.usersChanged}
 	uw.none.Store(len(users) == 0)
 	if feed, ok := st.(store.Changes); ok {
@@ -137,10 +143,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		AllowedOrigins: a.cfg.Server.AllowedOrigins,
 		Limits:         lim,
 		RequestLimiter: reqLimiter,
-		ToolLimiter:    toolLimiter,
-		Metrics:        metrics,
-		Tracing:        tracing,
-		Logger:         a.logger.With(logKeyComponent, "server"),
+		// A turn goes on when its page is reloaded, and the page
+		// re-attaches to it (on any replica).
+		KeepRunsOnLeave: true,
+		ToolLimiter:     toolLimiter,
+		Metrics:         metrics,
+		Tracing:         tracing,
+		Logger:          a.logger.With(logKeyComponent, "server"),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -170,6 +170,12 @@ type Options struct {
 	MaxBodyBytes int64
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.
 	SSEWriteTimeout time.Duration
+	// KeepRunsOnLeave keeps a conversation's run going when its client
+	// leaves, when the store keeps run events ([store.RunLog]), so that the
+	// client can re-attach to it after a reload (GET
+	// /api/v1/runs/{id}/events). False cancels the run when its client
+	// leaves.
+	KeepRunsOnLeave bool
 	// KeepAlive is the interval of SSE comments on quiet streams; default 15s.
 	KeepAlive time.Duration
 

@@ -45,6 +45,8 @@ func routes() []route {
 		{http.MethodDelete, "/api/v1/conversations/{id}", authenticated, documented, (*Server).deleteConversation},
 		{http.MethodPost, "/api/v1/conversations/{id}/messages", authenticated, documented, (*Server).postMessage},
 
+		{http.MethodGet, "/api/v1/runs/{id}/events", authenticated, documented, (*Server).runEvents},
+
 		{http.MethodGet, "/api/v1/approvals", authenticated, documented, (*Server).listApprovals},
 		{http.MethodPost, "/api/v1/approvals/{id}", authenticated, documented, (*Server).decideApproval},
 
