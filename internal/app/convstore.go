@@ -45,7 +45,24 @@ func ensureConversation(ctx context.Context, st store.Conversations, c store.Con
 	return nil
 }
 
+// runtimeFeedStore is a runtimeStore whose store has a change feed: a call
+// waiting for approval wakes when the approval is decided through another
+// replica, rather than polling for it.
+type runtimeFeedStore struct {
+	runtimeStore
+	store.Changes
+}
+
+// forRuntime wraps st for the agent runtime, keeping its change feed.
+func forRuntime(st store.Store) agent.Approvals {
+	if feed, ok := st.(store.Changes); ok {
+		return runtimeFeedStore{runtimeStore{st}, feed}
+	}
+	return runtimeStore{st}
+}
+
 var (
+	_ store.Changes        = runtimeFeedStore{}
 	_ agent.History        = runtimeStore{}
 	_ agent.Approvals      = runtimeStore{}
 	_ agent.ApprovalGetter = runtimeStore{}

@@ -156,7 +156,7 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 			Agents:    st,
 			History:   runtimeStore{st},
 			Audit:     st,
-			Approvals: runtimeStore{st},
+			Approvals: forRuntime(st),
 			Usage:     st,
 			Policy:    policy(a.cfg.Approvals),
 			Limits: agent.Limits{

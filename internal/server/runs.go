@@ -49,6 +49,9 @@ func (s *Server) runEvents() handlerFunc {
 		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Accel-Buffering", "no")
 		w.WriteHeader(http.StatusOK)
+		// Send the headers now: the run may be quiet (waiting for an
+		// approval) and the client must know it is attached.
+		_ = rc.Flush()
 		tick := time.NewTicker(s.opts.KeepAlive)
 		defer tick.Stop()
 		for {
