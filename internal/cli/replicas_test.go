@@ -45,7 +45,7 @@ type replica struct {
 // haproxyPath returns haproxy's path, or skips the test when it is not
 // installed outside CI (in CI, .ci/haproxy-install installs it and the
 // test must run).
-func haproxyPath(t *testing.T) string {
+func haproxyPath(t testing.TB) string {
 	p, err := exec.LookPath("haproxy")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -58,7 +58,7 @@ func haproxyPath(t *testing.T) string {
 
 // freshDatabase creates a database named replicas_* for the test and
 // returns its DSN; it is dropped at the end.
-func freshDatabase(t *testing.T) string {
+func freshDatabase(t testing.TB) string {
 	admin, dsn := storetest.PostgresAdmin(t)
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
@@ -79,7 +79,7 @@ func freshDatabase(t *testing.T) string {
 	return u.String()
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +88,10 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startCluster writes the config, creates user ada, starts the replicas
-// and the balancer, and stops them all when the test ends.
-func startCluster(t *testing.T, model string) *cluster {
+// startCluster writes the config (extra is appended), creates user ada,
+// starts n replicas and the balancer, and stops them all when the test
+// ends.
+func startCluster(t testing.TB, model string, n int, extra string) *cluster {
 	haproxy := haproxyPath(t)
 	dsn := freshDatabase(t)
 	dir := t.TempDir()
@@ -100,24 +101,26 @@ models:
   default: {provider: openai, baseURL: %q, model: fake, toolMode: native}
 approvals:
   rules: [{tool: calculator, policy: ask}]
-rateLimits: {requestsPerMinute: 600}
-`, dsn, model)
+`, dsn, model) + extra
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := run(t, dir, nil, "users", "add", "ada")
-	if r.code != 0 {
-		t.Fatalf("users add: exit %d\n%s", r.code, r.stderr)
+	var out, errb syncBuffer
+	if code := Run(context.Background(), &Env{
+		Args: []string{"users", "add", "ada"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Cwd: dir,
+	}); code != 0 {
+		t.Fatalf("users add: exit %d\n%s", code, errb.String())
 	}
-	c := &cluster{key: strings.TrimSpace(r.stdout)}
-	for i := range 3 {
+	c := &cluster{key: strings.TrimSpace(out.String())}
+	for i := range n {
 		c.replicas = append(c.replicas, startReplica(t, dir, fmt.Sprintf("s%d", i)))
 	}
 	c.lb = "http://" + startHAProxy(t, haproxy, c.replicas)
 	return c
 }
 
-func startReplica(t *testing.T, dir, name string) *replica {
+func startReplica(t testing.TB, dir, name string) *replica {
 	t.Helper()
 	rp := &replica{name: name, stderr: &syncBuffer{}, done: make(chan struct{})}
 	// Each replica has its own data directory (tool output spills, stdio
@@ -184,7 +187,7 @@ backend replicas
 	http-response set-header X-Backend %%s
 %s`
 
-func startHAProxy(t *testing.T, bin string, rs []*replica) string {
+func startHAProxy(t testing.TB, bin string, rs []*replica) string {
 	t.Helper()
 	addr := freePort(t)
 	var servers strings.Builder
@@ -218,7 +221,7 @@ func startHAProxy(t *testing.T, bin string, rs []*replica) string {
 
 // do sends a request through the balancer with ada's key and returns the
 // response (the caller closes its body).
-func (c *cluster) do(t *testing.T, ctx context.Context, method, path string, body any, hdr ...string) *http.Response {
+func (c *cluster) do(t testing.TB, ctx context.Context, method, path string, body any, hdr ...string) *http.Response {
 	t.Helper()
 	var r io.Reader
 	if body != nil {
@@ -243,7 +246,7 @@ func (c *cluster) do(t *testing.T, ctx context.Context, method, path string, bod
 
 // getJSON decodes the JSON answer of a request through the balancer,
 // failing on any status but want.
-func (c *cluster) getJSON(t *testing.T, method, path string, body any, want int, v any) string {
+func (c *cluster) getJSON(t testing.TB, method, path string, body any, want int, v any) string {
 	t.Helper()
 	resp := c.do(t, t.Context(), method, path, body)
 	defer resp.Body.Close()
@@ -267,7 +270,7 @@ type sseEvent struct {
 
 // events reads a run's stream, calling on for each event until it returns
 // false or the stream ends.
-func events(t *testing.T, body io.Reader, on func(sseEvent) bool) {
+func events(t testing.TB, body io.Reader, on func(sseEvent) bool) {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var ev sseEvent
@@ -291,7 +294,7 @@ func events(t *testing.T, body io.Reader, on func(sseEvent) bool) {
 
 // startTurn creates a conversation and posts a message through the
 // balancer, and returns the open stream and the replica running it.
-func (c *cluster) startTurn(t *testing.T, ctx context.Context, msg string) (*http.Response, string) {
+func (c *cluster) startTurn(t testing.TB, ctx context.Context, msg string) (*http.Response, string) {
 	t.Helper()
 	var conv struct{ ID string }
 	c.getJSON(t, http.MethodPost, "/api/v1/conversations", map[string]string{"title": msg}, http.StatusCreated, &conv)
@@ -314,7 +317,7 @@ func TestReplicasBehindBalancer(t *testing.T) {
 		t.Skip("starts three servers and a balancer")
 	}
 	f := newFakeOpenAI(t, "calculator", `{"expression":"6*7"}`)
-	c := startCluster(t, f.URL+"/v1")
+	c := startCluster(t, f.URL+"/v1", 3, "rateLimits: {requestsPerMinute: 600}\n")
 
 	t.Run("approvals decided anywhere", func(t *testing.T) {
 		var wg sync.WaitGroup
