@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -110,4 +111,32 @@ func lastEventID(r *http.Request) (int64, error) {
 		return 0, badRequest("Last-Event-ID %q is not an event number; send the id of the last event received", v)
 	}
 	return n, nil
+}
+
+// cancelRun stops one of the user's running runs, on whichever replica
+// runs it: the request is recorded, and that replica, watching its runs,
+// cancels it; its stream ends with a "cancelled" error event.
+func (s *Server) cancelRun() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		rl := s.runLog()
+		if rl == nil {
+			return errorf(http.StatusNotFound, "not_found", "this server keeps no runs")
+		}
+		id := r.PathValue("id")
+		run, err := rl.GetRun(r.Context(), id)
+		if err != nil {
+			return notFoundAs(err, "no run %q", id)
+		}
+		if run.User != owner(mustUser(r)) {
+			return errorf(http.StatusNotFound, "not_found", "no run %q", id)
+		}
+		if err := rl.CancelRun(r.Context(), id); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return errorf(http.StatusConflict, "not_running", "run %q has ended", id)
+			}
+			return err
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
 }

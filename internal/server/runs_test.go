@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,5 +98,47 @@ func TestReattachAfterLeaving(t *testing.T) {
 		if code, body := e.do(t, http.MethodGet, tc.path, tc.key, nil); code != tc.want {
 			t.Errorf("GET %s: %d %s, want %d", tc.path, code, body, tc.want)
 		}
+	}
+}
+
+// TestCancelKeptRun stops a run that outlives its client through DELETE
+// /api/v1/runs/{id}: the run is cancelled and its stream ends with a
+// "cancelled" error; a second DELETE is a conflict.
+func TestCancelKeptRun(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.KeepRunsOnLeave = true })
+	cancelled := make(chan struct{})
+	e.runner.run = func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
+		return func(yield func(agent.Event, error) bool) {
+			if !yield(agent.Event{Kind: agent.EventText, Text: "thinking"}, nil) {
+				return
+			}
+			<-ctx.Done()
+			close(cancelled)
+		}
+	}
+	conv := e.createConversation(t)
+	resp := e.openStream(t, t.Context(), conv, "hi")
+	defer resp.Body.Close()
+	var runID string
+	var last sse.Event
+	readEvents(t, resp.Body, func(ev sse.Event) {
+		last = sse.Event{Type: ev.Type, Data: append([]byte(nil), ev.Data...)}
+		switch ev.Type {
+		case "run":
+			var rs runStarted
+			_ = json.Unmarshal(ev.Data, &rs)
+			runID = rs.RunID
+		case "text":
+			if code, body := e.do(t, http.MethodDelete, "/api/v1/runs/"+runID, e.key, nil); code != http.StatusAccepted {
+				t.Errorf("DELETE run: %d %s", code, body)
+			}
+		}
+	})
+	<-cancelled
+	if last.Type != "error" || !strings.Contains(string(last.Data), `"cancelled"`) {
+		t.Errorf("last event %s %s, want the cancelled error", last.Type, last.Data)
+	}
+	if code, _ := e.do(t, http.MethodDelete, "/api/v1/runs/"+runID, e.key, nil); code != http.StatusConflict {
+		t.Errorf("DELETE of an ended run: %d, want 409", code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/sse"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // runItem is one pair of a run's sequence, handed from the pump goroutine
@@ -93,6 +94,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Reque
 	}
 	items, done, stop := s.pump(runCtx, req)
 	defer stop()
+	// A kept run is stopped through DELETE /api/v1/runs/{id}, maybe on
+	// another replica: watch for the request.
+	var cancelAsked <-chan struct{}
+	if feed, ok := s.store.(store.Changes); ok && s.keepRun(rec) {
+		ch, unwatch := feed.Watch(store.TopicRuns, req.RunID)
+		defer unwatch()
+		cancelAsked = ch
+	}
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
 	log := s.log(ctx).With(logKeyRun, req.RunID)
@@ -112,6 +121,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Reque
 			}
 		case <-done:
 			return nil
+		case <-cancelAsked:
+			if run, err := rec.log.GetRun(ctx, req.RunID); err == nil && run.CancelRequested {
+				stop()
+				_ = send("error", eventJSON{Error: &runErrorJSON{Code: "cancelled", Message: "the run was stopped"}})
+				return nil
+			}
 		case <-clientGone:
 			if !s.keepRun(rec) {
 				return nil

@@ -23,11 +23,14 @@ type Run struct {
 	ID             string
 	ConversationID string
 	// User owns the run: only they may re-attach to it.
-	User       string
-	State      RunState
-	LastSeq    int64
-	CreatedAt  time.Time
-	FinishedAt time.Time
+	User    string
+	State   RunState
+	LastSeq int64
+	// CancelRequested is set by [RunLog.CancelRun]: the replica running
+	// the run stops it.
+	CancelRequested bool
+	CreatedAt       time.Time
+	FinishedAt      time.Time
 }
 
 // RunEvent is one event of a run's stream as the client receives it: Seq
@@ -54,6 +57,10 @@ type RunLog interface {
 	// FinishRun marks the run finished, if it is still running.
 	// ErrNotFound if there is no such run.
 	FinishRun(ctx context.Context, runID string) error
+	// CancelRun asks for the running run to be stopped, by whichever
+	// replica runs it (it watches the run's changes). ErrNotFound if there
+	// is no such run; ErrConflict if it is no longer running.
+	CancelRun(ctx context.Context, runID string) error
 	// GetRun returns the run, or ErrNotFound.
 	GetRun(ctx context.Context, id string) (Run, error)
 	// ListRunEvents returns the run's events with a Seq above after, in

@@ -9,7 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-const runCols = `id, conversation_id, user_name, state, last_seq, created_at, finished_at`
+const runCols = `id, conversation_id, user_name, state, last_seq, cancel_requested, created_at, finished_at`
 
 var _ store.RunLog = (*DB)(nil)
 
@@ -86,6 +86,22 @@ func (db *DB) FinishRun(ctx context.Context, runID string) error {
 	return nil
 }
 
+// CancelRun implements [store.RunLog].
+func (db *DB) CancelRun(ctx context.Context, runID string) error {
+	res, err := db.w.ExecContext(ctx, `UPDATE runs SET cancel_requested = ? WHERE id = ? AND state = 'running'`, true, runID)
+	if err != nil {
+		return fmt.Errorf("cancelling run %s: %w", runID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		if _, err := db.GetRun(ctx, runID); err != nil {
+			return err
+		}
+		return fmt.Errorf("cancelling run %s: it is no longer running: %w", runID, store.ErrConflict)
+	}
+	db.changed(ctx, store.TopicRuns, runID)
+	return nil
+}
+
 // GetRun implements [store.RunLog].
 func (db *DB) GetRun(ctx context.Context, id string) (store.Run, error) {
 	r, err := db.getRun(ctx, db.r, id)
@@ -101,7 +117,7 @@ func (db *DB) getRun(ctx context.Context, q queryRower, id string) (store.Run, e
 		state string
 	)
 	err := q.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id).
-		Scan(&r.ID, &r.ConversationID, &r.User, &state, &r.LastSeq, tsCol{&r.CreatedAt}, tsCol{&r.FinishedAt})
+		Scan(&r.ID, &r.ConversationID, &r.User, &state, &r.LastSeq, &r.CancelRequested, tsCol{&r.CreatedAt}, tsCol{&r.FinishedAt})
 	r.State = store.RunState(state)
 	return r, notFound(err, "no such run")
 }

@@ -51,7 +51,13 @@ func testRunLog(t *testing.T, s store.Store) {
 	if r.State != store.RunRunning || r.LastSeq != 5 || r.User != "ada" || r.ConversationID != "c1" {
 		t.Errorf("run %+v", r)
 	}
+	must(t, "CancelRun", rl.CancelRun(ctx, "r1"))
+	if r, _ := rl.GetRun(ctx, "r1"); !r.CancelRequested || r.State != store.RunRunning {
+		t.Errorf("run after CancelRun %+v; want running with CancelRequested", r)
+	}
 	must(t, "FinishRun", rl.FinishRun(ctx, "r1"))
+	wantErr(t, "CancelRun of a finished run", rl.CancelRun(ctx, "r1"), store.ErrConflict)
+	wantErr(t, "CancelRun of no run", rl.CancelRun(ctx, "nope"), store.ErrNotFound)
 	if r, _ := rl.GetRun(ctx, "r1"); r.State != store.RunFinished || r.FinishedAt.IsZero() {
 		t.Errorf("finished run %+v", r)
 	}

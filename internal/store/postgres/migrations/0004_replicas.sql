@@ -15,6 +15,8 @@ CREATE TABLE runs (
 	instance        text NOT NULL DEFAULT '',
 	state           text NOT NULL, -- running, finished, interrupted
 	last_seq        bigint NOT NULL DEFAULT 0,
+	-- cancel_requested asks the replica running it to stop it.
+	cancel_requested boolean NOT NULL DEFAULT false,
 	created_at      timestamptz NOT NULL,
 	finished_at     timestamptz
 );

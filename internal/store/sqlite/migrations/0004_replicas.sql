@@ -14,6 +14,7 @@ CREATE TABLE runs (
 	instance        TEXT NOT NULL DEFAULT '',
 	state           TEXT NOT NULL,
 	last_seq        INTEGER NOT NULL DEFAULT 0,
+	cancel_requested INTEGER NOT NULL DEFAULT 0,
 	created_at      INTEGER NOT NULL,
 	finished_at     INTEGER
 ) STRICT;
