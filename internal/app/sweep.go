@@ -19,6 +19,11 @@ import (
 // keepalive settings for a vanished host).
 const SweepInterval = 5 * time.Second
 
+// RunRetention is how long a finished run's events are kept for
+// re-attaching to it; the conversation and the audit trail keep what
+// happened for good.
+const RunRetention = 24 * time.Hour
+
 // sweeper is the part of the store the sweep works on.
 type sweeper interface {
 	InterruptRunning(ctx context.Context) (int64, error)
@@ -36,6 +41,13 @@ func sweep(ctx context.Context, st sweeper, logger *slog.Logger) {
 		logger.WarnContext(ctx, "interrupting the runs of stopped replicas", logKeyErr, err)
 	} else if runs+approvals > 0 {
 		logger.WarnContext(ctx, "runs of a stopped replica interrupted and its approvals expired", logKeyCount, runs, logKeyApprovals, approvals)
+	}
+	if p, ok := st.(interface {
+		PruneRuns(ctx context.Context, before time.Time) (int64, error)
+	}); ok {
+		if _, err := p.PruneRuns(ctx, time.Now().Add(-RunRetention)); err != nil {
+			logger.WarnContext(ctx, "pruning the events of old runs", logKeyErr, err)
+		}
 	}
 	if pg, ok := st.(*postgres.DB); ok {
 		if _, err := pg.PruneRateLimits(ctx, time.Now().Add(-time.Hour)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
@@ -149,4 +150,21 @@ func (db *DB) ListRunEvents(ctx context.Context, runID string, after int64, limi
 		return nil, fmt.Errorf("listing events of run %s: %w", runID, err)
 	}
 	return out, nil
+}
+
+// PruneRuns deletes the runs, with their events, that ended before the
+// given time: events are kept for re-attaching to a run, not as a record
+// (the conversation's messages and the audit trail are that). It returns
+// how many runs it deleted.
+func (db *DB) PruneRuns(ctx context.Context, before time.Time) (int64, error) {
+	// Events first: SQLite enforces the cascade only with foreign keys on.
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM run_events WHERE run_id IN
+		(SELECT id FROM runs WHERE state <> 'running' AND finished_at < ?)`, db.ts(norm(before))); err != nil {
+		return 0, fmt.Errorf("pruning run events: %w", err)
+	}
+	res, err := db.w.ExecContext(ctx, `DELETE FROM runs WHERE state <> 'running' AND finished_at < ?`, db.ts(norm(before)))
+	if err != nil {
+		return 0, fmt.Errorf("pruning runs: %w", err)
+	}
+	return res.RowsAffected()
 }

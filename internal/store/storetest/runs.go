@@ -1,9 +1,12 @@
 package storetest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -64,6 +67,18 @@ func testRunLog(t *testing.T, s store.Store) {
 	_, err = rl.GetRun(ctx, "nope")
 	wantErr(t, "GetRun of no run", err, store.ErrNotFound)
 	wantErr(t, "FinishRun of no run", rl.FinishRun(ctx, "nope"), store.ErrNotFound)
+	if p, ok := s.(interface {
+		PruneRuns(ctx context.Context, before time.Time) (int64, error)
+	}); ok {
+		n, err := p.PruneRuns(ctx, time.Now().Add(time.Minute))
+		must(t, "PruneRuns", err)
+		if _, gerr := rl.GetRun(ctx, "r1"); n != 1 || !errors.Is(gerr, store.ErrNotFound) {
+			t.Errorf("PruneRuns = %d and the finished run %v; want it deleted", n, gerr)
+		}
+		if evs, _ := rl.ListRunEvents(ctx, "r1", 0, 0); len(evs) != 0 {
+			t.Errorf("%d events of a pruned run left", len(evs))
+		}
+	}
 	// This process's own runs are never interrupted.
 	must(t, "BeginRun", rl.BeginRun(ctx, store.Run{ID: "r2"}))
 	if runs, _, err := rl.InterruptRuns(ctx); err != nil || runs != 0 {
