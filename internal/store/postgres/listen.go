@@ -28,7 +28,7 @@ func (db *DB) notify(ctx context.Context, c store.Change) error {
 // they re-read (the polling fallback), and once more on reconnecting,
 // for the changes it may have missed.
 func (db *DB) listen(ctx context.Context, dsn string, poll time.Duration) {
-	feed := db.shared.Feed()
+	feed := db.Feed()
 	for ctx.Err() == nil {
 		err := db.listenOnce(ctx, dsn, feed)
 		if ctx.Err() != nil {
