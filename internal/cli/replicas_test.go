@@ -356,6 +356,28 @@ func TestReplicasBehindBalancer(t *testing.T) {
 		}
 		wg.Wait()
 		close(backends)
+		// Nothing lost: every conversation holds its user message, the
+		// tool call, its result and the answer, read through any replica.
+		var convs struct {
+			Items []struct{ ID, Title string }
+		}
+		c.getJSON(t, http.MethodGet, "/api/v1/conversations?limit=100", nil, http.StatusOK, &convs)
+		if len(convs.Items) != 6 {
+			t.Errorf("%d conversations listed, want 6", len(convs.Items))
+		}
+		for _, cv := range convs.Items {
+			var full struct {
+				Messages []struct{ Role string }
+			}
+			c.getJSON(t, http.MethodGet, "/api/v1/conversations/"+cv.ID, nil, http.StatusOK, &full)
+			var roles []string
+			for _, m := range full.Messages {
+				roles = append(roles, m.Role)
+			}
+			if strings.Join(roles, ",") != "user,assistant,tool,assistant" {
+				t.Errorf("conversation %q holds %v", cv.Title, roles)
+			}
+		}
 		seen := map[string]bool{}
 		for b := range backends {
 			seen[b] = true
