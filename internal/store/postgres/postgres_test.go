@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"database/sql"
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,4 +241,57 @@ func TestDeadReplica(t *testing.T) {
 	dsn := schemaDSN(t)
 	dead := open(t, dsn)
 	storetest.DeadReplica(t, dead, open(t, dsn), open(t, dsn), func() { _ = dead.Close() })
+}
+
+// TestChangesSurviveLostListener cuts a replica's LISTEN connection from
+// the server side: its watchers are still woken (polling, then the wake-up
+// of the reconnect), and the feed comes back.
+func TestChangesSurviveLostListener(t *testing.T) {
+	dsn := schemaDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := "sb_listener_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	a, b := open(t, dsn), open(t, u.String())
+	waitListening(t, b)
+	admin, _ := storetest.PostgresAdmin(t)
+	var killed int
+	if err := admin.QueryRowContext(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = $1 AND query LIKE 'LISTEN%'`, app).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminating the listener: %d, %v", killed, err)
+	}
+	ch, stop := b.Watch(store.TopicUsers, "")
+	defer stop()
+	drain := func() {
+		select {
+		case <-ch:
+		default:
+		}
+	}
+	drain()
+	if _, err := a.CreateUser(t.Context(), store.User{Name: "ada", KeyHash: strings.Repeat("ab", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("watcher not woken while the listener was down")
+	}
+	waitListening(t, b)
+	// Back to notifications: wait out wake-ups of the outage, then a
+	// change is delivered again.
+	time.Sleep(100 * time.Millisecond)
+	drain()
+	if _, err := a.CreateUser(t.Context(), store.User{Name: "bob", KeyHash: strings.Repeat("cd", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("watcher not woken after the listener came back")
+	}
 }
