@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 )
 
 // runtimeStore is the store as the agent runtime gets it: as it is, except
@@ -53,10 +54,14 @@ type runtimeFeedStore struct {
 	store.Changes
 }
 
-// forRuntime wraps st for the agent runtime, keeping its change feed.
+// forRuntime wraps st for the agent runtime, keeping its change feed when
+// the feed reaches every process on the database (PostgreSQL). SQLite's
+// feed stays inside one process, while a decision may come from another
+// one on the same file (the web UI of `serve` answering `switchboard
+// chat`): there the runtime keeps polling.
 func forRuntime(st store.Store) agent.Approvals {
-	if feed, ok := st.(store.Changes); ok {
-		return runtimeFeedStore{runtimeStore{st}, feed}
+	if pg, ok := st.(*postgres.DB); ok {
+		return runtimeFeedStore{runtimeStore{st}, pg}
 	}
 	return runtimeStore{st}
 }

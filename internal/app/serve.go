@@ -71,6 +71,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	uw := &usersWatch{st: st, logger: a.logger, onChange: a.usersChanged}
 	uw.none.Store(len(users) == 0)
+	if _, shared := st.(*postgres.DB); !shared {
+		uw.poll = 2 * time.Second
+	}
 	if feed, ok := st.(store.Changes); ok {
 		wctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup

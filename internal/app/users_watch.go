@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
@@ -16,6 +17,9 @@ type usersWatch struct {
 	st       store.Users
 	logger   *slog.Logger
 	onChange func()
+	// poll, when set, also re-reads that often: SQLite's feed does not
+	// reach this process from `switchboard users add` run beside it.
+	poll time.Duration
 
 	// none is whether the store had no users at the last look.
 	none atomic.Bool
@@ -44,12 +48,22 @@ func (w *usersWatch) run(ctx context.Context, feed store.Changes) {
 	defer stop()
 	// A user created before the watch began would go unseen.
 	w.refresh(ctx)
+	var tick <-chan time.Time
+	if w.poll > 0 {
+		t := time.NewTicker(w.poll)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
 			w.refresh(ctx)
+		case <-tick:
+			if w.none.Load() {
+				w.refresh(ctx)
+			}
 		}
 	}
 }
