@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
@@ -150,5 +154,56 @@ func TestRateLimitAcrossReplicas(t *testing.T) {
 	}
 	if codes[http.StatusOK] < 1 || codes[http.StatusOK] > windows || codes[http.StatusOK]+codes[http.StatusTooManyRequests] != 20 {
 		t.Errorf("status counts %v; want %d or fewer 200s and the rest 429", codes, windows)
+	}
+}
+
+// TestRuntimeStoreFeed: the runtime waits for approvals on the change feed
+// only where the feed reaches every process (PostgreSQL); on SQLite it
+// keeps polling.
+func TestRuntimeStoreFeed(t *testing.T) {
+	pg, err := postgres.Open(t.Context(), storetest.PostgresSchema(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	lite, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	if _, ok := forRuntime(pg).(store.Changes); !ok {
+		t.Error("the runtime's PostgreSQL store has no change feed")
+	}
+	if _, ok := forRuntime(lite).(store.Changes); ok {
+		t.Error("the runtime's SQLite store offers its in-process feed; a decision from another process would never arrive")
+	}
+	if _, ok := forRuntime(lite).(agent.ApprovalGetter); !ok {
+		t.Error("the runtime's SQLite store cannot be polled")
+	}
+}
+
+// TestAnonymousEndsWithSQLiteUserFromAnotherProcess adds a user through a
+// second App on the same SQLite file, as `switchboard users add` does
+// beside a running `serve`: anonymous access ends by polling.
+func TestAnonymousEndsWithSQLiteUserFromAnotherProcess(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	_, url := serveReplica(t, "", func(c *config.Config) { c.Data = data })
+	if got := status(t, url+"/api/v1/agents", ""); got != http.StatusOK {
+		t.Fatalf("anonymous request before any user: %d", got)
+	}
+	cfg := config.Default()
+	cfg.Data = data
+	cfg.Builtin.Roots = []string{dir}
+	other, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, _, err := other.AddUser(t.Context(), "ada", nil); err != nil {
+		t.Fatal(err)
+	}
+	if took, ok := within(5*time.Second, func() bool { return status(t, url+"/api/v1/agents", "") == http.StatusUnauthorized }); !ok {
+		t.Errorf("anonymous access still on %s after another process added a user", took)
 	}
 }
