@@ -119,6 +119,13 @@ func (db *DB) start(ctx context.Context) error {
 		return fmt.Errorf("taking instance lock: %w", err)
 	}
 	db.life = life
+	// The lock is this replica's lease: the server drops it when the
+	// session ends. A replica whose host vanishes closes nothing, so have
+	// the server probe this session's socket and give up after about 25 s
+	// instead of the kernel's two hours. (Ignored over a Unix socket.)
+	if _, err := life.ExecContext(ctx, `SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3`); err != nil {
+		return fmt.Errorf("setting the instance lock's keepalives: %w", err)
+	}
 	if _, err := life.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, lockSpace, db.instance); err != nil {
 		return fmt.Errorf("taking instance lock: %w", err)
 	}
