@@ -313,9 +313,6 @@ func (c *cluster) startTurn(t testing.TB, ctx context.Context, msg string) (*htt
 // limit, and a replica killed mid-run. Nothing is lost, and the only error
 // a user sees is the interrupted run.
 func TestReplicasBehindBalancer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts three servers and a balancer")
-	}
 	f := newFakeOpenAI(t, "calculator", `{"expression":"6*7"}`)
 	c := startCluster(t, f.URL+"/v1", 3, "rateLimits: {requestsPerMinute: 600}\n")
 
