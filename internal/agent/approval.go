@@ -104,21 +104,31 @@ func (r *Runtime) await(ctx context.Context, a store.Approval, announce func(sto
 	r.mu.Lock()
 	r.waiting[stored.ID] = ch
 	r.mu.Unlock()
+	// A store shared by several processes may be decided through another
+	// one. A store with a change feed wakes this call when the approval
+	// changes (the feed itself polls while its connection is down); any
+	// other shared store is polled. The watch starts before the approval
+	// is shown, so no decision can come before it.
+	getter, shared := r.approvals.(ApprovalGetter)
+	var (
+		poll    <-chan time.Time
+		changed <-chan struct{}
+	)
+	if feed, ok := r.approvals.(store.Changes); ok && shared {
+		var stop func()
+		changed, stop = feed.Watch(store.TopicApprovals, stored.ID)
+		defer stop()
+	} else if shared {
+		tick := time.NewTicker(ApprovalPollInterval)
+		defer tick.Stop()
+		poll = tick.C
+	}
 	if announce != nil {
 		announce(stored)
 	}
 
 	timer := time.NewTimer(r.limits.ApprovalTimeout)
 	defer timer.Stop()
-	// A store shared by several processes may be decided through another
-	// one; poll it so this call learns of that decision too.
-	getter, shared := r.approvals.(ApprovalGetter)
-	var poll <-chan time.Time
-	if shared {
-		tick := time.NewTicker(ApprovalPollInterval)
-		defer tick.Stop()
-		poll = tick.C
-	}
 	var d Decision
 wait:
 	for {
@@ -129,18 +139,19 @@ wait:
 			break wait
 		case <-ctx.Done():
 			break wait
+		case <-changed:
 		case <-poll:
-			if got, ok := decidedElsewhere(ctx, getter, stored.ID); ok {
-				r.mu.Lock()
-				_, still := r.waiting[stored.ID]
-				delete(r.waiting, stored.ID)
-				r.mu.Unlock()
-				if still {
-					d = got
-					break wait
-				}
-				// Decide in this process got there first and delivers.
+		}
+		if got, ok := decidedElsewhere(ctx, getter, stored.ID); ok {
+			r.mu.Lock()
+			_, still := r.waiting[stored.ID]
+			delete(r.waiting, stored.ID)
+			r.mu.Unlock()
+			if still {
+				d = got
+				break wait
 			}
+			// Decide in this process got there first and delivers.
 		}
 	}
 	if d.Kind == 0 {

@@ -59,9 +59,11 @@ type ApprovalExpirer interface {
 }
 
 // ApprovalGetter is implemented by approval stores that several Switchboard
-// processes share (PostgreSQL behind a load balancer): a call waiting for
-// approval polls it every [ApprovalPollInterval], so a decision recorded
-// through another process reaches it. Form values of an elicitation
+// processes share (PostgreSQL behind a load balancer), so that a decision
+// recorded through another process reaches the call waiting for it: the
+// call re-reads the approval when the store's change feed
+// ([store.Changes]) says it changed, or every [ApprovalPollInterval] if
+// the store has no feed. Form values of an elicitation
 // decided elsewhere are not carried.
 type ApprovalGetter interface {
 	GetApproval(ctx context.Context, id string) (store.Approval, error)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
@@ -92,6 +93,9 @@ type App struct {
 
 	// onStatus, when set, receives MCP server state changes (for metrics).
 	onStatus atomic.Pointer[func(server string, up, restarted bool)]
+
+	// sweepEvery, when set (by tests), replaces SweepInterval.
+	sweepEvery time.Duration
 
 	closeOnce sync.Once
 	closeErr  error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 )
 
 // runtimeStore is the store as the agent runtime gets it: as it is, except
@@ -45,7 +46,28 @@ func ensureConversation(ctx context.Context, st store.Conversations, c store.Con
 	return nil
 }
 
+// runtimeFeedStore is a runtimeStore whose store has a change feed: a call
+// waiting for approval wakes when the approval is decided through another
+// replica, rather than polling for it.
+type runtimeFeedStore struct {
+	runtimeStore
+	store.Changes
+}
+
+// forRuntime wraps st for the agent runtime, keeping its change feed when
+// the feed reaches every process on the database (PostgreSQL). SQLite's
+// feed stays inside one process, while a decision may come from another
+// one on the same file (the web UI of `serve` answering `switchboard
+// chat`): there the runtime keeps polling.
+func forRuntime(st store.Store) agent.Approvals {
+	if pg, ok := st.(*postgres.DB); ok {
+		return runtimeFeedStore{runtimeStore{st}, pg}
+	}
+	return runtimeStore{st}
+}
+
 var (
+	_ store.Changes        = runtimeFeedStore{}
 	_ agent.History        = runtimeStore{}
 	_ agent.Approvals      = runtimeStore{}
 	_ agent.ApprovalGetter = runtimeStore{}

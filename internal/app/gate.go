@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 )
 
 // Gate returns the one enforcement path of tool calls (see package gate),
@@ -18,7 +20,7 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 	}
 	a.gateOnce.Do(func() {
 		a.gate = gate.New(&gate.Options{
-			Limiter: toolCallLimiter(a.cfg.RateLimits.ToolCallsPerMinute),
+			Limiter: toolCallLimiter(st, a.cfg.RateLimits.ToolCallsPerMinute),
 			Policy:  policy(a.cfg.Approvals),
 			Audit:   st,
 			Logger:  a.logger.With(logKeyComponent, "gate"),
@@ -27,12 +29,17 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 	return a.gate, nil
 }
 
-// toolCallLimiter maps the per-minute tool-call limit (0 = unlimited) to
-// in-process token buckets with a burst of a tenth of a minute's worth,
-// or to no limiter.
-func toolCallLimiter(perMinute int) gate.Limiter {
+// toolCallLimiter maps the per-minute tool-call limit (0 = unlimited),
+// with a burst of a tenth of a minute's worth, to a count in PostgreSQL
+// that every replica shares, to in-process token buckets for SQLite (one
+// process), or to no limiter.
+func toolCallLimiter(st store.Store, perMinute int) gate.Limiter {
 	if perMinute <= 0 {
 		return nil
 	}
-	return gate.NewBuckets(float64(perMinute)/60, max(1, perMinute/6), nil)
+	rate, burst := float64(perMinute)/60, max(1, perMinute/6)
+	if pg, ok := st.(*postgres.DB); ok {
+		return pg.NewLimiter("tool calls", rate, burst)
+	}
+	return gate.NewBuckets(rate, burst, nil)
 }

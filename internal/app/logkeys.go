@@ -9,6 +9,7 @@ const (
 	logKeyErr           = "err"
 	logKeyGCPercent     = "gcPercent"
 	logKeyMemoryLimitMB = "memoryLimitMB"
+	logKeyApprovals     = "approvals"
 	logKeyAddr          = "addr"
 	logKeyModel         = "model"
 	logKeyOlderThan     = "olderThan"

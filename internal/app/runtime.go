@@ -93,6 +93,15 @@ func recoverStore(ctx context.Context, st recoverable, logger *slog.Logger) erro
 	if n > 0 {
 		logger.Warn("tool calls interrupted by the last shutdown", logKeyCount, n)
 	}
+	if rl, ok := st.(store.RunLog); ok {
+		runs, approvals, err := rl.InterruptRuns(ctx)
+		if err != nil {
+			return fmt.Errorf("marking interrupted runs: %w", err)
+		}
+		if runs+approvals > 0 {
+			logger.Warn("runs interrupted and approvals expired by the last shutdown", logKeyCount, runs, logKeyApprovals, approvals)
+		}
+	}
 	if n, err = st.ExpirePending(ctx, time.Now()); err != nil {
 		return fmt.Errorf("expiring approvals left pending: %w", err)
 	}
@@ -151,7 +160,7 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 			},
 			Agents:    st,
 			History:   runtimeStore{st},
-			Approvals: runtimeStore{st},
+			Approvals: forRuntime(st),
 			Usage:     st,
 			Limits: agent.Limits{
 				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -66,7 +67,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
 	}
-
+	if sw, ok := st.(sweeper); ok {
+		sctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { runSweeps(sctx, sw, a.sweepInterval(), a.logger) })
+		defer func() { cancel(); wg.Wait() }()
+	}
 	g, err := a.Gate(ctx)
 	if err != nil {
 		return err
@@ -76,6 +82,14 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	users := server.NewDirectory(st, nil)
 	a.users.Store(users)
 	defer a.users.Store(nil)
+	if feed, ok := st.(store.Changes); ok {
+		// Another replica's user changes apply here at once, not at the
+		// directory's next version check.
+		wctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { watchUsers(wctx, feed, a.InvalidateUsers) })
+		defer func() { cancel(); wg.Wait() }()
+	}
 	gw, err := a.Gateway(ctx, GatewayOptions{AllowedOrigins: a.cfg.Server.AllowedOrigins})
 	if err != nil {
 		return err
@@ -127,6 +141,14 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer a.onStatus.Store(nil)
 
+	lim := limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute)
+	var reqLimiter gate.Limiter
+	if pg, ok := st.(*postgres.DB); ok {
+		// Replicas share the database: count there, so that N replicas
+		// allow the limit, not N times it (the gate does the same for
+		// tool calls).
+		reqLimiter = pg.NewLimiter("requests", lim.Requests, lim.RequestBurst)
+	}
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
@@ -141,7 +163,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
 		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
 		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
-		Limits:          limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Limits:          lim,
+		RequestLimiter:  reqLimiter,
+		// A turn goes on when its page is reloaded, and the page
+		// re-attaches to it (on any replica).
+		KeepRunsOnLeave: true,
 		Gate:            g,
 		Metrics:         metrics,
 		Tracing:         tracing,

@@ -23,7 +23,7 @@ type fakeOpenAI struct {
 	bodies []string
 }
 
-func newFakeOpenAI(t *testing.T, tool, args string) *fakeOpenAI {
+func newFakeOpenAI(t testing.TB, tool, args string) *fakeOpenAI {
 	f := &fakeOpenAI{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

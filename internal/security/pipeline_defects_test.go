@@ -12,9 +12,10 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-// TestApprovalEndsWithItsRun: when the client of an agent run goes away
-// while a call waits for approval, the approval is expired in the store
-// (not left pending), and deciding it answers 409 saying why.
+// TestApprovalEndsWithItsRun: a run outlives its client (the page may
+// re-attach), so the approval stays pending while the run waits; when the
+// run is stopped, the approval is expired in the store (not left pending),
+// and deciding it answers 409 saying why.
 func TestApprovalEndsWithItsRun(t *testing.T) {
 	s := newSurfaceStack(t)
 	key := s.user(t, "frank", "test__*")
@@ -50,15 +51,21 @@ func TestApprovalEndsWithItsRun(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the run announced no approval")
 	}
-	var a store.Approval
+	a, err := s.st.GetApproval(t.Context(), id)
+	if err != nil || a.State != store.ApprovalPending || a.RunID == "" {
+		t.Fatalf("approval while the run waits without its client: %+v, %v; want pending, with its run", a, err)
+	}
+	if code, b := s.do(t, key, http.MethodDelete, "/api/v1/runs/"+a.RunID, nil); code/100 != 2 {
+		t.Fatalf("stopping the run: %d %s", code, b)
+	}
 	if !mcptest.Poll(10*time.Second, func() bool {
 		a, err = s.st.GetApproval(t.Context(), id)
 		return err == nil && a.State != store.ApprovalPending
 	}) {
-		t.Fatalf("approval after the client left: %+v, %v; want expired", a, err)
+		t.Fatalf("approval after the run was stopped: %+v, %v; want expired", a, err)
 	}
 	if a.State != store.ApprovalExpired || a.Reason == "" {
-		t.Errorf("approval after the client left: state %q reason %q; want expired with a reason", a.State, a.Reason)
+		t.Errorf("approval after the run was stopped: state %q reason %q; want expired with a reason", a.State, a.Reason)
 	}
 	code, b = s.do(t, key, http.MethodPost, "/api/v1/approvals/"+id, map[string]string{"decision": "approve"})
 	if code != http.StatusConflict || !strings.Contains(string(b), "expired") || !strings.Contains(string(b), "not made") {

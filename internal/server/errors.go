@@ -61,12 +61,15 @@ func classify(err error) *Error {
 	var (
 		e    *Error
 		rate *gate.RateError
+		rl   *store.RateLimitError
 	)
 	switch {
 	case errors.As(err, &e):
 		return e
 	case errors.As(err, &rate):
 		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Msg: rate.Error(), RetryAfter: rate.RetryAfter}
+	case errors.As(err, &rl):
+		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Msg: rl.Error(), RetryAfter: rl.RetrySeconds(), Err: err}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound), errors.Is(err, ErrNoServer):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Msg: "not found", Err: err}
 	case errors.Is(err, agent.ErrInvalidRequest):

@@ -195,10 +195,21 @@ type Options struct {
 	// builds one with Limits.ToolCalls, the default policy and the store
 	// as audit log.
 	Gate *gate.Gate
+	// RequestLimiter, when set, replaces the in-process token buckets of
+	// Limits.Requests: several replicas share one count in the database
+	// (see internal/store/postgres.Limiter). The tool-call limit is the
+	// gate's.
+	RequestLimiter gate.Limiter
 	// MaxBodyBytes bounds JSON request bodies; default 4 MiB.
 	MaxBodyBytes int64
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.
 	SSEWriteTimeout time.Duration
+	// KeepRunsOnLeave keeps a conversation's run going when its client
+	// leaves, when the store keeps run events ([store.RunLog]), so that the
+	// client can re-attach to it after a reload (GET
+	// /api/v1/runs/{id}/events). False cancels the run when its client
+	// leaves.
+	KeepRunsOnLeave bool
 	// KeepAlive is the interval of SSE comments on quiet streams; default 15s.
 	KeepAlive time.Duration
 

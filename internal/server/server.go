@@ -25,7 +25,7 @@ type Server struct {
 	logger    *slog.Logger
 	metrics   *observe.Metrics
 	handler   http.Handler
-	reqLimits *gate.Buckets
+	reqLimits gate.Limiter
 	gate      *gate.Gate
 	users     *Directory
 	streams   *streamSlots
@@ -93,7 +93,10 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 		s.metrics = observe.NewMetrics()
 	}
 	l := o.Limits.withDefaults()
-	s.reqLimits = gate.NewBuckets(l.Requests, l.RequestBurst, o.Now)
+	s.reqLimits = o.RequestLimiter
+	if s.reqLimits == nil {
+		s.reqLimits = gate.NewBuckets(l.Requests, l.RequestBurst, o.Now)
+	}
 	s.gate = o.Gate
 	if s.gate == nil {
 		s.gate = gate.New(&gate.Options{Limiter: gate.NewBuckets(l.ToolCalls, l.ToolCallBurst, o.Now), Audit: st, Logger: s.logger})

@@ -133,6 +133,7 @@ func TestBrowser(t *testing.T) {
 	}{
 		{"flow", testFlow},
 		{"stop", testStop},
+		{"resume after reload", testResume},
 		{"handoff", testHandoff},
 		{"tool forms", testToolForms},
 		{"no model hint", testNoModelHint},

@@ -208,8 +208,10 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		Servers:        servers{s.restarts},
 		Models:         func() []string { return models },
 		AllowAnonymous: !o.keys,
-		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Web:            web.Handler(&web.Options{Version: "test"}),
+		// As served: a turn goes on when its page is reloaded.
+		KeepRunsOnLeave: true,
+		Logger:          slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Web:             web.Handler(&web.Options{Version: "test"}),
 	})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)

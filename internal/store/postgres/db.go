@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -21,6 +23,11 @@ type Options struct {
 	MaxConns int
 	// ConnMaxIdleTime closes connections idle that long; zero means 5m.
 	ConnMaxIdleTime time.Duration
+	// PollInterval is how often watchers of the change feed are woken
+	// while its LISTEN connection is down; zero means 1s.
+	PollInterval time.Duration
+	// Logger receives warnings about the change feed; nil discards them.
+	Logger *slog.Logger
 }
 
 // shared names the embedded implementation without exporting a field.
@@ -40,6 +47,13 @@ type DB struct {
 	// lifeMu guards life, which database/sql allows one user at a time.
 	lifeMu sync.Mutex
 	life   *sql.Conn
+
+	logger *slog.Logger
+	// listening is whether the change feed's connection is up; cancel
+	// and wg stop its goroutine (see listen.go).
+	listening atomic.Bool
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -62,6 +76,12 @@ func Open(ctx context.Context, dsn string, opts *Options) (*DB, error) {
 	if o.ConnMaxIdleTime <= 0 {
 		o.ConnMaxIdleTime = 5 * time.Minute
 	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	if dsn == "" {
 		return nil, fmt.Errorf("opening postgres database: %w: empty DSN", store.ErrInvalid)
 	}
@@ -74,12 +94,15 @@ func Open(ctx context.Context, dsn string, opts *Options) (*DB, error) {
 	pool.SetMaxOpenConns(max(o.MaxConns, 2))
 	pool.SetMaxIdleConns(max(o.MaxConns, 2))
 	pool.SetConnMaxIdleTime(o.ConnMaxIdleTime)
-	db := &DB{pool: pool, instance: store.NewID()}
+	db := &DB{pool: pool, instance: store.NewID(), logger: o.Logger}
 	db.shared = sqlstore.New(pool, pool, db.instance, db.dialect())
 	if err := db.start(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening postgres database: %w", err)
 	}
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	db.cancel = cancel
+	db.wg.Go(func() { db.listen(lctx, dsn, o.PollInterval) })
 	return db, nil
 }
 
@@ -96,6 +119,13 @@ func (db *DB) start(ctx context.Context) error {
 		return fmt.Errorf("taking instance lock: %w", err)
 	}
 	db.life = life
+	// The lock is this replica's lease: the server drops it when the
+	// session ends. A replica whose host vanishes closes nothing, so have
+	// the server probe this session's socket and give up after about 25 s
+	// instead of the kernel's two hours. (Ignored over a Unix socket.)
+	if _, err := life.ExecContext(ctx, `SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3`); err != nil {
+		return fmt.Errorf("setting the instance lock's keepalives: %w", err)
+	}
 	if _, err := life.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, lockSpace, db.instance); err != nil {
 		return fmt.Errorf("taking instance lock: %w", err)
 	}
@@ -112,6 +142,10 @@ func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		// The shared part first: it commits the audit records still
 		// queued, while this instance still holds its lock.
+		if db.cancel != nil {
+			db.cancel()
+			db.wg.Wait()
+		}
 		errs := []error{db.shared.Close()}
 		db.lifeMu.Lock()
 		if db.life != nil {

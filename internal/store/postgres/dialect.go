@@ -39,6 +39,7 @@ func (db *DB) dialect() sqlstore.Dialect {
 		WriteTimeout: 30 * time.Second,
 		Pipeline:     pipeline,
 		Claim:        db.claim,
+		Notify:       db.notify,
 	}
 }
 

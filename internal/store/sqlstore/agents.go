@@ -49,6 +49,7 @@ func (db *DB) CreateAgent(ctx context.Context, a store.Agent) (store.Agent, erro
 	if err != nil {
 		return store.Agent{}, fmt.Errorf("creating agent %q: %w", a.Name, db.classify(err))
 	}
+	db.changed(ctx, store.TopicAgents, a.Name)
 	return a, nil
 }
 
@@ -116,6 +117,7 @@ func (db *DB) UpdateAgent(ctx context.Context, a store.Agent) (store.Agent, erro
 	if err != nil {
 		return store.Agent{}, fmt.Errorf("updating agent %q: %w", a.Name, err)
 	}
+	db.changed(ctx, store.TopicAgents, a.Name)
 	return out, nil
 }
 
@@ -147,7 +149,11 @@ func (db *DB) DeleteAgent(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("deleting agent %q: %w", name, err)
 	}
-	return mustAffect(res, "deleting agent %q: no such agent: %w", name)
+	if err := mustAffect(res, "deleting agent %q: no such agent: %w", name); err != nil {
+		return err
+	}
+	db.changed(ctx, store.TopicAgents, name)
+	return nil
 }
 
 // AssignServer implements [store.Store].
@@ -203,5 +209,6 @@ func (db *DB) editServers(ctx context.Context, agent, server string, edit func(*
 	if err != nil {
 		return store.Agent{}, fmt.Errorf("changing servers of agent %q: %w", agent, err)
 	}
+	db.changed(ctx, store.TopicAgents, agent)
 	return out, nil
 }

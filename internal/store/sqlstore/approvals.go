@@ -44,9 +44,11 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Appro
 	a.State, a.Scope, a.DecidedBy, a.DecidedAt = store.ApprovalPending, "", "", time.Time{}
 	a.CreatedAt = orNow(a.CreatedAt)
 	a.ExpiresAt = norm(a.ExpiresAt)
-	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	// instance names this process as the one waiting, so that another
+	// replica expires the approval if this one dies (ExpireOrphaned).
+	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, db.argsCol(a.Arguments), string(a.State), string(a.Scope),
-		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt), a.User)
+		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt), a.User, db.instance)
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, db.classify(err))
 	}
@@ -98,6 +100,7 @@ func (db *DB) DecideApproval(ctx context.Context, id string, d store.Decision) (
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("deciding approval %q: %w", id, err)
 	}
+	db.changed(ctx, store.TopicApprovals, id)
 	return out, nil
 }
 
@@ -148,16 +151,59 @@ func (db *DB) ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) 
 }
 
 // ExpirePending implements [store.Store].
+//
+// Where replicas share the database ([Dialect.Claim] set), the approvals a
+// live replica waits on must stay pending: this process's own, those of
+// no known instance, and those of replicas that are gone are expired.
 func (db *DB) ExpirePending(ctx context.Context, before time.Time) (int64, error) {
-	res, err := db.w.ExecContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = ?,
-		reason = 'Switchboard restarted before anyone decided'
-		WHERE state = 'pending' AND created_at < ?`, db.ts(now()), db.ts(norm(before)))
+	if db.d.Claim == nil {
+		n, err := db.expirePending(ctx, before, ``)
+		if err != nil {
+			return 0, fmt.Errorf("expiring pending approvals: %w", err)
+		}
+		return n, nil
+	}
+	n, err := db.expirePending(ctx, before, ` AND instance IN ('', ?)`, db.instance)
 	if err != nil {
 		return 0, fmt.Errorf("expiring pending approvals: %w", err)
 	}
+	others, err := db.orphanCandidates(ctx)
+	if err != nil {
+		return n, fmt.Errorf("expiring pending approvals: %w", err)
+	}
+	for _, id := range others {
+		release, dead, err := db.d.Claim(ctx, id)
+		if err != nil {
+			return n, fmt.Errorf("expiring pending approvals of instance %s: %w", id, err)
+		}
+		if !dead {
+			continue
+		}
+		m, err := db.expirePending(ctx, before, ` AND instance = ?`, id)
+		release()
+		if err != nil {
+			return n, fmt.Errorf("expiring pending approvals of instance %s: %w", id, err)
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// expirePending expires the approvals pending since before that cond (an
+// SQL condition starting with AND, taking args) selects.
+func (db *DB) expirePending(ctx context.Context, before time.Time, cond string, args ...any) (int64, error) {
+	res, err := db.w.ExecContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = ?,
+		reason = 'Switchboard restarted before anyone decided'
+		WHERE state = 'pending' AND created_at < ?`+cond, append([]any{db.ts(now()), db.ts(norm(before))}, args...)...)
+	if err != nil {
+		return 0, err
+	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, fmt.Errorf("expiring pending approvals: %w", err)
+		return 0, err
+	}
+	if n > 0 {
+		db.changed(ctx, store.TopicApprovals, "")
 	}
 	return n, nil
 }

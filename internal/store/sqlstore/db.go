@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // Dialect is what differs between the databases [DB] runs on. Every func
@@ -52,6 +54,9 @@ type Dialect struct {
 	// release is called, so that the answer stays true meanwhile. When nil,
 	// every other instance counts as gone (one process per database).
 	Claim func(ctx context.Context, instance string) (release func(), dead bool, err error)
+	// Notify, when set, tells other processes sharing the database of a
+	// change (PostgreSQL: NOTIFY); nil when the database serves one process.
+	Notify func(ctx context.Context, c store.Change) error
 }
 
 // DB implements store.Store on database/sql. Its methods are safe for
@@ -69,7 +74,9 @@ type DB struct {
 	// audit writes the audit trail in group commits.
 	audit *committer
 	// hot runs the reads of hot paths, prepared.
-	hot       *hotReads
+	hot *hotReads
+	// feed wakes the watchers of changes; see changes.go.
+	feed      store.Feed
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -52,6 +52,7 @@ func (db *DB) CreateUser(ctx context.Context, u store.User) (store.User, error) 
 	if err != nil {
 		return store.User{}, fmt.Errorf("creating user %q: %w", u.Name, db.classify(err))
 	}
+	db.changed(ctx, store.TopicUsers, u.Name)
 	return u, nil
 }
 
@@ -101,7 +102,12 @@ func (db *DB) DeleteUser(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("deleting user %q: %w", id, err)
 	}
-	return mustAffect(res, "deleting user %q: no such user: %w", id)
+	if err := mustAffect(res, "deleting user %q: no such user: %w", id); err != nil {
+		return err
+	}
+	// The name is gone with the row: wake every watcher of users.
+	db.changed(ctx, store.TopicUsers, "")
+	return nil
 }
 
 // GetUser implements [store.Store].

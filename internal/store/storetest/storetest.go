@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"LargeArguments", testLargeArguments},
 		{"OddArguments", testOddArguments},
 		{"OddText", testOddText},
+		{"RunLog", testRunLog},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

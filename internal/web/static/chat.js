@@ -1,6 +1,10 @@
 // Switchboard UI: the chat page. A run is POST .../messages with Accept:
 // text/event-stream, read with fetch and a stream reader (EventSource
-// cannot POST); Stop aborts the fetch and the server cancels the run.
+// cannot POST); Stop asks the server to stop the run (DELETE
+// /api/v1/runs/{id}) and aborts the fetch. The run goes on when the page is
+// reloaded: the page keeps the running run's id in sessionStorage and, on
+// load, re-attaches to it (GET /api/v1/runs/{id}/events), on whichever
+// replica the balancer picks.
 "use strict";
 
 (() => {
@@ -11,6 +15,17 @@
 
   let current = null;   // the open conversation's id, or null before the first message
   let running = null;   // the AbortController of the run in flight
+  let runID = null;     // the id of the run in flight, once its "run" event came
+
+  // The run in flight survives a reload through sessionStorage (this tab
+  // only): {conversation, run}.
+  const RUN_KEY = "switchboard.run";
+  function saveRun(v) {
+    try { if (v) sessionStorage.setItem(RUN_KEY, JSON.stringify(v)); else sessionStorage.removeItem(RUN_KEY); } catch (_) { /* not kept: no resume */ }
+  }
+  function savedRun() {
+    try { return JSON.parse(sessionStorage.getItem(RUN_KEY) || "null"); } catch (_) { return null; }
+  }
 
   function setStatus(t) { status.textContent = t || ""; }
 
@@ -55,7 +70,10 @@
     }
   }
 
-  async function openConversation(id) {
+  // openConversation shows the conversation's stored messages; those of
+  // the run skipRun (being re-attached, which replays them) are left out,
+  // except the user's message that started it.
+  async function openConversation(id, skipRun) {
     if (running) return;
     let c;
     try { c = await api("GET", "/api/v1/conversations/" + encodeURIComponent(id)); } catch (e) { SB.notice(e.message); return; }
@@ -64,6 +82,7 @@
     clearThread();
     const cards = {};
     for (const m of c.messages || []) {
+      if (skipRun && m.runId === skipRun && m.role !== "user") continue;
       if (m.role === "user") add(el("div", { class: "msg user", text: m.text }));
       else if (m.role === "assistant") {
         if (m.text) assistantBubble(m.agent).set(m.text, true);
@@ -174,6 +193,19 @@
       loadConversations();
     }
     add(el("div", { class: "msg user", text }));
+    await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", { message: text, agent: agentSel.value }, signal, handle));
+  }
+
+  // resume re-attaches to a run left running by a reload of this tab.
+  async function resume(saved) {
+    await openConversation(saved.conversation, saved.run);
+    if (current !== saved.conversation) { saveRun(null); return; }
+    runID = saved.run;
+    await follow((signal, handle) => SB.attach("/api/v1/runs/" + encodeURIComponent(saved.run) + "/events", signal, handle));
+  }
+
+  // follow shows one run's events as open(signal, handle) reads them.
+  async function follow(open) {
     running = new AbortController();
     sendBtn.disabled = true; stopBtn.hidden = false; msgs.setAttribute("aria-busy", "true");
     setStatus("Thinking…");
@@ -182,6 +214,14 @@
     const endBubble = () => { if (bubble) { bubble.finish(); bubble = null; } };
     const handle = (name, ev) => {
       switch (name) {
+        case "run":
+          runID = ev.runId;
+          saveRun({ conversation: current, run: runID });
+          break;
+        case "interrupted":
+          endBubble();
+          note((ev.error && ev.error.message) || "The run was interrupted.", "error");
+          break;
         case "text":
           thinking = null;
           if (!bubble || bubble.agent !== (ev.agent || "")) { endBubble(); bubble = assistantBubble(ev.agent || ""); bubble.stream(); }
@@ -233,6 +273,13 @@
           note(ev.router.needsTools ? "Router: this needs tools" : "Router: plain chat, no tools", "router");
           break;
         case "error":
+          if (ev.error && ev.error.code === "cancelled") {
+            // Stop asked the server to stop the run: it did.
+            endBubble();
+            note("Stopped.", "error"); setStatus("Stopped"); finished = true;
+            break;
+          }
+          // falls through
         case "shutdown":
           endBubble();
           note((ev.error && ev.error.message) || "The run failed.", "error");
@@ -248,14 +295,15 @@
       }
     };
     try {
-      await SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", { message: text, agent: agentSel.value }, running.signal, handle);
+      await open(running.signal, handle);
     } catch (e) {
       if (e.name === "AbortError") { note("Stopped.", "error"); setStatus("Stopped"); finished = true; }
       else note(e.message, "error");
     } finally {
       if (!finished) setStatus("");
       endBubble();
-      running = null;
+      running = null; runID = null;
+      saveRun(null);
       sendBtn.disabled = false; stopBtn.hidden = true; msgs.setAttribute("aria-busy", "false");
       input.focus();
     }
@@ -272,7 +320,14 @@
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
   });
-  stopBtn.addEventListener("click", () => { if (running) running.abort(); });
+  stopBtn.addEventListener("click", async () => {
+    if (!running) return;
+    const ctl = running;
+    // The run goes on without its page, so ask the server to stop it, then
+    // stop reading.
+    if (runID) { try { await api("DELETE", "/api/v1/runs/" + encodeURIComponent(runID)); } catch (_) { /* it has ended */ } }
+    ctl.abort();
+  });
   $("new-conv").addEventListener("click", () => {
     if (running) return;
     current = null; clearThread(); loadConversations(); input.focus();
@@ -299,6 +354,8 @@
   }
 
   loadAgents();
-  loadConversations();
   checkReady();
+  const saved = savedRun();
+  if (saved && saved.conversation && saved.run) resume(saved).catch((err) => { saveRun(null); note(err.message, "error"); });
+  else loadConversations();
 })();

@@ -75,13 +75,14 @@ const SB = (() => {
   }
 
   // sseParser returns a function fed with decoded text chunks; it calls
-  // onEvent(name, data) for each complete event (comments are skipped;
-  // several data lines join with "\n"), per the HTML SSE rules.
+  // onEvent(name, data, id) for each complete event (comments are skipped;
+  // several data lines join with "\n"; the id persists, as in the HTML
+  // SSE rules).
   function sseParser(onEvent) {
-    let buf = "", name = "", data = [];
+    let buf = "", name = "", data = [], id = "";
     function line(l) {
       if (l === "") {
-        if (data.length) onEvent(name || "message", data.join("\n"));
+        if (data.length) onEvent(name || "message", data.join("\n"), id);
         name = ""; data = [];
         return;
       }
@@ -92,6 +93,7 @@ const SB = (() => {
       if (value[0] === " ") value = value.slice(1);
       if (field === "event") name = value;
       else if (field === "data") data.push(value);
+      else if (field === "id") id = value;
     }
     return (chunk) => {
       buf += chunk;
@@ -105,19 +107,30 @@ const SB = (() => {
     };
   }
 
-  // stream POSTs body and feeds the SSE response to onEvent(name, json).
+  // stream POSTs body and feeds the SSE response to onEvent(name, json, id).
   async function stream(path, body, signal, onEvent) {
     const resp = await fetch(path, {
       method: "POST", signal, body: JSON.stringify(body),
       headers: headers({ "Content-Type": "application/json", "Accept": "text/event-stream" }),
     });
+    await readEvents(resp, onEvent);
+  }
+
+  // attach GETs an event stream (a run re-attached after a reload) and
+  // feeds it to onEvent(name, json, id).
+  async function attach(path, signal, onEvent) {
+    const resp = await fetch(path, { signal, headers: headers({ "Accept": "text/event-stream" }) });
+    await readEvents(resp, onEvent);
+  }
+
+  async function readEvents(resp, onEvent) {
     if (!resp.ok) throw await failure(resp);
     const reader = resp.body.getReader();
     const dec = new TextDecoder();
-    const feed = sseParser((name, data) => {
+    const feed = sseParser((name, data, id) => {
       let v = null;
       try { v = JSON.parse(data); } catch (_) { v = { text: data }; }
-      onEvent(name, v);
+      onEvent(name, v, id);
     });
     for (;;) {
       const { value, done } = await reader.read();
@@ -254,5 +267,5 @@ const SB = (() => {
 
   document.addEventListener("DOMContentLoaded", setupKeyForm);
 
-  return { el, api, me, stream, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
+  return { el, api, me, stream, attach, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
 })();

@@ -1,0 +1,7 @@
+package postgres
+
+// Logging keys of this package.
+const (
+	logKeyErr   = "err"
+	logKeyRetry = "retry"
+)
