@@ -17,8 +17,8 @@ const pinRecheckEvery = 5 * time.Second
 // pinner builds the tool pinner: pins live in the store, and a server with
 // pinning auto has its changes accepted on sight.
 func (a *App) pinner() *pin.Pinner {
-	return pin.New(pin.Options{
-		Store: func(ctx context.Context) (pin.Store, error) { return a.Store(ctx) },
+	open := func(ctx context.Context) (pin.Store, error) { return a.Store(ctx) }
+	return pin.New(open, &pin.Options{
 		Auto: func(server string) bool {
 			if s, ok := a.cfg.MCPServers[server]; ok {
 				return s.Pinning == config.PinningAuto

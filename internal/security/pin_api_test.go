@@ -21,7 +21,7 @@ func TestPinAPIReviewAndAccept(t *testing.T) {
 		t.Fatalf("tools:\n%s\n%s", r.stdout, r.stderr)
 	}
 	pinWrite(t, desc, pinEvil)
-	admin := strings.TrimSpace(pinRun(t, dir, "users", "add", "ann").stdout)
+	admin := strings.TrimSpace(pinRun(t, dir, "users", "add", "ann", "--admin").stdout)
 	restricted := strings.TrimSpace(pinRun(t, dir, "users", "add", "bob", "--allow", "rug__*").stdout)
 	base := pinServe(t, dir)
 

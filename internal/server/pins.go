@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools/pin"
@@ -20,21 +19,10 @@ type Pins interface {
 	Accept(ctx context.Context, sel pin.Selection, by string) ([]pin.Change, error)
 }
 
-// mayAcceptTools reports whether u may review and accept tool changes: an
-// admin's decision. Until users have an admin role, a user who may use
-// every tool (the anonymous local user, or permissions including "*")
-// counts as one.
-// TODO(#10): check the admin role once users have one.
-func mayAcceptTools(u User) bool {
-	return u.Permissions == nil || slices.Contains(u.Permissions, "*")
-}
-
+// pinsFor returns the server's pins; the routes that use it are admin-only.
 func (s *Server) pinsFor(r *http.Request) (Pins, error) {
 	if s.opts.Pins == nil {
 		return nil, errorf(http.StatusNotFound, "not_found", "tool pinning is not enabled on this server")
-	}
-	if !mayAcceptTools(mustUser(r)) {
-		return nil, errorf(http.StatusForbidden, "forbidden", "only an admin may review and accept tool changes")
 	}
 	return s.opts.Pins, nil
 }

@@ -73,8 +73,8 @@ func routes() []route {
 		{http.MethodPost, "/api/v1/servers/{name}/restart", admin, documented, (*Server).restartServer},
 
 		{http.MethodGet, "/api/v1/tools", authenticated, documented, (*Server).listTools},
-		{http.MethodGet, "/api/v1/tools/changes", authenticated, documented, (*Server).listToolChanges},
-		{http.MethodPost, "/api/v1/tools/changes/accept", authenticated, documented, (*Server).acceptToolChanges},
+		{http.MethodGet, "/api/v1/tools/changes", admin, documented, (*Server).listToolChanges},
+		{http.MethodPost, "/api/v1/tools/changes/accept", admin, documented, (*Server).acceptToolChanges},
 		{http.MethodPost, "/api/v1/tools/{name}/call", authenticated, documented, (*Server).callTool},
 
 		{http.MethodGet, "/api/v1/audit", authenticated, documented, (*Server).listAudit},

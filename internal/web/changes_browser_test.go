@@ -45,9 +45,7 @@ func TestBrowserHeldTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	reg := tools.NewRegistry(&tools.RegistryOptions{Pinner: pin.New(pin.Options{
-		Store: func(context.Context) (pin.Store, error) { return db, nil },
-	})})
+	reg := tools.NewRegistry(&tools.RegistryOptions{Pinner: pin.New(func(context.Context) (pin.Store, error) { return db, nil }, nil)})
 	src := tools.Source{Kind: tools.KindMCP, Server: "notes"}
 	note := func(desc string) []tools.Tool {
 		return []tools.Tool{&tools.Func{Run: echo, Spec: tools.Info{Name: "search", Description: desc, InputSchema: json.RawMessage(`{"type":"object"}`)}}}

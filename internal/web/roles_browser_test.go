@@ -35,6 +35,8 @@ func testRoles(t *testing.T, b context.Context) {
 			if visible != tc.admin {
 				t.Errorf("audit user filter visible = %v; want %v", visible, tc.admin)
 			}
+			// The held-tools link: the admin's review, not shown to users.
+			waitFor(t, ctx, "the role applied to the nav", `document.querySelector('nav a[href="/changes"]').closest('li').hidden === `+map[bool]string{true: "false", false: "true"}[tc.admin])
 		})
 	}
 }

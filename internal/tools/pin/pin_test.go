@@ -42,9 +42,8 @@ func names(es []tools.Entry) []string {
 }
 
 func newRegistry(st pin.Store, auto bool) *tools.Registry {
-	p := pin.New(pin.Options{
-		Store: func(context.Context) (pin.Store, error) { return st, nil },
-		Auto:  func(string) bool { return auto },
+	p := pin.New(func(context.Context) (pin.Store, error) { return st, nil }, &pin.Options{
+		Auto: func(string) bool { return auto },
 	})
 	return tools.NewRegistry(&tools.RegistryOptions{Pinner: p})
 }
@@ -132,12 +131,12 @@ func TestPinAuto(t *testing.T) {
 func TestPinStoreDown(t *testing.T) {
 	st := openStore(t)
 	down := false
-	p := pin.New(pin.Options{Store: func(context.Context) (pin.Store, error) {
+	p := pin.New(func(context.Context) (pin.Store, error) {
 		if down {
 			return nil, errors.New("database unreachable")
 		}
 		return st, nil
-	}})
+	}, nil)
 	r := tools.NewRegistry(&tools.RegistryOptions{Pinner: p})
 	src := tools.Source{Kind: tools.KindMCP, Server: "s"}
 	r.Set(src, []tools.Tool{tool("a", "A.")})

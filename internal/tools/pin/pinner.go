@@ -19,11 +19,8 @@ type Store interface {
 	store.AuditLog
 }
 
-// Options configure a [Pinner]. Store is required.
+// Options configure a [Pinner]. A nil or zero Options means defaults.
 type Options struct {
-	// Store opens (or returns) the store; it is called on each decision, so
-	// a store opened lazily is opened on first need.
-	Store func(ctx context.Context) (Store, error)
 	// Auto reports whether server's changes are accepted on sight
 	// (pinning: auto). Nil means never.
 	Auto func(server string) bool
@@ -51,11 +48,18 @@ type Pinner struct {
 
 var _ tools.Pinner = (*Pinner)(nil)
 
-// New returns a Pinner. It panics if opts.Store is nil.
-func New(opts Options) *Pinner {
-	if opts.Store == nil {
-		panic("pin.New: nil Store")
+// New returns a Pinner keeping its pins in the store open returns. open
+// is called on each decision, so a store opened lazily is opened on first
+// need. opts may be nil. New panics if open is nil.
+func New(open func(ctx context.Context) (Store, error), opts *Options) *Pinner {
+	if open == nil {
+		panic("pin.New: nil store")
 	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
@@ -65,7 +69,7 @@ func New(opts Options) *Pinner {
 	if opts.Auto == nil {
 		opts.Auto = func(string) bool { return false }
 	}
-	return &Pinner{open: opts.Store, auto: opts.Auto, timeout: opts.Timeout, logger: opts.Logger, known: map[[2]string]string{}}
+	return &Pinner{open: open, auto: opts.Auto, timeout: opts.Timeout, logger: opts.Logger, known: map[[2]string]string{}}
 }
 
 // Pin implements [tools.Pinner]: a tool seen for the first time is pinned

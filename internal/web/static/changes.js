@@ -44,6 +44,10 @@
   }
 
   async function load() {
+    if ((await SB.me()).role !== "admin") {
+      root.replaceChildren(el("p", { class: "muted", id: "admin-note", text: "Reviewing and accepting held tools is for admins." }));
+      return;
+    }
     let r;
     try { r = await api("GET", "/api/v1/tools/changes"); }
     catch (e) { root.replaceChildren(el("p", { class: "note error", text: e.message })); return; }

@@ -266,6 +266,13 @@ const SB = (() => {
   }
 
   document.addEventListener("DOMContentLoaded", setupKeyForm);
+  // Reviewing held tools is an admin's: other users do not get the link.
+  document.addEventListener("DOMContentLoaded", () => {
+    me().then((m) => {
+      if (m.role === "admin") return;
+      document.querySelectorAll('nav a[href="/changes"]').forEach((a) => { a.closest("li").hidden = true; });
+    });
+  });
 
   return { el, api, me, stream, attach, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
 })();
