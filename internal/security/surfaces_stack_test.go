@@ -30,6 +30,7 @@ import (
 // in-process Streamable HTTP test server, named "test"), and a model
 // served on the OpenAI wire by surfaceModel.
 type surfaceStack struct {
+	dir   string // the project directory: switchboard.yaml and the data
 	base  string
 	app   *app.App
 	st    store.Store
@@ -95,7 +96,7 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	case err := <-done:
 		t.Fatalf("serve did not start: %v", err)
 	}
-	s := &surfaceStack{base: "http://" + addr, app: a, st: st, model: m}
+	s := &surfaceStack{dir: dir, base: "http://" + addr, app: a, st: st, model: m}
 	// The MCP server connects in the background; wait for its tools.
 	if !mcptest.Poll(20*time.Second, func() bool {
 		_, ok := a.Registry().Lookup("test__add")
