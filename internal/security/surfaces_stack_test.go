@@ -35,6 +35,7 @@ type surfaceStack struct {
 	app   *app.App
 	st    store.Store
 	model *surfaceModel
+	ids   map[string]string // user name to store ID, of users made by user
 }
 
 // stackConfig is the configuration of one stack: tool calls per minute
@@ -96,7 +97,7 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	case err := <-done:
 		t.Fatalf("serve did not start: %v", err)
 	}
-	s := &surfaceStack{dir: dir, base: "http://" + addr, app: a, st: st, model: m}
+	s := &surfaceStack{dir: dir, base: "http://" + addr, app: a, st: st, model: m, ids: map[string]string{}}
 	// The MCP server connects in the background; wait for its tools.
 	if !mcptest.Poll(20*time.Second, func() bool {
 		_, ok := a.Registry().Lookup("test__add")
@@ -114,9 +115,11 @@ func (s *surfaceStack) user(t *testing.T, name string, perms ...string) string {
 	if perms == nil {
 		perms = []string{}
 	}
-	if _, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms}); err != nil {
+	u, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms})
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.ids[name] = u.ID
 	return key
 }
 

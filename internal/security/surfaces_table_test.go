@@ -118,6 +118,10 @@ func controlAudited(t *testing.T, sf surface) {
 	if len(recs) != 1 || recs[0].Outcome != store.OutcomeOK || recs[0].Approval != store.AuditAutoApproved || recs[0].Tool != read.name {
 		t.Errorf("audit = %+v, want one record of %s, auto-approved and ok", recs, read.name)
 	}
+	// The record names the user by ID too (the local user has none).
+	if wantID := s.ids["erin"]; len(recs) == 1 && !sf.local && recs[0].UserID != wantID {
+		t.Errorf("the record's user ID is %q, want %q", recs[0].UserID, wantID)
+	}
 	if sf.agent != "" && len(recs) == 1 && recs[0].Agent != sf.agent {
 		t.Errorf("the call was made by agent %q, want %q", recs[0].Agent, sf.agent)
 	}

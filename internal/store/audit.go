@@ -90,8 +90,12 @@ type AuditRecord struct {
 	// ID is assigned by BeginAudit.
 	ID string
 	// Time is when the call began; BeginAudit sets it to now when zero.
-	Time           time.Time
+	Time time.Time
+	// User is the user's name, for display and filters; UserID is the
+	// store's ID of that user, which says who it was even after a rename.
+	// Both are empty or "local" for the local user (UserID empty).
 	User           string
+	UserID         string
 	ConversationID string
 	Agent          string
 	RunID          string
