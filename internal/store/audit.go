@@ -17,7 +17,8 @@ const (
 	// AuditAutoApproved: the approval policy allows the tool without asking.
 	AuditAutoApproved AuditApproval = "auto"
 	// AuditApproved: a person approved the call (or a run started with
-	// --yes, or the tools API, whose caller is the person).
+	// --yes). The tools API asks too: its caller's request is not an
+	// approval.
 	AuditApproved AuditApproval = "approved"
 	// AuditGranted: a conversation grant ("approve for this conversation")
 	// covered the call.
