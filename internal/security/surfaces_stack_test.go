@@ -41,7 +41,9 @@ type surfaceStack struct {
 // stackConfig is the configuration of one stack: tool calls per minute
 // per user (6 gives a burst of one call, then one per ten seconds).
 const stackConfig = `rateLimits: {toolCallsPerMinute: 6}
-approvals: {timeout: 20s}
+approvals:
+  timeout: 20s
+  rules: [{server: test, tool: fail, policy: deny}]
 agents:
   helper: {description: "Helps with the test server.", servers: [test]}
 `
