@@ -10,12 +10,14 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -51,11 +53,15 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		return err
 	}
 	loopback := isLoopback(ln.Addr())
-	users, err := st.ListUsers(ctx)
+	existing, err := st.ListUsers(ctx)
 	if err != nil {
 		return fmt.Errorf("listing users: %w", err)
 	}
-	if !loopback && len(users) == 0 {
+	if len(existing) > 0 && !slices.ContainsFunc(existing, func(u store.User) bool { return u.IsAdmin() }) {
+		a.logger.Warn("no user is an admin: agents and servers cannot be managed over the API; run `switchboard users set NAME --admin`",
+			logKeyCount, len(existing))
+	}
+	if !loopback && len(existing) == 0 {
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
 	}
@@ -64,11 +70,23 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if err != nil {
 		return err
 	}
+	// One view of the users for the HTTP API and the gateway: a user
+	// created, changed or removed by any process applies to both at once.
+	users := server.NewDirectory(st, nil)
+	a.users.Store(users)
+	defer a.users.Store(nil)
 	gw, err := a.Gateway(ctx, GatewayOptions{AllowedOrigins: a.cfg.Server.AllowedOrigins})
 	if err != nil {
 		return err
 	}
 	defer gw.Close()
+
+	// Tools an admin accepts from another process are released here within
+	// pinRecheckEvery; the watcher stops when Serve returns.
+	wctx, stopWatch := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	watch.Go(func() { a.WatchPins(wctx) })
+	defer func() { stopWatch(); watch.Wait() }()
 
 	// The metrics exist while the service runs: one-shot commands build no
 	// registry they would never serve.
@@ -109,17 +127,24 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	defer a.onStatus.Store(nil)
 
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
-		Servers:        serversView{a},
-		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
-		MCP:            mcpWithCaller(gw.Handler()),
-		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
-		AllowAnonymous: loopback && len(users) == 0,
-		AllowedOrigins: a.cfg.Server.AllowedOrigins,
-		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
-		Gate:           g,
-		Metrics:        metrics,
-		Tracing:        tracing,
-		Logger:         a.logger.With(logKeyComponent, "server"),
+		Servers: serversView{a},
+		Pins:    pinsView{a},
+		Models:  func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
+		MCP:     mcpWithCaller(gw.Handler()),
+		Web:     web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
+		// Anonymous access lasts while no user exists: the directory
+		// checks on every anonymous request.
+		AllowAnonymous:  loopback,
+		Users:           users,
+		PublicProbes:    a.cfg.Server.PublicProbes,
+		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
+		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
+		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
+		Limits:          limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Gate:            g,
+		Metrics:         metrics,
+		Tracing:         tracing,
+		Logger:          a.logger.With(logKeyComponent, "server"),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -81,7 +81,7 @@ func Default() *Config {
 			CallTimeout:       DefaultCallTimeout,
 			TurnTimeout:       10 * time.Minute,
 		},
-		Server: Server{Addr: DefaultAddr},
+		Server: Server{Addr: DefaultAddr, BodyReadTimeout: 30 * time.Second, MaxStreamsPerUser: 8},
 		// No level: each command chooses (warn for one-shot commands, info
 		// for serve), unless the file, the environment or --log-level sets one.
 		Log: Log{Format: "text"},

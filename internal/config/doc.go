@@ -108,6 +108,8 @@
 //	    tools:                    # path.Match globs; deny wins
 //	      deny: [write_*, move_file]
 //	    roots: [./docs]           # MCP roots offered to this server; [] = none
+//	    pinning: hold             # a changed tool definition is held until an admin
+//	                              # accepts it (tools changes/accept); auto accepts
 //	    inheritEnv: [NODE_OPTIONS] # globs of Switchboard's variables it also gets;
 //	                              # otherwise only PATH, HOME, USER, LOGNAME, SHELL,
 //	                              # TERM, TZ, TMPDIR, LANG, LC_* and env
@@ -215,9 +217,18 @@
 //	  callTimeout: 60s
 //	  turnTimeout: 10m
 //
+//	toolSearch:
+//	  maxTools: 40                # tools offered at once; more: the best-ranked + find_tools; -1 = all
+//	  embeddings:                 # optional; without it ranking makes no network call
+//	    model: default            # an entry of models (openai, ollama or gemini)
+//	    embeddingModel: text-embedding-3-small
+//
 //	server:
 //	  addr: 127.0.0.1:8080
 //	  allowedOrigins: [http://localhost:3000]
+//	  publicProbes: false         # true: /metrics, /readyz answer without a key
+//	  bodyReadTimeout: 30s        # a request body must arrive within this
+//	  maxStreamsPerUser: 8        # open SSE chat/run streams per user
 //
 //	rateLimits:                   # per API key; 0 = unlimited (default)
 //	  requestsPerMinute: 120

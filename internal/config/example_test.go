@@ -111,6 +111,9 @@ func ExampleConfig_WriteEffective() {
 	//   turnTimeout: 10m0s
 	// server:
 	//   addr: 127.0.0.1:8080
+	//   publicProbes: false
+	//   bodyReadTimeout: 30s
+	//   maxStreamsPerUser: 8
 	// rateLimits:
 	//   requestsPerMinute: 0
 	//   toolCallsPerMinute: 0
@@ -119,4 +122,7 @@ func ExampleConfig_WriteEffective() {
 	//   format: text
 	// data: ""
 	// sandbox: false
+	// toolSearch:
+	//   maxTools: 0
+	//   embeddings: {}
 }

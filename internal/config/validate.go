@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // Validate reports every problem in c at once, joined with errors.Join, each
@@ -24,6 +26,7 @@ func (c *Config) Validate() error {
 	c.validateModels(&p)
 	c.validateAgents(&p)
 	c.validateRest(&p)
+	c.validateToolSearch(&p)
 	return p.join()
 }
 
@@ -179,7 +182,7 @@ func (c *Config) validateRest(p *problems) {
 		checkURL(p, "tracing.endpoint", e)
 	}
 	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
-		p.add("database.url", "%q is not a postgres:// URL; leave it empty for the embedded SQLite database in the data directory", redactURL(u))
+		p.add("database.url", "%q is not a postgres:// URL; leave it empty for the embedded SQLite database in the data directory", redact.URL(u))
 	}
 	a := c.Approvals
 	checkEnum(p, "approvals.mode", a.Mode, ModeDefault, ModeAllowAll, ModeAskAll)
@@ -220,6 +223,12 @@ func (c *Config) validateRest(p *problems) {
 			p.add(fmt.Sprintf("server.allowedOrigins[%d]", i), "%q is not an origin such as https://example.com or http://localhost:3000 (or *)", o)
 		}
 	}
+	if c.Server.BodyReadTimeout < 0 {
+		p.add("server.bodyReadTimeout", "must not be negative (0 means the default, 30s)")
+	}
+	if c.Server.MaxStreamsPerUser < 0 {
+		p.add("server.maxStreamsPerUser", "must not be negative (0 means the default, 8)")
+	}
 	if c.RateLimits.RequestsPerMinute < 0 {
 		p.add("rateLimits.requestsPerMinute", "must not be negative (0 means unlimited)")
 	}
@@ -251,7 +260,7 @@ func checkEnum(p *problems, at, v string, allowed ...string) {
 func checkURL(p *problems, at, raw string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.add(at, "%q is not an http or https URL such as https://example.com/mcp", redactURL(raw))
+		p.add(at, "%q is not an http or https URL such as https://example.com/mcp", redact.URL(raw))
 	}
 }
 

@@ -8,44 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
-
-// TestMCPUserNamedLocalIsNotUnrestricted: a stored user named "local" (the
-// anonymous user's name) gets its own permissions on /mcp, not every tool:
-// the gate decides by the authenticated user, never by name.
-func TestMCPUserNamedLocalIsNotUnrestricted(t *testing.T) {
-	s := newSurfaceStack(t)
-	key := s.user(t, "local", "test__echo")
-	c := mcp.NewClient(&mcp.Implementation{Name: "security-test", Version: "1"}, nil)
-	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{key: key}}, MaxRetries: -1,
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	var names []string
-	for tool, err := range cs.Tools(t.Context(), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, tool.Name)
-	}
-	if strings.Join(names, ",") != "test__echo" {
-		t.Errorf("tools/list for a user named local = %v, want only test__echo", names)
-	}
-	if mcpCall(t, cs, "test__add", `{"a":1,"b":2}`) {
-		t.Error("a user named local called a tool outside its permissions")
-	}
-	recs := s.audit(t, "local", "test__add")
-	if len(recs) != 1 || recs[0].Approval != store.AuditForbidden {
-		t.Errorf("audit = %+v, want one forbidden record", recs)
-	}
-}
 
 // TestApprovalEndsWithItsRun: when the client of an agent run goes away
 // while a call waits for approval, the approval is expired in the store

@@ -197,14 +197,6 @@ func callMCPHTTP(t *testing.T, s *surfaceStack, key, tool, args string) bool {
 	return mcpCall(t, cs, tool, args)
 }
 
-type bearer struct{ key string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // callMCPStdio runs `switchboard mcp` (the CLI command, in-process, with
 // the stack's config and database) on pipes and calls through it.
 func callMCPStdio(t *testing.T, s *surfaceStack, key, tool, args string) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -29,6 +30,9 @@ func (s *Server) chatCompletions() handlerFunc {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Msg: "request body is too large", Err: err}
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return &Error{Status: http.StatusRequestTimeout, Code: "body_timeout", Msg: "the request body did not arrive in time; send it at once", Err: err}
 			}
 			return badRequest("request body is not a chat completion request: %v", err)
 		}

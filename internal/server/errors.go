@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
@@ -125,6 +126,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Msg: fmt.Sprintf("request body is larger than %d bytes", limit), Err: err}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &Error{Status: http.StatusRequestTimeout, Code: "body_timeout", Msg: "the request body did not arrive in time; send it at once", Err: err}
 		}
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_json", Msg: "request body is not the expected JSON: " + err.Error(), Err: err}
 	}

@@ -34,7 +34,7 @@ type Store interface {
 	store.AuditLog
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
 
-	GetUserByKeyHash(ctx context.Context, keyHash string) (store.User, error)
+	UserSource
 }
 
 var _ Store = store.Store(nil)
@@ -143,6 +143,9 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	// Servers answers the /api/v1/servers routes; nil lists none.
 	Servers Servers
+	// Pins answers /api/v1/tools/changes (held tools and accepting them);
+	// nil answers 404.
+	Pins Pins
 	// Models lists the configured model names (for /v1/models and the
 	// readiness hint); nil means none.
 	Models func() []string
@@ -158,9 +161,24 @@ type Options struct {
 	Ping func(ctx context.Context) error
 
 	// AllowAnonymous lets requests without a key act as the user "local"
-	// with every permission. Set it only for a loopback listener with no
-	// users; see the package doc.
+	// with every permission, as long as no user exists: the moment one is
+	// created (by any process sharing the store) every request needs a key.
+	// Set it only for a loopback listener; see the package doc.
 	AllowAnonymous bool
+	// Users is the cached view of the users that authentication reads; nil
+	// makes one over the store. The app shares one with the MCP gateway and
+	// calls its Invalidate when the store announces a change.
+	Users *Directory
+	// PublicProbes lets /metrics and /readyz answer without a key while
+	// users exist (for scrapers and orchestrators that cannot send one).
+	// /healthz is always public: it says only "ok".
+	PublicProbes bool
+	// BodyReadTimeout bounds reading a request's body, so a client that
+	// sends it slowly cannot hold a handler (slowloris); default 30s.
+	BodyReadTimeout time.Duration
+	// MaxStreams bounds each user's concurrent SSE streams (chat and run
+	// streams); default 8, negative means no bound.
+	MaxStreams int
 	// AllowedHosts are accepted Host header values (host or host:port)
 	// besides loopback names; empty accepts any Host unless AllowAnonymous.
 	AllowedHosts []string

@@ -27,6 +27,8 @@ type Server struct {
 	handler   http.Handler
 	reqLimits *gate.Buckets
 	gate      *gate.Gate
+	users     *Directory
+	streams   *streamSlots
 	http      *http.Server
 
 	// closing is closed when shutdown begins; SSE streams watch it.
@@ -39,6 +41,8 @@ const (
 	DefaultMaxBodyBytes    = 4 << 20
 	DefaultSSEWriteTimeout = 10 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
+	DefaultBodyReadTimeout = 30 * time.Second
+	DefaultMaxStreams      = 8
 )
 
 // New returns a Server that keeps its records in st, runs agent turns with
@@ -66,6 +70,17 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = DefaultKeepAlive
 	}
+	if o.BodyReadTimeout <= 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	s.users = o.Users
+	if s.users == nil {
+		s.users = NewDirectory(st, &DirectoryOptions{Now: o.Now})
+	}
+	s.streams = newStreamSlots(o.MaxStreams)
 	if o.Models == nil {
 		o.Models = func() []string { return nil }
 	}

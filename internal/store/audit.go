@@ -37,6 +37,18 @@ const (
 	AuditUnavailable AuditApproval = "unavailable"
 	// AuditForbidden: the caller's permissions do not include the tool.
 	AuditForbidden AuditApproval = "forbidden"
+
+	// Pin events (tool pinning) are records of their own, not calls: Tool
+	// and Server name the tool, Arguments carry the definition's hash.
+	// AuditPinned: the tool was seen for the first time and pinned.
+	AuditPinned AuditApproval = "pinned"
+	// AuditHeld: the server changed the tool's definition; it is held.
+	AuditHeld AuditApproval = "held"
+	// AuditAccepted: an admin (User) accepted the changed definition.
+	AuditAccepted AuditApproval = "accepted"
+	// AuditAutoAccepted: the server's pinning is auto, so the change was
+	// accepted on sight.
+	AuditAutoAccepted AuditApproval = "auto_accepted"
 )
 
 // Outcome says how a tool call ended.

@@ -138,6 +138,7 @@ func TestBrowser(t *testing.T) {
 		{"no model hint", testNoModelHint},
 		{"api key", testAPIKey},
 		{"rendering", testRendering},
+		{"roles", testRoles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })

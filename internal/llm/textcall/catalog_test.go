@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -103,6 +103,7 @@ func TestManifestBudget(t *testing.T) {
 		{"name mentioned", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "use zz_translate on this"}}, []string{"zz_translate"}},
 		{"from context", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "and tomorrow?", Context: []string{"what is the weather forecast in Paris"}}}, []string{"weather__get_forecast"}},
 		{"max tools", ManifestOptions{MaxTools: 3, Query: rank.Query{Text: "translate this"}}, []string{"zz_translate"}},
+		{"pinned", ManifestOptions{MaxTools: 1, Pinned: []string{"zz_translate"}, Query: rank.Query{Text: "Will it rain in Oslo tomorrow?"}}, []string{"zz_translate"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,20 +206,11 @@ func BenchmarkNewCatalog1000(b *testing.B) {
 // other processes.
 func cpuPerOp(b *testing.B) func() {
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := observe.ProcessCPU()
 	return func() {
 		b.StopTimer()
-		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((observe.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
-}
-
-// cpuTime returns the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestManifestDefaultMaxTools(t *testing.T) {
