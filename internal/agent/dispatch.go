@@ -192,7 +192,7 @@ func (t *turn) forbidden(name string) bool {
 
 func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) store.AuditRecord {
 	return store.AuditRecord{
-		Time: t.r.opts.Now(), User: t.req.User, ConversationID: t.req.ConversationID, Agent: agent,
+		Time: t.r.opts.Now(), User: t.req.User, UserID: t.req.UserID, ConversationID: t.req.ConversationID, Agent: agent,
 		RunID: t.runID, CallID: c.ID, Tool: c.Name, Server: info.Server, Arguments: c.Arguments,
 	}
 }

@@ -34,6 +34,9 @@ type Request struct {
 	ConversationID string
 	// User is who sent the message (for audit); "" for single-user use.
 	User string
+	// UserID is the store ID of the user the run acts for, recorded in
+	// the audit trail beside User; empty for the local user.
+	UserID string
 	// Agent is the agent spoken to; "" means the default assistant, which
 	// hands messages that mention a named agent to that agent.
 	Agent string

@@ -6,6 +6,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // Gate returns the one enforcement path of tool calls (see package gate),
@@ -42,4 +43,47 @@ func toolCallLimiter(st store.Store, perMinute int) gate.Limiter {
 		return pg.NewLimiter("tool calls", rate, burst)
 	}
 	return gate.NewBuckets(rate, burst, nil)
+}
+
+// CallLocal calls the catalogue tool name for the local user at the
+// terminal (`switchboard call`), through the gate like every surface: the
+// rate limit, the approval policy and the audit trail (user "local",
+// agent "cli"). A tool the policy denies is refused with a *gate.Refusal;
+// one it asks about runs, recorded as approved: the person typed this exact
+// call at the terminal, as a run started with --yes.
+func (a *App) CallLocal(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error) {
+	g, err := a.Gate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := a.registry.Lookup(name)
+	if !ok {
+		return a.registry.Call(ctx, name, req) // the registry's not-found error
+	}
+	local := gate.Local(gate.LocalUser)
+	rec := store.AuditRecord{User: local.AuditUser(), Agent: "cli", Tool: name, Server: gate.RuleServer(e), Arguments: req.Arguments}
+	if err := g.Admit(ctx, &local, e); err != nil {
+		return nil, err
+	}
+	switch g.Decide(e) {
+	case gate.ActionAllow:
+		rec.Approval = store.AuditAutoApproved
+	case gate.ActionAsk:
+		rec.Approval = store.AuditApproved
+	default:
+		ref := gate.PolicyRefusal(e)
+		g.Refused(ctx, rec, ref.Approval, ref.Error())
+		return nil, ref
+	}
+	call, err := g.Begin(ctx, rec)
+	if err != nil {
+		return nil, err // a call that cannot be recorded is not made
+	}
+	res, err := a.registry.Call(ctx, name, req)
+	out := store.AuditResult{Outcome: store.OutcomeOf(err, err == nil && res.IsError)}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	call.Finish(ctx, out)
+	return res, err
 }

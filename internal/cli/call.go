@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -22,7 +23,9 @@ func newCallCmd(g *globals) *cobra.Command {
 		Short: "Call one tool and print its result",
 		Long: `Calls TOOL (a name from 'switchboard tools') with JSON_ARGS, a JSON object
 ('-' reads it from stdin; omitted means {}). For a server__tool name only that
-server is started. Progress reports go to stderr.
+server is started. Progress reports go to stderr. The call is recorded in the
+audit trail (user local, agent cli) and follows the approval policy: a tool
+the policy denies is refused; one it asks about runs, since you typed it.
 
 Exit status: 0 on success, 1 when the tool reports an error (its text is
 printed), 2 on usage, configuration or connection errors.`,
@@ -57,13 +60,16 @@ printed), 2 on usage, configuration or connection errors.`,
 			defer a.Close()
 
 			stderr := cmd.ErrOrStderr()
-			res, err := a.Registry().Call(cmd.Context(), name, &tools.CallRequest{
+			res, err := a.CallLocal(cmd.Context(), name, &tools.CallRequest{
 				Arguments: raw,
 				Progress: func(p tools.Progress) {
 					fmt.Fprintln(stderr, progressLine(p))
 				},
 			})
+			var refused *gate.Refusal
 			switch {
+			case errors.As(err, &refused):
+				return usageErr(err, "the approvals section of the configuration decides which tools may run")
 			case errors.Is(err, tools.ErrNotFound):
 				return usageErr(err, unknownToolHint(name, a.Registry().List()))
 			case errors.Is(err, tools.ErrUnavailable):

@@ -130,12 +130,14 @@ func testApproval(t *testing.T, transport string, policy mcpserve.Action, elicit
 					t.Errorf("approval question mismatch (-want +got):\n%s", diff)
 				}
 			}
-			user := "alice"
+			// The test's HTTP caller has ID and name alice; the stdio
+			// caller is the local user, who has no ID.
+			user, userID := "alice", "alice"
 			if transport == "stdio" {
-				user = "local"
+				user, userID = "local", ""
 			}
 			wantRec := []store.AuditRecord{{
-				User: user, Tool: "files__write", Server: "files",
+				User: user, UserID: userID, Tool: "files__write", Server: "files",
 				Arguments: json.RawMessage(`{"path":"/tmp/x"}`), Agent: "mcp:" + strings.TrimSuffix(transport, "-2026"),
 			}}
 			audit.mu.Lock()

@@ -27,7 +27,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if !ok {
 		return nil, unknownTool(name)
 	}
-	rec := store.AuditRecord{User: caller.Name, Tool: name, Server: ruleServer(e.Origin), Arguments: args, Agent: "mcp:http"}
+	rec := store.AuditRecord{User: caller.Name, UserID: caller.ID, Tool: name, Server: ruleServer(e.Origin), Arguments: args, Agent: "mcp:http"}
 	if _, stdio := ctx.Value(lifetimeKey{}).(context.Context); stdio {
 		rec.Agent = "mcp:stdio"
 	} else if req.Session != nil {

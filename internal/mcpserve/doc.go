@@ -4,13 +4,14 @@
 // through [Server.ServeStdio], for `switchboard mcp` launched by a desktop
 // client or an IDE.
 //
-// Every caller sees only the tools its permissions allow ([Options].Permit),
-// in tools/list and in tools/call alike. Calls follow the approval policy
-// ([Options].Policy): a tool that needs approval is confirmed through MCP
+// Every call goes through the gate every surface shares ([Options].Gate,
+// package gate): the caller sees only the tools its permissions allow, in
+// tools/list and in tools/call alike; tools/call counts against the
+// caller's tool-call limit; calls follow the approval policy: a tool that needs approval is confirmed through MCP
 // elicitation when the client supports it (an elicitation/create request
 // before protocol 2026-07-28, an input request of the call from then on)
-// and refused with an explanation otherwise. Every call that reaches a catalogue tool is audited
-// ([Options].Audit). Progress and cancellation pass through in both
+// and refused with an explanation otherwise. Every call that reaches a
+// catalogue tool is audited through the gate. Progress and cancellation pass through in both
 // directions, and catalogue changes reach connected clients as
 // notifications/tools/list_changed.
 //
@@ -28,7 +29,7 @@
 // version the go-sdk speaks. Built on the official
 // go-sdk; none of its types appear in this package's API.
 //
-// Layer: behaviour. It imports internal/tools and the go-sdk only; the app
-// package builds it and fills its Options (identity, permissions, policy,
-// audit). Nothing else imports it.
+// Layer: behaviour. It imports internal/tools, internal/gate,
+// internal/store and the go-sdk; the app package builds it and fills its
+// Options (identity, the gate). Nothing else imports it.
 package mcpserve

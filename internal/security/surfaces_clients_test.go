@@ -7,11 +7,14 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
 
 // surface is one way a tool is reached. call makes one call of tool with
@@ -29,6 +32,22 @@ type surface struct {
 	// agent is the agent the audit records name ("" for the assistant).
 	agent string
 	call  func(t *testing.T, s *surfaceStack, key, tool, args string) bool
+	// callN, when set, makes n calls in one session (a stdio process is
+	// one session, with its own in-process limiter).
+	callN func(t *testing.T, s *surfaceStack, key, tool, args string, n int) []bool
+}
+
+// calls makes n calls of tool as the holder of key, in one session where
+// the surface has sessions, and reports which reached the caller.
+func (sf surface) calls(t *testing.T, s *surfaceStack, key, tool, args string, n int) []bool {
+	if sf.callN != nil {
+		return sf.callN(t, s, key, tool, args, n)
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = sf.call(t, s, key, tool, args)
+	}
+	return out
 }
 
 type toolCall struct{ name, args string }
@@ -42,7 +61,7 @@ var surfaces = []surface{
 	{name: "REST tools API", call: callREST},
 	{name: "chat completions", call: callChat},
 	{name: "MCP over HTTP", call: callMCPHTTP},
-	{name: "MCP on stdio", local: true, call: callMCPStdio},
+	{name: "MCP on stdio", local: true, call: callMCPStdio, callN: callMCPStdioN},
 	{name: "agent run", call: runWith("")},
 	{name: "@mention", agent: "helper", call: runWith("@helper ")},
 	{
@@ -178,29 +197,49 @@ func callMCPHTTP(t *testing.T, s *surfaceStack, key, tool, args string) bool {
 	return mcpCall(t, cs, tool, args)
 }
 
-// callMCPStdio calls through the gateway `switchboard mcp` serves on
-// stdio (the app's Gateway on in-process pipes).
-func callMCPStdio(t *testing.T, s *surfaceStack, _ string, tool, args string) bool {
-	gw, err := s.app.Gateway(t.Context(), app.GatewayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gw.Close()
+// callMCPStdio runs `switchboard mcp` (the CLI command, in-process, with
+// the stack's config and database) on pipes and calls through it.
+func callMCPStdio(t *testing.T, s *surfaceStack, key, tool, args string) bool {
+	return callMCPStdioN(t, s, key, tool, args, 1)[0]
+}
+
+// callMCPStdioN makes n calls through one `switchboard mcp` session.
+func callMCPStdioN(t *testing.T, s *surfaceStack, _ string, tool, args string, n int) []bool {
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	ctx, cancel := context.WithCancel(t.Context())
-	served := make(chan error, 1)
-	go func() { served <- gw.ServeStdio(ctx, sr, sw) }()
+	exited := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		exited <- cli.Run(ctx, &cli.Env{Args: []string{"mcp"}, Stdin: sr, Stdout: sw, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: s.dir})
+		sw.Close()
+	}()
 	defer func() {
+		cw.Close() // end of input ends the session
 		cancel()
-		cw.Close()
-		<-served
+		<-exited
 	}()
 	c := mcp.NewClient(&mcp.Implementation{Name: "security-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: declineAll})
 	cs, err := c.Connect(t.Context(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
-		t.Fatalf("connecting over stdio: %v", err)
+		t.Fatalf("connecting to switchboard mcp: %v", err)
 	}
 	defer cs.Close()
-	return mcpCall(t, cs, tool, args)
+	// The command connects its MCP servers in the background.
+	if !mcptest.Poll(20*time.Second, func() bool {
+		for tl, err := range cs.Tools(t.Context(), nil) {
+			if err == nil && tl.Name == tool {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("switchboard mcp does not list %s", tool)
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = mcpCall(t, cs, tool, args)
+	}
+	return out
 }

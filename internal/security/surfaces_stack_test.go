@@ -30,16 +30,20 @@ import (
 // in-process Streamable HTTP test server, named "test"), and a model
 // served on the OpenAI wire by surfaceModel.
 type surfaceStack struct {
+	dir   string // the project directory: switchboard.yaml and the data
 	base  string
 	app   *app.App
 	st    store.Store
 	model *surfaceModel
+	ids   map[string]string // user name to store ID, of users made by user
 }
 
 // stackConfig is the configuration of one stack: tool calls per minute
 // per user (6 gives a burst of one call, then one per ten seconds).
 const stackConfig = `rateLimits: {toolCallsPerMinute: 6}
-approvals: {timeout: 20s}
+approvals:
+  timeout: 20s
+  rules: [{server: test, tool: fail, policy: deny}]
 agents:
   helper: {description: "Helps with the test server.", servers: [test]}
 `
@@ -95,7 +99,7 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	case err := <-done:
 		t.Fatalf("serve did not start: %v", err)
 	}
-	s := &surfaceStack{base: "http://" + addr, app: a, st: st, model: m}
+	s := &surfaceStack{dir: dir, base: "http://" + addr, app: a, st: st, model: m, ids: map[string]string{}}
 	// The MCP server connects in the background; wait for its tools.
 	if !mcptest.Poll(20*time.Second, func() bool {
 		_, ok := a.Registry().Lookup("test__add")
@@ -113,9 +117,11 @@ func (s *surfaceStack) user(t *testing.T, name string, perms ...string) string {
 	if perms == nil {
 		perms = []string{}
 	}
-	if _, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms}); err != nil {
+	u, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms})
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.ids[name] = u.ID
 	return key
 }
 

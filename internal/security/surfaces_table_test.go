@@ -67,10 +67,11 @@ func controlRateLimit(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
 	read := sf.readCall()
 	key := s.user(t, "carol", "*")
-	if !sf.call(t, s, key, read.name, read.args) {
+	got := sf.calls(t, s, key, read.name, read.args, 2)
+	if !got[0] {
 		t.Fatal("the first call was refused")
 	}
-	if sf.call(t, s, key, read.name, read.args) {
+	if got[1] {
 		t.Fatalf("a second call within the burst of one ran: %+v", s.audit(t, auditUser(sf, "carol"), ""))
 	}
 	ran := 0
@@ -116,6 +117,10 @@ func controlAudited(t *testing.T, sf surface) {
 	recs := s.audit(t, auditUser(sf, "erin"), read.name)
 	if len(recs) != 1 || recs[0].Outcome != store.OutcomeOK || recs[0].Approval != store.AuditAutoApproved || recs[0].Tool != read.name {
 		t.Errorf("audit = %+v, want one record of %s, auto-approved and ok", recs, read.name)
+	}
+	// The record names the user by ID too (the local user has none).
+	if wantID := s.ids["erin"]; len(recs) == 1 && !sf.local && recs[0].UserID != wantID {
+		t.Errorf("the record's user ID is %q, want %q", recs[0].UserID, wantID)
 	}
 	if sf.agent != "" && len(recs) == 1 && recs[0].Agent != sf.agent {
 		t.Errorf("the call was made by agent %q, want %q", recs[0].Agent, sf.agent)

@@ -75,7 +75,7 @@ func (s *Server) callTool() handlerFunc {
 			return notFound
 		}
 		ctx := r.Context()
-		rec := store.AuditRecord{User: c.AuditUser(), Tool: name, Server: e.Origin.Server, Arguments: body.Arguments}
+		rec := store.AuditRecord{User: c.AuditUser(), UserID: c.ID, Tool: name, Server: e.Origin.Server, Arguments: body.Arguments}
 		if err := s.gate.Admit(ctx, &c, e); err != nil {
 			var ref *gate.Refusal
 			if errors.As(err, &ref) && ref.Approval == store.AuditForbidden {

@@ -17,7 +17,8 @@ const (
 	// AuditAutoApproved: the approval policy allows the tool without asking.
 	AuditAutoApproved AuditApproval = "auto"
 	// AuditApproved: a person approved the call (or a run started with
-	// --yes, or the tools API, whose caller is the person).
+	// --yes). The tools API asks too: its caller's request is not an
+	// approval.
 	AuditApproved AuditApproval = "approved"
 	// AuditGranted: a conversation grant ("approve for this conversation")
 	// covered the call.
@@ -102,8 +103,12 @@ type AuditRecord struct {
 	// ID is assigned by BeginAudit.
 	ID string
 	// Time is when the call began; BeginAudit sets it to now when zero.
-	Time           time.Time
+	Time time.Time
+	// User is the user's name, for display and filters; UserID is the
+	// store's ID of that user, which says who it was even after a rename.
+	// Both are empty or "local" for the local user (UserID empty).
 	User           string
+	UserID         string
 	ConversationID string
 	Agent          string
 	RunID          string

@@ -8,11 +8,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-const auditCols = `id, time, user_name, conversation_id, agent, run_id, call_id, tool, server, arguments, approval, outcome, error, duration_ms, result_bytes, finished_at`
+const auditCols = `id, time, user_name, conversation_id, agent, run_id, call_id, tool, server, arguments, approval, outcome, error, duration_ms, result_bytes, finished_at, user_id`
 
 // Queries of the audit trail's hot writes, run by the committer.
 const (
-	beginAuditQuery = `INSERT INTO audit (` + auditCols + `, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?)`
+	beginAuditQuery = `INSERT INTO audit (` + auditCols + `, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', '', 0, 0, NULL, ?, ?)`
 	// finishAuditQuery changes only a running record, so that finishing
 	// twice, or after InterruptRunning, changes nothing.
 	finishAuditQuery = `UPDATE audit SET outcome = ?, error = ?, duration_ms = ?, result_bytes = ?, finished_at = ?,
@@ -33,7 +33,7 @@ func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, erro
 	id := store.NewID()
 	_, err := db.audit.do(ctx, beginAuditQuery,
 		id, db.ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server,
-		db.argsCol(r.Arguments), r.Approval, db.instance)
+		db.argsCol(r.Arguments), r.Approval, r.UserID, db.instance)
 	if err != nil {
 		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, err)
 	}
@@ -117,7 +117,7 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 			outcome string
 		)
 		if err := rows.Scan(&r.ID, tsCol{&r.Time}, &r.User, &r.ConversationID, &r.Agent, &r.RunID, &r.CallID, &r.Tool, &r.Server,
-			&args, &r.Approval, &outcome, &r.Error, &r.DurationMS, &r.ResultBytes, tsCol{&r.FinishedAt}); err != nil {
+			&args, &r.Approval, &outcome, &r.Error, &r.DurationMS, &r.ResultBytes, tsCol{&r.FinishedAt}, &r.UserID); err != nil {
 			return nil, fmt.Errorf("listing audit records: %w", err)
 		}
 		r.Arguments = rawBytes(args)

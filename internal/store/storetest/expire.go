@@ -59,3 +59,15 @@ func testApprovalUser(t *testing.T, s store.Store) {
 		diff(t, "ListPendingApprovals of "+tc.user, tc.want, ids)
 	}
 }
+
+// testAuditUserID: an audit record keeps the user's ID beside the name.
+func testAuditUserID(t *testing.T, s store.Store) {
+	id, err := s.BeginAudit(ctx(t), store.AuditRecord{User: "ann", UserID: "u-123", Tool: "files__read", Approval: store.AuditAutoApproved})
+	must(t, "BeginAudit", err)
+	must(t, "FinishAudit", s.FinishAudit(ctx(t), id, store.AuditResult{Outcome: store.OutcomeOK}))
+	recs, err := s.ListAudit(ctx(t), store.AuditFilter{User: "ann"})
+	must(t, "ListAudit", err)
+	if len(recs) != 1 || recs[0].UserID != "u-123" || recs[0].User != "ann" {
+		t.Errorf("ListAudit = %+v, want one record of ann with user ID u-123", recs)
+	}
+}

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ApprovalExpiry", testApprovalExpiry},
 		{"ExpireApproval", testExpireApproval},
 		{"ApprovalUser", testApprovalUser},
+		{"AuditUserID", testAuditUserID},
 		{"Grants", testGrants},
 		{"Usage", testUsage},
 		{"Audit", testAudit},
