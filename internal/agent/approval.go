@@ -21,7 +21,7 @@ type verdict struct {
 // approve resolves the approval of a call under the policy, the
 // conversation's grants and the run's approver.
 func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) verdict {
-	switch t.r.opts.Policy.Decide(e) {
+	switch t.r.gate.Decide(e) {
 	case ActionAllow:
 		return verdict{ok: true, label: store.AuditAutoApproved}
 	case ActionDeny:
@@ -54,27 +54,59 @@ func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.T
 	if d.Reason != "" {
 		reason += ": " + d.Reason
 	}
-	return verdict{label: store.AuditDenied, reason: reason}
+	// A person's refusal is "declined" on every surface; "denied" is the
+	// policy's.
+	return verdict{label: store.AuditDeclined, reason: reason}
 }
 
 // ask stores a pending approval, yields it and waits for a decision, the
 // approval timeout, or the end of ctx (which counts as denied). It returns
 // the decision and the final state.
 func (t *turn) ask(ctx context.Context, agent string, a store.Approval) (Decision, store.ApprovalState) {
-	r := t.r
+	d, stored := t.r.await(ctx, a, func(stored store.Approval) {
+		t.emit(Event{Kind: EventApproval, Agent: agent, Approval: &stored})
+	})
+	if stored.ID != "" {
+		t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
+	}
+	return d, stored.State
+}
+
+// Ask stores a as a pending approval and waits until a person decides it
+// (through [Runtime.Decide], here or in another process sharing the
+// store), the approval timeout passes, or ctx ends; in the last two cases
+// the approval is expired in the store, so it can no longer be decided.
+// It returns the approval as it ended. The tools API uses it, so that its
+// calls follow the same approval path as agent runs.
+func (r *Runtime) Ask(ctx context.Context, a store.Approval) (store.Approval, error) {
+	_, stored := r.await(ctx, a, nil)
+	if stored.ID == "" {
+		return stored, fmt.Errorf("asking approval for %s: the approval request could not be recorded", a.Tool)
+	}
+	return stored, nil
+}
+
+// await stores a pending approval, calls announce with it, and waits for a
+// decision, the approval timeout, or the end of ctx (which counts as
+// denied). It returns the decision and the approval as it ended; the
+// approval has no ID when it could not be stored.
+func (r *Runtime) await(ctx context.Context, a store.Approval, announce func(store.Approval)) (Decision, store.Approval) {
 	a.State = store.ApprovalPending
 	a.CreatedAt = r.opts.Now()
 	a.ExpiresAt = a.CreatedAt.Add(r.limits.ApprovalTimeout)
 	stored, err := r.approvals.CreateApproval(ctx, a)
 	if err != nil {
 		r.logger.WarnContext(ctx, "storing approval request", logKeyTool, a.Tool, logKeyErr, err)
-		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, store.ApprovalDenied
+		a.State = store.ApprovalDenied
+		return Decision{Kind: Deny, Reason: "the approval request could not be recorded"}, a
 	}
 	ch := make(chan Decision, 1)
 	r.mu.Lock()
 	r.waiting[stored.ID] = ch
 	r.mu.Unlock()
-	t.emit(Event{Kind: EventApproval, Agent: agent, Approval: &stored})
+	if announce != nil {
+		announce(stored)
+	}
 
 	timer := time.NewTimer(r.limits.ApprovalTimeout)
 	defer timer.Stop()
@@ -117,13 +149,12 @@ wait:
 		delete(r.waiting, stored.ID)
 		r.mu.Unlock()
 		if still {
-			r.expire(ctx, stored.ID)
 			stored.State, stored.Reason = store.ApprovalExpired, "nobody decided in time"
 			if ctx.Err() != nil {
 				stored.Reason = "the run ended before a decision"
 			}
-			t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
-			return Decision{Kind: Deny}, store.ApprovalExpired
+			r.expire(ctx, stored.ID, stored.Reason)
+			return Decision{Kind: Deny}, stored
 		}
 		// Decide removed the waiter and is about to deliver.
 		d = <-ch
@@ -135,8 +166,7 @@ wait:
 			stored.Scope = store.ScopeConversation
 		}
 	}
-	t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored})
-	return d, stored.State
+	return d, stored
 }
 
 // ApprovalPollInterval is how often a call waiting for approval checks an
@@ -160,14 +190,14 @@ func decidedElsewhere(ctx context.Context, g ApprovalGetter, id string) (Decisio
 	return Decision{}, false
 }
 
-func (r *Runtime) expire(ctx context.Context, id string) {
+func (r *Runtime) expire(ctx context.Context, id, reason string) {
 	ex, ok := r.approvals.(ApprovalExpirer)
 	if !ok {
 		return
 	}
 	wctx, cancel := persistCtx(ctx)
 	defer cancel()
-	if err := ex.ExpireApproval(wctx, id); err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
+	if err := ex.ExpireApproval(wctx, id, reason); err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
 		r.logger.WarnContext(ctx, "expiring approval", logKeyErr, err)
 	}
 }

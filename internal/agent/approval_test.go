@@ -61,7 +61,7 @@ func TestApprovals(t *testing.T) {
 	}{
 		{"approve once", agent.Decision{Kind: agent.ApproveOnce, By: "ann"}, 2, 2, []string{"approved", "approved"}, "deleted"},
 		{"approve for the conversation", agent.Decision{Kind: agent.ApproveConversation}, 2, 1, []string{"approved", "granted"}, "deleted"},
-		{"deny with reason", agent.Decision{Kind: agent.Deny, Reason: "not today"}, 0, 2, []string{"denied", "denied"}, "the user declined this call: not today"},
+		{"deny with reason", agent.Decision{Kind: agent.Deny, Reason: "not today"}, 0, 2, []string{"declined", "declined"}, "the user declined this call: not today"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

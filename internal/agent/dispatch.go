@@ -72,6 +72,13 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	entry, known := cat.entries[c.Name]
 	rec := t.auditRecord(agent, c, info)
 	if !known {
+		if t.forbidden(c.Name) {
+			// A catalogue tool the run's caller may not call: refused and
+			// audited as forbidden, as on every surface, and described to
+			// the model as missing (permissions do not reveal tools).
+			rec.Approval = store.AuditForbidden
+			return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, unknownToolText(c.Name, cat))
+		}
 		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError, unknownToolText(c.Name, cat))
 	}
 
@@ -97,7 +104,13 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		return t.refuse(ctx, agent, c, info, rec, store.OutcomeCancelled, cancelledText(ctx))
 	}
 
-	auditID := t.beginAudit(ctx, rec)
+	call, aerr := t.r.gate.Begin(ctx, rec)
+	if aerr != nil {
+		// A call that cannot be recorded is not made, on every surface.
+		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, aerr)
+		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError,
+			fmt.Sprintf("%s was not called: Switchboard could not record the call in its audit log", c.Name))
+	}
 	t.emit(Event{Kind: EventToolStart, Agent: agent, Call: info})
 	t.trackServer(info.Server, 1)
 	start := time.Now()
@@ -148,11 +161,30 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	if isError {
 		ares.Error = truncate(text, 1024)
 	}
-	t.finishAudit(ctx, auditID, ares)
+	call.Finish(ctx, ares)
 	t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{
 		Outcome: o.outcome, Text: text, IsError: isError, Duration: dur, Approval: verdict.label,
 	}})
 	return o
+}
+
+// forbidden reports whether name is a catalogue tool the run's Permit
+// rejects.
+func (t *turn) forbidden(name string) bool {
+	if t.req.Permit == nil || t.req.Permit(name) {
+		return false
+	}
+	for _, e := range t.r.own {
+		if e.Name == name {
+			return true
+		}
+	}
+	for _, e := range t.r.tools.List() {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) store.AuditRecord {
@@ -248,31 +280,10 @@ func (t *turn) trackServer(server string, d int) {
 
 // audit records a call that never ran.
 func (t *turn) audit(ctx context.Context, rec store.AuditRecord, res store.AuditResult) {
-	id := t.beginAudit(ctx, rec)
-	t.finishAudit(ctx, id, res)
-}
-
-func (t *turn) beginAudit(ctx context.Context, rec store.AuditRecord) string {
-	if t.r.opts.Audit == nil {
-		return ""
-	}
-	wctx, cancel := persistCtx(ctx)
-	defer cancel()
-	id, err := t.r.opts.Audit.BeginAudit(wctx, rec)
+	call, err := t.r.gate.Begin(ctx, rec)
 	if err != nil {
 		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, err)
-		return ""
-	}
-	return id
-}
-
-func (t *turn) finishAudit(ctx context.Context, id string, res store.AuditResult) {
-	if t.r.opts.Audit == nil || id == "" {
 		return
 	}
-	wctx, cancel := persistCtx(ctx)
-	defer cancel()
-	if err := t.r.opts.Audit.FinishAudit(wctx, id, res); err != nil {
-		t.r.logger.WarnContext(ctx, "finishing tool call in audit", logKeyErr, err)
-	}
+	call.Finish(ctx, res)
 }

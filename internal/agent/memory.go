@@ -86,7 +86,7 @@ func (m *memApprovals) HasGrant(_ context.Context, conv, tool string) (bool, err
 	return m.grants[[2]string{conv, tool}], nil
 }
 
-func (m *memApprovals) ExpireApproval(_ context.Context, id string) error {
+func (m *memApprovals) ExpireApproval(_ context.Context, id, reason string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.byID[id]
@@ -96,7 +96,7 @@ func (m *memApprovals) ExpireApproval(_ context.Context, id string) error {
 	if a.State != store.ApprovalPending {
 		return fmt.Errorf("expiring approval %s: it is %s: %w", id, a.State, store.ErrConflict)
 	}
-	a.State = store.ApprovalExpired
+	a.State, a.Reason = store.ApprovalExpired, reason
 	m.byID[id] = a
 	return nil
 }

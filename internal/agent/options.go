@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -111,7 +112,15 @@ type Options struct {
 	// History keeps conversations; nil keeps them in memory for the
 	// Runtime's lifetime.
 	History History
-	// Audit records every tool call; nil records nothing.
+	// Gate is the enforcement path shared with the tools API and the MCP
+	// gateway: its policy decides approvals and its audit log records the
+	// run's calls (Policy and Audit are then ignored). Each run's
+	// caller-specific permission and rate limit come with the run
+	// ([Request].Permit, [Request].Limit). Nil builds a gate from Policy
+	// and Audit.
+	Gate *gate.Gate
+	// Audit records every tool call; nil records nothing. Used only when
+	// Gate is nil.
 	Audit store.AuditLog
 	// Approvals keeps approvals and conversation grants; nil keeps them in
 	// memory.
@@ -120,7 +129,8 @@ type Options struct {
 	// records nothing.
 	Usage UsageRecorder
 	// Policy decides which calls need approval; the zero Policy is the
-	// default policy (read-only allow, others ask).
+	// default policy (read-only allow, others ask). Used only when Gate is
+	// nil.
 	Policy Policy
 	Limits Limits
 	// Logger receives warnings about failed writes; nil discards them.

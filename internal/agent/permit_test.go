@@ -66,7 +66,11 @@ func TestPermitHidesAndRefusesTools(t *testing.T) {
 				t.Errorf("offered tools mismatch (-want +got):\n%s", diff)
 			}
 			ends := find(evs, agent.EventToolEnd)
-			if len(ends) != 1 || ends[0].Result.Outcome != store.OutcomeError || !strings.Contains(ends[0].Result.Text, "there is no tool named") {
+			// A catalogue tool the caller may not call is denied and labelled
+			// forbidden; a name that is no tool at all is an error.
+			okOutcome := len(ends) == 1 && (ends[0].Result.Outcome == store.OutcomeError ||
+				(ends[0].Result.Outcome == store.OutcomeDenied && ends[0].Result.Approval == store.AuditForbidden))
+			if len(ends) != 1 || !okOutcome || !strings.Contains(ends[0].Result.Text, "there is no tool named") {
 				t.Fatalf("tool end events = %+v", ends)
 			}
 			if strings.Contains(ends[0].Result.Text, tc.call+",") {
@@ -97,7 +101,7 @@ func TestPermitReachesHandoffs(t *testing.T) {
 		t.Errorf("bob's tools mismatch (-want +got):\n%s", diff)
 	}
 	ends := find(evs, agent.EventToolEnd)
-	if len(ends) != 1 || ends[0].Result.Outcome != store.OutcomeError || ends[0].Agent != "bob" {
+	if len(ends) != 1 || ends[0].Result.Outcome != store.OutcomeDenied || ends[0].Result.Approval != store.AuditForbidden || ends[0].Agent != "bob" {
 		t.Fatalf("tool end events = %+v", ends)
 	}
 	if len(find(evs, agent.EventToolStart)) != 0 {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -22,6 +23,7 @@ import (
 type Runtime struct {
 	models    ModelFunc
 	tools     Catalog
+	gate      *gate.Gate // permission hooks, policy and audit of every call
 	opts      Options
 	limits    Limits
 	logger    *slog.Logger
@@ -69,6 +71,10 @@ func New(models ModelFunc, catalog Catalog, opts *Options) *Runtime {
 	r.logger = r.opts.Logger
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
+	}
+	r.gate = r.opts.Gate
+	if r.gate == nil {
+		r.gate = gate.New(&gate.Options{Policy: r.opts.Policy, Audit: r.opts.Audit, Logger: r.logger})
 	}
 	r.history = r.opts.History
 	if r.history == nil {

@@ -100,22 +100,34 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 	entry := tools.Entry{Name: "sampling:" + req.Server, Origin: tools.Origin{Kind: tools.KindMCP, Server: req.Server, Name: "sampling"}}
 	t := r.turnFor(ctx, req.ConversationID, req.Server)
 	modelName := ""
+	args, _ := json.Marshal(map[string]any{"system": req.System, "messages": req.Messages, "maxTokens": req.MaxTokens})
+	// The request is audited like a call of the pseudo-tool, in the run
+	// it belongs to; its permission is that of the tool call it happens
+	// in.
+	rec := store.AuditRecord{Time: r.opts.Now(), Tool: entry.Name, Server: req.Server, Arguments: args, Approval: store.AuditAutoApproved}
 	if t == nil {
-		if r.opts.Policy.Decide(entry) != ActionAllow {
+		if r.gate.Decide(entry) != ActionAllow {
 			return nil, fmt.Errorf("sampling for %q: it needs the user's approval and no conversation is running to ask in", req.Server)
 		}
 	} else {
 		agent, model := t.current()
 		modelName = model
-		args, _ := json.Marshal(map[string]any{"system": req.System, "messages": req.Messages, "maxTokens": req.MaxTokens})
-		v := t.approve(ctx, agent, entry, llm.ToolCall{Name: entry.Name, Arguments: args})
+		c := llm.ToolCall{Name: entry.Name, Arguments: args}
+		rec = t.auditRecord(agent, c, &CallInfo{Name: entry.Name, Server: req.Server, Arguments: args})
+		v := t.approve(ctx, agent, entry, c)
+		rec.Approval = v.label
 		if !v.ok {
+			t.audit(ctx, rec, store.AuditResult{Outcome: store.OutcomeDenied, Error: v.reason})
 			return nil, fmt.Errorf("sampling for %q: %s", req.Server, v.reason)
 		}
 	}
 	m, err := r.model(modelName)
 	if err != nil {
 		return nil, fmt.Errorf("sampling for %q: %w", req.Server, err)
+	}
+	call, err := r.gate.Begin(ctx, rec)
+	if err != nil {
+		return nil, fmt.Errorf("sampling for %q was not done: %w", req.Server, err)
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
@@ -125,6 +137,11 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 		Model: m.ID, System: req.System, Messages: req.Messages, MaxTokens: maxTokens,
 		Temperature: req.Temperature, Stop: req.Stop,
 	})
+	res := store.AuditResult{Outcome: store.OutcomeOf(err, false), Error: errText(err)}
+	if err == nil {
+		res.ResultBytes = int64(len(resp.Text()))
+	}
+	call.Finish(ctx, res)
 	if err != nil {
 		return nil, fmt.Errorf("sampling for %q with model %q: %w", req.Server, m.Name, err)
 	}
@@ -160,4 +177,11 @@ func (r *Runtime) Elicit(ctx context.Context, req *tools.ElicitRequest) (*tools.
 		return &tools.ElicitResult{Action: tools.ElicitDecline}, nil
 	}
 	return &tools.ElicitResult{Action: tools.ElicitCancel}, nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return truncate(err.Error(), 1024)
 }

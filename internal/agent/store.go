@@ -50,10 +50,12 @@ type Approvals interface {
 }
 
 // ApprovalExpirer is implemented by approval stores that can mark one
-// pending approval as expired; the runtime uses it when an approval times
-// out, so it stops showing as pending.
+// pending approval as expired with a reason; the runtime uses it when an
+// approval times out or its run ends (finished, cancelled, client gone),
+// so it stops showing as pending and deciding it fails. The store
+// implements it.
 type ApprovalExpirer interface {
-	ExpireApproval(ctx context.Context, id string) error
+	ExpireApproval(ctx context.Context, id, reason string) error
 }
 
 // ApprovalGetter is implemented by approval stores that several Switchboard
@@ -76,8 +78,9 @@ type UsageRecorder interface {
 var ErrNotPending = errors.New("approval is not pending")
 
 var (
-	_ History       = store.Store(nil)
-	_ Agents        = store.Store(nil)
-	_ Approvals     = store.Store(nil)
-	_ UsageRecorder = store.Store(nil)
+	_ History         = store.Store(nil)
+	_ Agents          = store.Store(nil)
+	_ Approvals       = store.Store(nil)
+	_ UsageRecorder   = store.Store(nil)
+	_ ApprovalExpirer = store.Store(nil)
 )

@@ -14,8 +14,11 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
+	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
@@ -48,6 +51,10 @@ type App struct {
 	pool     *mcphost.Pool
 	openapi  []*openapi.Server // sorted by name
 
+	// secrets hides the configuration's secret values in the status texts
+	// (errors, servers' stderr) that Servers shows.
+	secrets *redact.Secrets
+
 	// builtinErr is why the built-in tools are missing, if they are.
 	builtinErr error
 
@@ -64,6 +71,9 @@ type App struct {
 	runtimeOnce sync.Once
 	runtime     *agent.Runtime // built on first use by Runtime
 
+	gateOnce sync.Once
+	gate     *gate.Gate // built on first use by Gate
+
 	oauthClient *http.Client
 
 	// metrics, set while serving, counts tool calls, model requests and
@@ -72,6 +82,10 @@ type App struct {
 	// are nil otherwise, which observes nothing.
 	metrics atomic.Pointer[observe.Metrics]
 	tracing atomic.Pointer[observe.Tracing]
+
+	// users, set while serving, is the cached view of the users that the
+	// HTTP API and the gateway share; see [App.InvalidateUsers].
+	users atomic.Pointer[server.Directory]
 
 	// onStatus, when set, receives MCP server state changes (for metrics).
 	onStatus atomic.Pointer[func(server string, up, restarted bool)]
@@ -91,11 +105,12 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient}
+	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient, secrets: redact.NewSecrets(cfg.SecretValues()...)}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
 		Logger:      logger.With(logKeyComponent, "registry"),
+		Pinner:      a.pinner(),
 	})
 
 	bt, err := builtin.New(&builtin.Options{

@@ -19,6 +19,7 @@ var layers = map[string]int{
 	"internal/config":  1,
 	"internal/schema":  1,
 	"internal/sandbox": 1, // starts children under a policy; builtin and mcphost share it
+	"internal/redact":  1, // hides secrets in what is shown; config and every surface use it
 
 	"internal/llm":        2,
 	"internal/tools":      2,
@@ -32,7 +33,9 @@ var layers = map[string]int{
 	"internal/llm/textcall":   3,
 	"internal/tools/builtin":  3,
 	"internal/tools/openapi":  3,
+	"internal/tools/pin":      3, // tool pinning: tools plus the store's pins; app, cli and server use it
 	"internal/mcphost":        3,
+	"internal/gate":           3, // the one enforcement path of tool calls: agent, server and mcpserve call it
 	"internal/store/sqlite":   3,
 	"internal/store/postgres": 3,
 	"internal/store/sqlstore": 3, // the SQL both dialects share
@@ -46,9 +49,7 @@ var layers = map[string]int{
 
 	"cmd/switchboard":        7,
 	"cmd/conformance-client": 7,
-	// The security test suite: tests that attack a whole service, so they
-	// import app and config; the package itself is only its doc comment.
-	"internal/security": 7,
+	"internal/security":      7, // the security test suite: tests only, imports nothing in non-test files
 }
 
 // testSupport packages exist for tests only; no production package may import them.
@@ -58,6 +59,7 @@ var testSupport = []string{
 	"internal/mcphost/mcptest",
 	"internal/tools/openapi/emailserver",
 	"internal/sandbox/sandboxtest",
+	"internal/security", // the security test suite: tests only
 }
 
 // adapters may be imported only by internal/app (and commands for their own tools).
@@ -77,6 +79,7 @@ var adapters = map[string]bool{
 // sideways lists the allowed edges inside one layer.
 var sideways = map[[2]string]bool{
 	{"internal/store", "internal/llm"}:                     true,
+	{"internal/config", "internal/redact"}:                 true, // config check redacts as every surface does
 	{"internal/tools/rank", "internal/tools"}:              true, // ranks tools.Entry values
 	{"internal/server", "internal/agent"}:                  true, // the HTTP API runs agents
 	{"internal/store/sqlite", "internal/store/sqlstore"}:   true,

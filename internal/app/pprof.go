@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +16,8 @@ import (
 // Profile serves Go's profiling endpoints (/debug/pprof/) on ln until ctx
 // ends, to profile a live service. ln must be a loopback address: profiles
 // show memory contents and tool arguments, and a CPU profile costs the
-// service while it runs. When users exist, only an admin (a user whose
-// permissions include "*") may use it, with the same bearer key as the API.
+// service while it runs. When users exist, only an admin (role admin) may
+// use it, with the same bearer key as the API.
 func (a *App) Profile(ctx context.Context, ln net.Listener) error {
 	if !isLoopback(ln.Addr()) {
 		return fmt.Errorf("refusing to serve profiles on %s: use a loopback address such as 127.0.0.1:6060", ln.Addr())
@@ -75,13 +74,13 @@ func (a *App) profileRefusal(r *http.Request) string {
 	if len(users) == 0 {
 		return ""
 	}
-	const need = `profiles need an admin's key (a user with permission "*"): send Authorization: Bearer sb_...`
+	const need = "profiles need an admin's key: send Authorization: Bearer sb_... of a user with the admin role"
 	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return need
 	}
 	u, err := st.GetUserByKeyHash(r.Context(), server.HashKey(strings.TrimSpace(key)))
-	if err != nil || u.Disabled || !slices.Contains(u.Permissions, "*") {
+	if err != nil || u.Disabled || !u.IsAdmin() {
 		return need
 	}
 	return ""

@@ -57,11 +57,11 @@ func TestProfileAdminOnly(t *testing.T) {
 	if code := get(""); code != http.StatusOK {
 		t.Errorf("without users: %d, want 200", code)
 	}
-	_, admin, err := a.AddUser(ctx, "root", []string{"*"})
+	_, admin, err := a.AddUser(ctx, "root", true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, user, err := a.AddUser(ctx, "alice", []string{"files__*"})
+	_, user, err := a.AddUser(ctx, "alice", false, []string{"*"})
 	if err != nil {
 		t.Fatal(err)
 	}

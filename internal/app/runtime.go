@@ -139,17 +139,20 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, err := a.Gate(ctx)
+	if err != nil {
+		return nil, err
+	}
 	a.runtimeOnce.Do(func() {
 		a.runtime = agent.New(a.agentModel, a.registry, &agent.Options{
+			Gate: g, // the policy and audit log of every surface
 			Assistant: store.Agent{
 				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: a.cfg.Assistant.Router,
 			},
 			Agents:    st,
 			History:   runtimeStore{st},
-			Audit:     st,
 			Approvals: runtimeStore{st},
 			Usage:     st,
-			Policy:    policy(a.cfg.Approvals),
 			Limits: agent.Limits{
 				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,
 				ParallelToolCalls: a.cfg.Limits.ParallelToolCalls,

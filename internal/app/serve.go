@@ -8,16 +8,16 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -54,23 +54,40 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	a.applyGC(a.cfg.Server)
 	loopback := isLoopback(ln.Addr())
-	users, err := st.ListUsers(ctx)
+	existing, err := st.ListUsers(ctx)
 	if err != nil {
 		return fmt.Errorf("listing users: %w", err)
 	}
-	if !loopback && len(users) == 0 {
+	if len(existing) > 0 && !slices.ContainsFunc(existing, func(u store.User) bool { return u.IsAdmin() }) {
+		a.logger.Warn("no user is an admin: agents and servers cannot be managed over the API; run `switchboard users set NAME --admin`",
+			logKeyCount, len(existing))
+	}
+	if !loopback && len(existing) == 0 {
 		return fmt.Errorf("refusing to serve on %s without users: anyone who can reach it could run tools; "+
 			"create a user with `switchboard users add NAME`, or listen on 127.0.0.1", ln.Addr())
 	}
 
-	gw, err := a.Gateway(ctx, GatewayOptions{
-		Permit:         permitCaller(st),
-		AllowedOrigins: a.cfg.Server.AllowedOrigins,
-	})
+	g, err := a.Gate(ctx)
+	if err != nil {
+		return err
+	}
+	// One view of the users for the HTTP API and the gateway: a user
+	// created, changed or removed by any process applies to both at once.
+	users := server.NewDirectory(st, nil)
+	a.users.Store(users)
+	defer a.users.Store(nil)
+	gw, err := a.Gateway(ctx, GatewayOptions{AllowedOrigins: a.cfg.Server.AllowedOrigins})
 	if err != nil {
 		return err
 	}
 	defer gw.Close()
+
+	// Tools an admin accepts from another process are released here within
+	// pinRecheckEvery; the watcher stops when Serve returns.
+	wctx, stopWatch := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	watch.Go(func() { a.WatchPins(wctx) })
+	defer func() { stopWatch(); watch.Wait() }()
 
 	// The metrics exist while the service runs: one-shot commands build no
 	// registry they would never serve.
@@ -111,16 +128,24 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	defer a.onStatus.Store(nil)
 
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
-		Servers:        serversView{a},
-		Models:         func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
-		MCP:            mcpWithCaller(gw.Handler()),
-		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
-		AllowAnonymous: loopback && len(users) == 0,
-		AllowedOrigins: a.cfg.Server.AllowedOrigins,
-		Limits:         limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
-		Metrics:        metrics,
-		Tracing:        tracing,
-		Logger:         a.logger.With(logKeyComponent, "server"),
+		Servers: serversView{a},
+		Pins:    pinsView{a},
+		Models:  func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
+		MCP:     mcpWithCaller(gw.Handler()),
+		Web:     web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
+		// Anonymous access lasts while no user exists: the directory
+		// checks on every anonymous request.
+		AllowAnonymous:  loopback,
+		Users:           users,
+		PublicProbes:    a.cfg.Server.PublicProbes,
+		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
+		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
+		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
+		Limits:          limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute),
+		Gate:            g,
+		Metrics:         metrics,
+		Tracing:         tracing,
+		Logger:          a.logger.With(logKeyComponent, "server"),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -164,33 +189,23 @@ func isLoopback(addr net.Addr) bool {
 }
 
 // mcpWithCaller hands the authenticated user of the HTTP request to the
-// gateway, which filters the catalogue by that user's permissions.
+// gateway, with the permissions authentication read from the store (no
+// lookup per call): the gate decides by what the user is, never by name.
+// A request without a user is refused; the server authenticates /mcp, so
+// that happens only when the wiring is wrong.
 func mcpWithCaller(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, ok := server.UserFrom(r.Context()); ok {
-			r = r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: u.ID, Name: u.Name}))
+		u, ok := server.UserFrom(r.Context())
+		if !ok {
+			http.Error(w, "no authenticated user for /mcp", http.StatusUnauthorized)
+			return
 		}
-		h.ServeHTTP(w, r)
+		c := gate.Caller{ID: u.ID, Name: u.Name, Permissions: u.Permissions}
+		if !u.Anonymous && c.Permissions == nil {
+			c.Permissions = []string{} // a stored user is never unrestricted
+		}
+		h.ServeHTTP(w, r.WithContext(mcpserve.WithCaller(r.Context(), c)))
 	})
-}
-
-// permitCaller checks a gateway caller's tool permissions (globs) in the store.
-func permitCaller(st store.Users) func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
-	return func(ctx context.Context, c mcpserve.Caller, e tools.Entry) bool {
-		if c.ID == "" || c.ID == "local" || c.Name == server.AnonymousUser {
-			return true
-		}
-		u, err := st.GetUserByName(ctx, c.Name)
-		if err != nil || u.Disabled {
-			return false
-		}
-		for _, g := range u.Permissions {
-			if ok, _ := path.Match(g, e.Name); ok {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // serversView is the server's view of the tool servers.

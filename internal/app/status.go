@@ -121,5 +121,18 @@ func (a *App) Servers() []ServerStatus {
 		}
 		out = append(out, s)
 	}
+	// What the servers printed and their errors quote URLs and command
+	// lines: shown by `servers`, doctor and /api/v1/servers, so redacted
+	// once here for all of them.
+	for i := range out {
+		out[i].LastError = a.secrets.Text(out[i].LastError)
+		lines := make([]string, len(out[i].Stderr)) // not in place: the slice may be the host's
+		for j, l := range out[i].Stderr {
+			lines[j] = a.secrets.Text(l)
+		}
+		if out[i].Stderr != nil {
+			out[i].Stderr = lines
+		}
+	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
@@ -35,7 +36,8 @@ failed. Exits 1 when a check fails.`,
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
+			// Errors and stderr tails quote URLs and command lines.
+			out := redact.Writer(cmd.OutOrStdout(), redact.NewSecrets(cfg.SecretValues()...))
 			problems := 0
 			src := cfg.Source
 			if src == "" {

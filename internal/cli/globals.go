@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -65,19 +66,23 @@ func (g *globals) load() (*config.Config, error) {
 // --log-level or the config says otherwise. One-shot commands pass
 // slog.LevelWarn so that their output stays readable; serve passes Info.
 func (g *globals) logger(cfg *config.Config, defaultLevel slog.Level) *slog.Logger {
-	return newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, defaultLevel)
+	return newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, defaultLevel, redact.NewSecrets(cfg.SecretValues()...))
 }
 
-func newLogger(w io.Writer, level, format string, def slog.Level) *slog.Logger {
+// newLogger returns the logger every part logs to. Each line passes
+// through secrets, so a secret of the configuration (or a URL's user info)
+// shows as REDACTED whichever part logged the error that quoted it.
+func newLogger(w io.Writer, level, format string, def slog.Level, secrets *redact.Secrets) *slog.Logger {
 	lvl := def
 	if level != "" {
 		_ = lvl.UnmarshalText([]byte(level)) // Validate has checked it
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if strings.EqualFold(format, "json") {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(redact.NewHandler(h, secrets))
 }
 
 // newApp builds the app from cfg, starting nothing. The caller must Close

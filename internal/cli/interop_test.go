@@ -53,7 +53,7 @@ func serveInProcess(t *testing.T) (url, key string) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	_, key, err = a.AddUser(ctx, "interop", []string{"*"})
+	_, key, err = a.AddUser(ctx, "interop", false, []string{"*"})
 	if err != nil {
 		t.Fatal(err)
 	}

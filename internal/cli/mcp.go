@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,6 +36,12 @@ Claude Desktop (claude_desktop_config.json):
 				return usageErr(err, "check database.url or the data directory (--data)")
 			}
 			defer gw.Close()
+			// Release tools an admin accepts meanwhile (tool pinning); the
+			// watcher stops before the command returns.
+			wctx, stopWatch := context.WithCancel(cmd.Context())
+			var watch sync.WaitGroup
+			watch.Go(func() { a.WatchPins(wctx) })
+			defer func() { stopWatch(); watch.Wait() }()
 			err = gw.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 			if cmd.Context().Err() != nil {
 				return nil // interrupted: a normal way to stop a server

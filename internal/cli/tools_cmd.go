@@ -64,6 +64,10 @@ it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
 				}
 				entries = slices.DeleteFunc(entries, func(e tools.Entry) bool { return serverOf(e) != server })
 			}
+			if held := a.Registry().Held(); len(held) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %d tool(s) held because their server changed their definition (%s); `switchboard tools changes` shows the diffs\n",
+					len(held), heldList(held))
+			}
 			for _, s := range a.Servers() {
 				if s.LastError != "" && (server == "" || s.Name == server) && s.State != "ready" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: server %s is %s: %s\n", s.Name, s.State, oneLine(s.LastError, 200))
@@ -101,6 +105,7 @@ it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
 	cmd.Flags().StringVar(&server, "server", "", "only the tools of this `server` (\"builtin\" for the built-in tools)")
 	cmd.Flags().StringVar(&provider, "provider", "", "print the tool list in this `provider`'s format: openai, anthropic, gemini, ollama")
 	cmd.Flags().BoolVar(&refresh, "refresh", false, "re-read the OpenAPI documents now")
+	cmd.AddCommand(newToolsChangesCmd(g), newToolsAcceptCmd(g))
 	return cmd
 }
 
@@ -138,4 +143,12 @@ func hints(a *tools.Annotations) string {
 		return "-"
 	}
 	return strings.Join(h, ",")
+}
+
+func heldList(es []tools.Entry) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
+	}
+	return strings.Join(names, ", ")
 }

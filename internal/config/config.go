@@ -104,7 +104,20 @@ type MCPServer struct {
 	// InheritEnv lists globs of Switchboard's environment variables a
 	// stdio server gets besides the minimal base and Env.
 	InheritEnv []string `json:"inheritEnv,omitempty"`
+	// Pinning is what happens when the server changes a tool's definition:
+	// hold (the default; see [PinningHold]) or auto ([PinningAuto]).
+	Pinning string `json:"pinning,omitempty"`
 }
+
+// Pinning values of a server.
+const (
+	// PinningHold holds a tool whose definition changed since it was
+	// accepted until an admin accepts the change (the default, also "").
+	PinningHold = "hold"
+	// PinningAuto accepts a server's changed definitions on sight, audited;
+	// for servers whose changes are trusted (one's own, under development).
+	PinningAuto = "auto"
+)
 
 // Sandbox confines a stdio MCP server by the kernel. In a file it is
 // `true`, `false`, or a mapping of the fields below, which means true.
@@ -210,6 +223,8 @@ type OpenAPIServer struct {
 	// TTL is how long the fetched document is reused before it is fetched
 	// again; 0 (the default) fetches it once at start.
 	TTL time.Duration `json:"ttl"`
+	// Pinning is hold (the default) or auto, as for [MCPServer].
+	Pinning string `json:"pinning,omitempty"`
 }
 
 // Builtin configures the built-in tools.
@@ -347,6 +362,15 @@ type Server struct {
 	// in MiB: the collector works harder as the heap nears it. Default
 	// 1024; 0 means no limit, -1 leaves the runtime's setting (GOMEMLIMIT).
 	MemoryLimitMB int64 `json:"memoryLimitMB"`
+	// PublicProbes lets /metrics and /readyz answer without an API key
+	// once users exist (default false: they need a key, like the API).
+	// /healthz is always public.
+	PublicProbes bool `json:"publicProbes"`
+	// BodyReadTimeout bounds reading one request body (default 30s).
+	BodyReadTimeout time.Duration `json:"bodyReadTimeout"`
+	// MaxStreamsPerUser bounds each user's open SSE chat and run streams
+	// (default 8).
+	MaxStreamsPerUser int `json:"maxStreamsPerUser"`
 }
 
 // Defaults of [Server]'s gateway and runtime settings.

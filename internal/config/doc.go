@@ -108,6 +108,8 @@
 //	    tools:                    # path.Match globs; deny wins
 //	      deny: [write_*, move_file]
 //	    roots: [./docs]           # MCP roots offered to this server; [] = none
+//	    pinning: hold             # a changed tool definition is held until an admin
+//	                              # accepts it (tools changes/accept); auto accepts
 //	    inheritEnv: [NODE_OPTIONS] # globs of Switchboard's variables it also gets;
 //	                              # otherwise only PATH, HOME, USER, LOGNAME, SHELL,
 //	                              # TERM, TZ, TMPDIR, LANG, LC_* and env
@@ -223,6 +225,9 @@
 //	  # mcpSessionKey: ${SWITCHBOARD_MCP_SESSION_KEY}  # same on every replica: sessions continue on any
 //	  gcPercent: 200               # GOGC while serving; -1 leaves GOGC in charge
 //	  memoryLimitMB: 1024          # soft memory limit while serving; 0 none, -1 leaves GOMEMLIMIT
+//	  publicProbes: false         # true: /metrics, /readyz answer without a key
+//	  bodyReadTimeout: 30s        # a request body must arrive within this
+//	  maxStreamsPerUser: 8        # open SSE chat/run streams per user
 //
 //	rateLimits:                   # per API key; 0 = unlimited (default)
 //	  requestsPerMinute: 120

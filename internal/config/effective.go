@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // WriteEffective writes c to w as YAML or JSON, in the file's own format, for
@@ -123,6 +124,20 @@ func (c *Config) node(path, key string, v reflect.Value) *yaml.Node {
 			return nil
 		}
 		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		if key == "args" && v.Type().Elem().Kind() == reflect.String {
+			// A command line: a flag naming a secret hides the value after it.
+			args := make([]string, v.Len())
+			for i := range args {
+				args[i] = v.Index(i).String()
+			}
+			for i, a := range redact.Args(args) {
+				if c.secretPaths[path+"["+strconv.Itoa(i)+"]"] && a != "" {
+					a = Redacted
+				}
+				n.Content = append(n.Content, scalar("!!str", a))
+			}
+			return n
+		}
 		for i := range v.Len() {
 			n.Content = append(n.Content, c.node(path+"["+strconv.Itoa(i)+"]", "", v.Index(i)))
 		}
@@ -133,7 +148,7 @@ func (c *Config) node(path, key string, v reflect.Value) *yaml.Node {
 		case s != "" && c.secretPaths[path]:
 			s = Redacted
 		case key == "url" || key == "baseURL" || key == "spec" || key == "redirectURL":
-			s = redactURL(s)
+			s = redact.URL(s)
 		}
 		return scalar("!!str", s)
 	case reflect.Bool:
@@ -148,18 +163,6 @@ func (c *Config) node(path, key string, v reflect.Value) *yaml.Node {
 
 func scalar(tag, value string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value}
-}
-
-// redactURL hides the password in a URL's user info.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), Redacted)
-	}
-	return u.String()
 }
 
 // writeJSON writes a node tree built by node as indented JSON.

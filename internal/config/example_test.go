@@ -115,6 +115,9 @@ func ExampleConfig_WriteEffective() {
 	//   mcpSessionsPerUser: 64
 	//   gcPercent: 200
 	//   memoryLimitMB: 1024
+	//   publicProbes: false
+	//   bodyReadTimeout: 30s
+	//   maxStreamsPerUser: 8
 	// rateLimits:
 	//   requestsPerMinute: 0
 	//   toolCallsPerMinute: 0

@@ -3,11 +3,12 @@ package config
 import (
 	"encoding/json"
 	"log/slog"
-	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // Redacted is what every printed form of a non-empty [Secret] shows.
-const Redacted = "REDACTED"
+const Redacted = redact.Mask
 
 // Secret is a string that never prints: String, GoString, LogValue,
 // MarshalJSON and MarshalYAML show "REDACTED" (an empty Secret stays empty,
@@ -40,12 +41,4 @@ func (s Secret) MarshalYAML() (any, error) { return s.String(), nil }
 // looksSecret reports whether a variable or header named name probably holds
 // a secret: its name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, AUTH,
 // COOKIE or CREDENTIAL, in any case.
-func looksSecret(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range [...]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "COOKIE", "CREDENTIAL"} {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
+func looksSecret(name string) bool { return redact.SecretName(name) }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // Validate reports every problem in c at once, joined with errors.Join, each
@@ -179,7 +181,7 @@ func (c *Config) validateRest(p *problems) {
 		checkURL(p, "tracing.endpoint", e)
 	}
 	if u := c.Database.URL; u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
-		p.add("database.url", "%q is not a postgres:// URL; leave it empty for the embedded SQLite database in the data directory", redactURL(u))
+		p.add("database.url", "%q is not a postgres:// URL; leave it empty for the embedded SQLite database in the data directory", redact.URL(u))
 	}
 	a := c.Approvals
 	checkEnum(p, "approvals.mode", a.Mode, ModeDefault, ModeAllowAll, ModeAskAll)
@@ -233,6 +235,12 @@ func (c *Config) validateRest(p *problems) {
 	if m := c.Server.MemoryLimitMB; m < -1 || (m > 0 && m < 64) {
 		p.add("server.memoryLimitMB", "%d MiB is not a usable limit: use 64 or more (default %d), 0 for none, or -1 to leave GOMEMLIMIT in charge", m, DefaultMemoryLimitMB)
 	}
+	if c.Server.BodyReadTimeout < 0 {
+		p.add("server.bodyReadTimeout", "must not be negative (0 means the default, 30s)")
+	}
+	if c.Server.MaxStreamsPerUser < 0 {
+		p.add("server.maxStreamsPerUser", "must not be negative (0 means the default, 8)")
+	}
 	if c.RateLimits.RequestsPerMinute < 0 {
 		p.add("rateLimits.requestsPerMinute", "must not be negative (0 means unlimited)")
 	}
@@ -264,7 +272,7 @@ func checkEnum(p *problems, at, v string, allowed ...string) {
 func checkURL(p *problems, at, raw string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.add(at, "%q is not an http or https URL such as https://example.com/mcp", redactURL(raw))
+		p.add(at, "%q is not an http or https URL such as https://example.com/mcp", redact.URL(raw))
 	}
 }
 

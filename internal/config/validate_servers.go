@@ -55,6 +55,7 @@ func (c *Config) validateMCPServers(p *problems) {
 			checkSandbox(p, at+".sandbox", s.Sandbox)
 		}
 		checkGlobs(p, at+".inheritEnv", s.InheritEnv)
+		checkPinning(p, at+".pinning", s.Pinning)
 		if s.Command != "" && (len(s.Headers) > 0 || s.OAuth != nil) {
 			p.add(at, "headers and oauth apply only to remote servers (with url); remove them")
 		}
@@ -87,6 +88,7 @@ func (c *Config) validateOpenAPIServers(p *problems) {
 		s := c.OpenAPIServers[name]
 		at := joinKey("openapiServers", name)
 		checkServerName(p, at, name)
+		checkPinning(p, at+".pinning", s.Pinning)
 		if _, dup := c.MCPServers[name]; dup {
 			p.add(at, "the name %q is also an mcpServers entry; server names must be unique because tool names are server__tool", name)
 		}
@@ -103,5 +105,12 @@ func (c *Config) validateOpenAPIServers(p *problems) {
 		checkFilter(p, at+".operations", s.Operations)
 		checkPositive(p, at+".timeout", s.Timeout, DefaultCallTimeout)
 		checkNonNegative(p, at+".ttl", s.TTL)
+	}
+}
+
+// checkPinning reports a pinning value other than hold and auto.
+func checkPinning(p *problems, at, v string) {
+	if v != "" && v != PinningHold && v != PinningAuto {
+		p.add(at, "unknown pinning %q; use hold (hold changed tools until an admin accepts them, the default) or auto (accept changes on sight)", v)
 	}
 }

@@ -14,9 +14,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -165,7 +166,7 @@ func runCalls(b *testing.B, call func(context.Context) error) {
 	ctx := context.Background()
 	b.Run("seq", func(b *testing.B) {
 		b.ReportAllocs()
-		cpu0 := processCPU()
+		cpu0 := observe.ProcessCPU()
 		for b.Loop() {
 			if err := call(ctx); err != nil {
 				b.Fatal(err)
@@ -177,7 +178,7 @@ func runCalls(b *testing.B, call func(context.Context) error) {
 		b.ReportAllocs()
 		// RunParallel starts parallelism*GOMAXPROCS goroutines.
 		b.SetParallelism(max(1, benchCallers/runtime.GOMAXPROCS(0)))
-		cpu0 := processCPU()
+		cpu0 := observe.ProcessCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if err := call(ctx); err != nil {
@@ -192,16 +193,7 @@ func runCalls(b *testing.B, call func(context.Context) error) {
 
 func reportCalls(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-}
-
-// processCPU returns the user plus system CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((observe.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 // BenchmarkConnect measures Start until every server is ready (spawn,
@@ -357,7 +349,7 @@ func measure(b *testing.B, call func(context.Context) error) segment {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	cpu0 := processCPU()
+	cpu0 := observe.ProcessCPU()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range benchCallers {
@@ -373,7 +365,7 @@ func measure(b *testing.B, call func(context.Context) error) segment {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu := observe.ProcessCPU() - cpu0
 	runtime.ReadMemStats(&after)
 	n := float64(calls.Load())
 	return segment{

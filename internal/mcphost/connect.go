@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
@@ -82,7 +83,7 @@ func (s *server) dialVersion(ctx context.Context, version string) (*conn, error)
 		if err2 != nil {
 			return nil, fmt.Errorf("streamable http: %w; sse fallback: %w", err, err2)
 		}
-		s.log.Info("server speaks legacy sse", logKeyURL, s.cfg.URL)
+		s.log.Info("server speaks legacy sse", logKeyURL, redact.URL(s.cfg.URL))
 		return c, nil
 	default:
 		return nil, setupError{fmt.Errorf("unknown transport %q (want stdio, http, sse or empty)", tr)}
@@ -141,7 +142,7 @@ func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSes
 		return nil, setupError{errors.New("no url configured for remote server")}
 	}
 	if u, err := url.Parse(s.cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, setupError{fmt.Errorf("server url %q is not an http(s) url", s.cfg.URL)}
+		return nil, setupError{fmt.Errorf("server url %q is not an http(s) url", redact.URL(s.cfg.URL))}
 	}
 	if s.auth != nil && s.auth.initErr != nil {
 		return nil, setupError{fmt.Errorf("configuring oauth: %w", s.auth.initErr)}
@@ -165,9 +166,9 @@ func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSes
 	if err != nil {
 		endLife()
 		if s.auth != nil && s.auth.needsLogin() {
-			return nil, fmt.Errorf("connecting to %s: %w", s.cfg.URL, ErrNeedsLogin)
+			return nil, fmt.Errorf("connecting to %s: %w", redact.URL(s.cfg.URL), ErrNeedsLogin)
 		}
-		return nil, fmt.Errorf("connecting to %s over %s: %w", s.cfg.URL, tr, err)
+		return nil, fmt.Errorf("connecting to %s over %s: %w", redact.URL(s.cfg.URL), tr, err)
 	}
 	c := newConn(cs, tr, nil)
 	c.endLife = endLife

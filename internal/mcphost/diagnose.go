@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
@@ -170,20 +171,20 @@ func checkConfig(sc *ServerConfig) (string, string, error) {
 		if sc.Command == "" {
 			return "", "set command (and args) for a stdio server", errors.New("no command")
 		}
-		return "stdio: " + strings.Join(append([]string{sc.Command}, sc.Args...), " "), "", nil
+		return "stdio: " + strings.Join(append([]string{sc.Command}, redact.Args(sc.Args)...), " "), "", nil
 	case TransportHTTP, TransportSSE, TransportAuto:
 		if sc.URL == "" {
 			return "", "set url for a remote server, or command for a local one", errors.New("no url and no command")
 		}
 		u, err := url.Parse(sc.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return "", "the url must look like https://host/path", fmt.Errorf("url %q is not an http(s) url", sc.URL)
+			return "", "the url must look like https://host/path", fmt.Errorf("url %q is not an http(s) url", redact.URL(sc.URL))
 		}
 		name := string(tr)
 		if tr == TransportAuto {
 			name = "streamable http, falling back to sse"
 		}
-		return name + ": " + sc.URL, "", nil
+		return name + ": " + redact.URL(sc.URL), "", nil
 	default:
 		return "", `transport must be "stdio", "http", "sse" or empty`, fmt.Errorf("unknown transport %q", tr)
 	}

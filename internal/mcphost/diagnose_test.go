@@ -81,7 +81,7 @@ func TestDiagnose(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", r.Stderr, tt.stderr)
 			}
 			for _, pid := range mcptest.PIDs(tt.sc) {
-				if !mcptest.Poll(5*time.Second, func() bool { return !alive(pid) }) {
+				if !mcptest.Poll(5*time.Second, func() bool { return !alive(t, pid) }) {
 					t.Errorf("Diagnose left process %d running", pid)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -34,7 +35,8 @@ func (s *server) publishTools() {
 func (s *server) setState(st State, err error) {
 	s.mu.Lock()
 	if err != nil {
-		s.status.LastError = err.Error()
+		// Errors quote URLs and command lines; the status is shown.
+		s.status.LastError = redact.Text(err.Error())
 	}
 	changed := s.status.State != st
 	s.status.State = st

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -371,22 +370,12 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 			}
 			// SIGKILL is delivered asynchronously: give the kernel a moment.
 			for _, pid := range pids {
-				if !mcptest.Poll(5*time.Second, func() bool { return !alive(pid) }) {
+				if !mcptest.Poll(5*time.Second, func() bool { return !alive(t, pid) }) {
 					t.Errorf("process %d survived Close", pid)
 				}
 			}
 		})
 	}
-}
-
-// alive reports whether pid is a live process (not a zombie).
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	// A zombie (exited, not yet reaped by its parent) still answers kill 0.
-	b, err := readProcStat(pid)
-	return err == nil && !strings.Contains(b, ") Z ")
 }
 
 // TestOnlyNoiseOnStdout checks the error of a program that writes lines to

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -15,16 +16,23 @@ import (
 // BenchmarkCall measures tools/call through the gateway to an in-process
 // tool, with 16 concurrent callers on one session, over each transport
 // (http: a 2025-11-25 session, where tools/call takes the direct path;
-// http-2026: stateless requests, through the SDK), so that the gateway's
-// own cost per call is visible:
+// http-2026: stateless requests; stdio), so that the gateway's own cost
+// per call is visible. "http-limited" adds the gate's token-bucket limiter
+// (a limit never reached), so the cost of the limit on the hot path shows
+// against "http":
 //
 //	go test -run '^$' -bench BenchmarkCall -benchtime 3s ./internal/mcpserve/
 func BenchmarkCall(b *testing.B) {
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("echo", readOnly, nil)})
-	for _, transport := range []string{"http", "http-2026", "stdio"} {
+	for _, transport := range []string{"http", "http-2026", "http-limited", "stdio"} {
 		b.Run(transport, func(b *testing.B) {
-			srv := mcpserve.New(reg, &mcpserve.Options{Audit: discardAudit{}})
+			opts := &mcpserve.Options{Audit: discardAudit{}}
+			if transport == "http-limited" {
+				opts.Gate = gate.New(&gate.Options{Limiter: gate.NewBuckets(1e9, 1e9, nil), Audit: discardAudit{}})
+				transport = "http"
+			}
+			srv := mcpserve.New(reg, opts)
 			defer srv.Close()
 			var cs *mcp.ClientSession
 			switch transport {

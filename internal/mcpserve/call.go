@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,11 +13,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// finishTimeout bounds recording a call's outcome after the request ended.
-const finishTimeout = 10 * time.Second
-
-// callTool handles tools/call for every served tool: permissions, approval,
-// audit, then [tools.Registry.Call] with progress forwarded. Cancellation
+// callTool handles tools/call for every served tool through the gate:
+// permissions, the caller's tool-call limit, approval, audit, then [tools.Registry.Call] with progress forwarded. Cancellation
 // needs no code here: the SDK cancels ctx on notifications/cancelled (and
 // when the session ends), and the registry call honours ctx.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -41,23 +37,24 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if allowed {
 		if pending := s.askFirst(req, e); pending != nil {
 			// The question goes back in this result; the call is audited
-			// in the round that carries the answer.
+			// (and counted) in the round that carries the answer.
 			return pending, nil
+		}
+		// Over the limit, a call is refused before anything is written:
+		// a flood of calls must not become a flood of audit writes.
+		if err := s.opts.Gate.Limit(ctx, &caller); err != nil {
+			return errorResult(fmt.Sprintf("tool %s was not called: %v", name, err)), nil
 		}
 	}
 
-	start := time.Now()
-	var id string
-	if s.opts.Audit != nil {
-		var err error
-		if id, err = s.opts.Audit.BeginAudit(ctx, rec); err != nil {
-			s.logger.ErrorContext(ctx, "call not audited", logKeyTool, name, logKeyErr, err)
-			return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
-		}
+	call, err := s.opts.Gate.Begin(ctx, rec)
+	if err != nil {
+		s.logger.ErrorContext(ctx, "call not audited", logKeyTool, name, logKeyErr, err)
+		return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
 	}
 	// out is denied until the tool runs.
 	out := store.AuditResult{Outcome: store.OutcomeDenied}
-	defer func() { s.finishAudit(ctx, id, start, out) }()
+	defer func() { call.Finish(ctx, out) }()
 
 	if !allowed {
 		// Indistinguishable from a missing tool, so that permissions do not
@@ -93,21 +90,6 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		}
 	}
 	return mcpResult(res), nil
-}
-
-// finishAudit records how the call id begun at start ended, also when the
-// client went away. A failed write leaves the record running, and the next
-// start of the service marks it interrupted.
-func (s *Server) finishAudit(ctx context.Context, id string, start time.Time, out store.AuditResult) {
-	if s.opts.Audit == nil {
-		return
-	}
-	out.Duration = time.Since(start)
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-	defer cancel()
-	if err := s.opts.Audit.FinishAudit(fctx, id, out); err != nil {
-		s.logger.WarnContext(ctx, "finishing the audit record of a call", logKeyErr, err)
-	}
 }
 
 type lifetimeKey struct{}

@@ -5,29 +5,28 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // Caller is who sends MCP requests: the user behind an API key on HTTP, the
-// local user on stdio. ID is what permissions and audit key on; Name is for
-// messages and may be empty.
-type Caller struct {
-	ID   string
-	Name string
-}
+// local user on stdio. The gate decides by its ID and Permissions (nil
+// Permissions: every tool, the local user only); Name is for messages and
+// the audit record.
+type Caller = gate.Caller
 
-// Action is what the approval policy says about calling a tool. The
-// spelling matches the configuration's approvals section.
-type Action string
+// Action is what the approval policy says about calling a tool: the
+// gate's, spelled as the configuration's approvals section.
+type Action = gate.Action
 
 const (
 	// ActionAllow calls the tool without asking.
-	ActionAllow Action = "allow"
+	ActionAllow = gate.ActionAllow
 	// ActionAsk asks the caller to confirm each call (MCP elicitation).
-	ActionAsk Action = "ask"
+	ActionAsk = gate.ActionAsk
 	// ActionDeny refuses every call.
-	ActionDeny Action = "deny"
+	ActionDeny = gate.ActionDeny
 )
 
 // DefaultApprovalTimeout bounds how long a call waits for the caller's
@@ -44,16 +43,24 @@ type Options struct {
 	// Logger receives lifecycle and diagnostic messages; nil discards them.
 	Logger *slog.Logger
 
-	// Permit reports whether caller may see and call the tool e. A tool it
-	// rejects is neither listed nor callable (a call gets "unknown tool").
-	// Nil permits every tool. Permit must be fast: it runs for every tool
-	// on every tools/list.
+	// Gate is the enforcement path shared with the other surfaces: the
+	// caller's permissions and holds (what tools/list shows and
+	// tools/call accepts), the per-user tool-call limit, and, when Policy
+	// is nil, the approval policy. Nil builds a gate with no limit, the
+	// default policy and Permit as a hold.
+	Gate *gate.Gate
+	// Permit, used only when Gate is nil (as the gate's hold), also
+	// decides whether caller may see and call the tool e, after the
+	// caller's permission globs. A tool it rejects is
+	// neither listed nor callable (a call gets "unknown tool"). Permit must
+	// be fast: it runs for every tool on every tools/list.
 	Permit func(ctx context.Context, caller Caller, e tools.Entry) bool
 	// Policy returns the approval action for the tool e. Nil means the
-	// defaults of the configuration: allow read-only tools, ask for every
-	// other tool. An unknown Action is treated as [ActionDeny].
+	// gate's policy (by default: allow read-only tools, ask for every
+	// other tool). An unknown Action is treated as [ActionDeny].
 	Policy func(e tools.Entry) Action
-	// Audit records every call that names a catalogue tool, including
+	// Audit, used only when Gate is nil (as the gate's audit log; with a
+	// Gate, the gate's log records), records every call that names a catalogue tool, including
 	// refused ones, in the store's vocabulary: User is the caller's Name,
 	// Agent "mcp:http" or "mcp:stdio", ConversationID the MCP session ID
 	// ("" on stdio). A call that cannot be begun is not made (the client
@@ -70,8 +77,8 @@ type Options struct {
 	ApprovalTimeout time.Duration
 
 	// Local is the caller on stdio, where the user who launched the
-	// process is the only one; a zero Local means Caller{ID: "local",
-	// Name: "local"}.
+	// process is the only one; a zero Local means Caller{Name: "local"},
+	// who may call every tool.
 	Local Caller
 
 	// AllowedHosts are the Host header values (host or host:port) accepted
@@ -113,11 +120,3 @@ const DefaultSessionTimeout = 30 * time.Minute
 // is 0: more than any client keeps open, few enough to bound what one key
 // can hold.
 const DefaultMaxSessions = 64
-
-// defaultPolicy is the configuration's default approval policy.
-func defaultPolicy(e tools.Entry) Action {
-	if e.Info.Annotations.ReadOnly() {
-		return ActionAllow
-	}
-	return ActionAsk
-}

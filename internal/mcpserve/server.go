@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -69,8 +70,20 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Gate == nil {
+		var holds []gate.Hold
+		if permit := o.Permit; permit != nil {
+			holds = append(holds, func(ctx context.Context, c *gate.Caller, e tools.Entry) error {
+				if !permit(ctx, *c, e) {
+					return errNotPermitted
+				}
+				return nil
+			})
+		}
+		o.Gate = gate.New(&gate.Options{Holds: holds, Audit: o.Audit, Logger: o.Logger})
+	}
 	if o.Policy == nil {
-		o.Policy = defaultPolicy
+		o.Policy = o.Gate.Decide
 	}
 	if o.ApprovalTimeout <= 0 {
 		o.ApprovalTimeout = DefaultApprovalTimeout
@@ -88,8 +101,8 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
-	if o.Local == (Caller{}) {
-		o.Local = Caller{ID: "local", Name: "local"}
+	if o.Local.ID == "" && o.Local.Name == "" && o.Local.Permissions == nil {
+		o.Local = gate.Local(gate.LocalUser)
 	}
 	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -192,7 +205,11 @@ func callerOf(ctx context.Context) Caller {
 	return c
 }
 
-// permitted reports whether caller may see and call e.
+// permitted reports whether caller may see and call e: the gate's
+// permission check (globs, holds).
 func (s *Server) permitted(ctx context.Context, caller Caller, e tools.Entry) bool {
-	return s.opts.Permit == nil || s.opts.Permit(ctx, caller, e)
+	return s.opts.Gate.Visible(ctx, &caller, e)
 }
+
+// errNotPermitted is the hold of an [Options].Permit that said no.
+var errNotPermitted = errors.New("the gateway's Permit refused the tool")

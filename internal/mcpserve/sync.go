@@ -67,11 +67,21 @@ func (s *Server) addTool(t *mcp.Tool) (err error) {
 }
 
 // filterList is receiving middleware that leaves out of tools/list the
-// tools the session's caller may not use. The SDK lists the server's tools
+// tools the session's caller may not use, and answers a call of a held
+// tool with why it is held. The SDK lists the server's tools
 // (one page); this removes the forbidden ones from that page, so paging
 // still works, with shorter pages.
 func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			// A held tool is not served, so the SDK would answer "unknown
+			// tool"; say why instead (see [tools.HeldError]).
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				if h, he := s.reg.LookupHeld(p.Name); he != nil && s.permitted(ctx, callerOf(ctx), h) {
+					return errorResult(he.Error()), nil
+				}
+			}
+		}
 		res, err := next(ctx, method, req)
 		if err != nil || method != "tools/list" {
 			return res, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -97,6 +98,7 @@ func TestRoutesHappyPath(t *testing.T) {
 
 func TestErrorShapes(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.MaxBodyBytes = 64 })
+	bob := e.addUser(t, "bob", store.RoleUser, "files__echo*")
 	if code, b := e.do(t, "POST", "/api/v1/agents", e.key, map[string]any{"name": "dup"}); code != 201 {
 		t.Fatalf("creating agent: %d %s", code, b)
 	}
@@ -126,7 +128,8 @@ func TestErrorShapes(t *testing.T) {
 		{"forbidden tool", "POST", "/api/v1/tools/files__secret/call", "", map[string]any{}, 404, "not_found"},
 		{"unknown server", "GET", "/api/v1/servers/nope/stderr", "", nil, 404, "not_found"},
 		{"bad audit time", "GET", "/api/v1/audit?since=yesterday", "", nil, 400, "invalid_request"},
-		{"other's audit", "GET", "/api/v1/audit?user=bob", "", nil, 403, "forbidden"},
+		{"other's audit", "GET", "/api/v1/audit?user=alice", "BOB", nil, 403, "forbidden"},
+		{"agent by a non-admin", "POST", "/api/v1/agents", "BOB", map[string]any{"name": "x"}, 403, "forbidden"},
 		{"unknown api path", "GET", "/api/v1/nope", "", nil, 404, "not_found"},
 		{"unknown model", "POST", "/v1/chat/completions", "", map[string]any{"model": "nope", "messages": []map[string]string{{"role": "user", "content": "hi"}}}, 404, "model_not_found"},
 		{"no mcp", "POST", "/mcp", "", "{}", 404, "not_found"},
@@ -137,6 +140,8 @@ func TestErrorShapes(t *testing.T) {
 			switch tc.key {
 			case "-":
 				key = ""
+			case "BOB":
+				key = bob
 			case "":
 			default:
 				key = tc.key
@@ -163,7 +168,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 		o.Servers = &fakeServers{}
 		o.Ping = func(context.Context) error { return errors.New("secret dsn postgres://u:pw@db") }
 	})
-	code, b := e.do(t, "GET", "/readyz", "", nil)
+	code, b := e.do(t, "GET", "/readyz", e.key, nil)
 	if code != http.StatusServiceUnavailable || strings.Contains(string(b), "pw@db") {
 		t.Fatalf("readyz = %d %s; want 503 without the cause", code, b)
 	}
@@ -178,7 +183,7 @@ func TestInternalErrorsDoNotLeak(t *testing.T) {
 
 func TestReadyzHintWithoutModels(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.Models = nil })
-	code, b := e.do(t, "GET", "/readyz", "", nil)
+	code, b := e.do(t, "GET", "/readyz", e.key, nil)
 	got := decode[readiness](t, b)
 	if code != 200 || !strings.Contains(got.Hint, "OPENAI_API_KEY") {
 		t.Fatalf("readyz = %d %s; want 200 with a hint naming OPENAI_API_KEY", code, b)

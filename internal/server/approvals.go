@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
@@ -68,12 +70,20 @@ func (s *Server) decideApproval() handlerFunc {
 			if _, err := s.conversation(r.Context(), u, a.ConversationID); err != nil {
 				return notFoundAs(err, "no approval %q", id)
 			}
-		} else if !u.Anonymous {
-			// Approvals outside conversations (the gateway's) are the local
-			// user's to decide.
+		} else if !u.Anonymous && (a.User == "" || a.User != u.Name) {
+			// Approvals outside conversations are the asking user's (the
+			// tools API) or the local user's (the gateway's) to decide.
 			return errorf(http.StatusNotFound, "not_found", "no approval %q", id)
 		}
+		if a.State != store.ApprovalPending {
+			return notPending(a)
+		}
 		if err := s.runner.Decide(r.Context(), id, d); err != nil {
+			if errors.Is(err, agent.ErrNotPending) {
+				if now, gerr := s.store.GetApproval(r.Context(), id); gerr == nil && now.State != store.ApprovalPending {
+					return notPending(now)
+				}
+			}
 			return err
 		}
 		if a, err = s.store.GetApproval(r.Context(), id); err != nil {
@@ -82,4 +92,26 @@ func (s *Server) decideApproval() handlerFunc {
 		writeJSON(w, http.StatusOK, toApproval(a))
 		return nil
 	}
+}
+
+// notPending is the 409 for deciding approval a, which is no longer
+// pending: it says what became of it and why, so the person knows the call
+// was not (or was already) made.
+func notPending(a store.Approval) *Error {
+	var msg string
+	switch a.State {
+	case store.ApprovalExpired:
+		msg = fmt.Sprintf("approval %s has expired and can no longer be decided: the call of %s was not made", a.ID, a.Tool)
+		if a.Reason != "" {
+			msg += " (" + a.Reason + ")"
+		}
+		msg += "; ask for it again to get a new approval"
+	default:
+		msg = fmt.Sprintf("approval %s was already decided (%s", a.ID, a.State)
+		if a.DecidedBy != "" {
+			msg += " by " + a.DecidedBy
+		}
+		msg += ")"
+	}
+	return &Error{Status: http.StatusConflict, Code: "not_pending", Msg: msg}
 }

@@ -10,8 +10,8 @@ import (
 
 // listAudit lists audit records, newest first, filtered by the query:
 // user, tool (a glob), server, conversation, outcome, since and until
-// (RFC 3339), limit. A user with a key sees only their own records; the
-// anonymous local user sees everyone's.
+// (RFC 3339), limit. A user sees only their own records; an admin (and the
+// anonymous local user) sees everyone's.
 func (s *Server) listAudit() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -35,9 +35,9 @@ func (s *Server) listAudit() handlerFunc {
 		if err := f.Validate(); err != nil {
 			return badRequest("%v", err)
 		}
-		if u := mustUser(r); !u.Anonymous {
+		if u := mustUser(r); !u.Admin {
 			if f.User != "" && f.User != u.Name {
-				return errorf(http.StatusForbidden, "forbidden", "you may read only your own audit records")
+				return errorf(http.StatusForbidden, "forbidden", "you may read only your own audit records; an admin may read everyone's")
 			}
 			f.User = u.Name
 		}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"path"
 	"strings"
@@ -35,11 +34,13 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// AnonymousUser is the name anonymous requests act as when
-// [Options].AllowAnonymous is set.
-const AnonymousUser = "local"
+// AnonymousUser is the name anonymous requests act as while
+// [Options].AllowAnonymous is set and no user exists. No stored user can
+// have it ([store.User].Validate refuses it).
+const AnonymousUser = store.AnonymousUser
 
-// User is the caller of a request.
+// User is the caller of a request. What it may do is decided by ID (and
+// the flags below, read from the store by ID), never by Name.
 type User struct {
 	// ID and Name come from the store; anonymous callers have ID "" and
 	// Name [AnonymousUser].
@@ -49,6 +50,18 @@ type User struct {
 	// every tool (the anonymous local user), empty means none.
 	Permissions []string
 	Anonymous   bool
+	// Admin may manage agents, servers and users and read every user's
+	// audit records. The anonymous local user is an admin.
+	Admin bool
+}
+
+// key identifies the user in per-user limits: its ID, so that a user
+// re-created under an old name starts afresh.
+func (u *User) key() string {
+	if u.Anonymous {
+		return "anonymous"
+	}
+	return "id:" + u.ID
 }
 
 // Permits reports whether u may see and call the catalogue tool name.
@@ -82,31 +95,60 @@ var errUnauthorized = &Error{
 	Msg: "missing or invalid API key: send Authorization: Bearer sb_... (create a key with `switchboard users add NAME`)",
 }
 
-// authenticate returns the request's user from its bearer key.
+// authenticate returns the request's user from its bearer key. While
+// anonymous access is allowed (a loopback listener and no user yet), a
+// request without a Switchboard key acts as the anonymous user: the
+// official OpenAI clients always send "Authorization: Bearer <something>",
+// so a bearer that is not a Switchboard key ("sb_...") counts as none. An
+// "sb_" key is always checked: an unknown one is 401 in every mode.
 func (s *Server) authenticate(r *http.Request) (User, error) {
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		if s.opts.AllowAnonymous {
-			return User{Name: AnonymousUser, Anonymous: true}, nil
+	key, hasKey := bearerKey(r.Header.Get("Authorization"))
+	if !hasKey {
+		// The cached view answers "users exist" without a read (stale only
+		// toward refusing); "no user" is confirmed against the store.
+		if s.opts.AllowAnonymous && s.users.mayBeEmpty(r.Context()) {
+			empty, err := s.users.Empty(r.Context())
+			if err != nil {
+				return User{}, err
+			}
+			if empty && s.hostAllowed(r.Host, true) {
+				return User{Name: AnonymousUser, Anonymous: true, Admin: true}, nil
+			}
 		}
 		return User{}, errUnauthorized
 	}
-	scheme, key, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(key, KeyPrefix) {
-		return User{}, errUnauthorized
-	}
-	u, err := s.store.GetUserByKeyHash(r.Context(), HashKey(strings.TrimSpace(key)))
+	u, ok, err := s.users.ByKeyHash(r.Context(), HashKey(key))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return User{}, errUnauthorized
 	case err != nil:
 		return User{}, err
+	case !ok:
+		return User{}, errUnauthorized
 	case u.Disabled:
-		return User{}, &Error{Status: http.StatusForbidden, Code: "disabled", Msg: "this user is disabled"}
+		return User{}, &Error{Status: http.StatusForbidden, Code: "disabled", Msg: "this user is disabled; the operator can enable it with `switchboard users set NAME --enable`"}
 	}
+	return userOf(u), nil
+}
+
+// userOf is the request's view of a stored user.
+func userOf(u store.User) User {
 	perms := u.Permissions
 	if perms == nil {
 		perms = []string{} // a stored user without permissions may call nothing
 	}
-	return User{ID: u.ID, Name: u.Name, Permissions: perms}, nil
+	return User{ID: u.ID, Name: u.Name, Permissions: perms, Admin: u.IsAdmin()}
+}
+
+// bearerKey returns the Switchboard key of an Authorization header value,
+// and whether it holds one. Anything else (no header, another scheme, a
+// bearer without the "sb_" prefix) holds none.
+func bearerKey(h string) (string, bool) {
+	scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	key = strings.TrimSpace(key)
+	if !strings.HasPrefix(key, KeyPrefix) {
+		return "", false
+	}
+	return key, true
 }

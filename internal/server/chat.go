@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -29,6 +30,9 @@ func (s *Server) chatCompletions() handlerFunc {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Msg: "request body is too large", Err: err}
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return &Error{Status: http.StatusRequestTimeout, Code: "body_timeout", Msg: "the request body did not arrive in time; send it at once", Err: err}
 			}
 			return badRequest("request body is not a chat completion request: %v", err)
 		}
@@ -63,7 +67,8 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(u.Name), Messages: msgs}
+	permit, limit := s.runGate(ctx, u)
+	req := &agent.Request{User: u.Name, Approver: agent.AutoDeny, RunID: store.NewID(), Permit: permit, Limit: limit, Messages: msgs}
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID

@@ -13,6 +13,11 @@ import (
 // "data: [DONE]". The run is cancelled when the client leaves; at
 // shutdown the stream ends with finish_reason "stop" and [DONE].
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *agent.Request, c *completion, includeUsage bool) error {
+	release, err := s.streams.acquire(mustUser(r))
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx := r.Context()
 	items, done, stop := s.pump(ctx, req)
 	defer stop()

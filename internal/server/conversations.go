@@ -150,9 +150,10 @@ func (s *Server) postMessage() handlerFunc {
 			}
 			name = body.Agent
 		}
+		permit, limit := s.runGate(r.Context(), u)
 		req := &agent.Request{
 			ConversationID: c.ID, User: u.Name, Agent: name, Message: body.Message,
-			Model: body.Model, RunID: store.NewID(), Permit: u.Permits, Limit: s.toolLimit(u.Name),
+			Model: body.Model, RunID: store.NewID(), Permit: permit, Limit: limit,
 		}
 		return s.stream(w, r, req)
 	}

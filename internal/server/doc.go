@@ -12,13 +12,24 @@
 // # Who may call
 //
 // Every /api/v1, /v1 and /mcp route needs "Authorization: Bearer sb_..."
-// (see [NewAPIKey]); the key's SHA-256 is looked up through the store. When
-// [Options].AllowAnonymous is set, a request without the header acts as the
-// user "local" with every permission. The app sets it only when the
-// listener is a loopback address and no users exist; then the Host header
-// must be a loopback name too, so a web page elsewhere cannot reach the API
-// by DNS rebinding. Browser requests that change state (any method but GET,
-// HEAD, OPTIONS) from another origin are refused; there is no CORS.
+// (see [NewAPIKey]); the key's SHA-256 is looked up in a [Directory], the
+// server's cached view of the users, and what the caller may do is decided
+// by the user's ID, role and globs, never its name. Routes that change what
+// every user runs (agents and their servers) or read what only the
+// operator should (server stderr) need the admin role. /metrics and /readyz
+// need a key too unless [Options].PublicProbes; /healthz is public.
+//
+// When [Options].AllowAnonymous is set (the app sets it for a loopback
+// listener), a request without a Switchboard key acts as the user "local"
+// with every permission, but only while no user exists: the directory
+// reads the store's users version on every anonymous request, so the
+// first user created by any process ends anonymous access at once. A
+// bearer that is not an "sb_" key counts as none then (OpenAI clients
+// always send one); an unknown "sb_" key is refused. While anonymous
+// access is possible the Host header must be a loopback name, so a web
+// page elsewhere cannot reach the API by DNS rebinding. Browser requests
+// that change state (any method but GET, HEAD, OPTIONS) from another
+// origin are refused; there is no CORS.
 //
 // # Runs
 //
@@ -46,12 +57,15 @@
 // may call every tool and owns the single-user conversations (store User
 // ""), the ones the terminal chat creates too. Requests and direct tool
 // calls are rate limited per user ([Limits]); a refused request gets 429
-// with Retry-After in seconds. Audit records name the user.
+// with Retry-After in seconds. Each user may hold [Options].MaxStreams
+// open SSE streams, and every request body must arrive within
+// [Options].BodyReadTimeout. Audit records name the user.
 //
 // # Observability
 //
 // The server counts every request in an [observe.Metrics], served at
-// /metrics (without authentication, for scrapers); the app counts tool
+// /metrics (with a key once users exist, or public with
+// [Options].PublicProbes, for scrapers); the app counts tool
 // calls, model requests and server states in the same one from its hooks.
 // An [observe.Tracing] makes a span per HTTP request when the app created
 // one for OTEL_EXPORTER_OTLP_ENDPOINT. Each request's logs carry its request id

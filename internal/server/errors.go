@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -56,10 +58,15 @@ type errorBody struct {
 // tools and the agent get a status by their sentinel; anything else is an
 // internal error whose text stays in the log.
 func classify(err error) *Error {
-	var e *Error
+	var (
+		e    *Error
+		rate *gate.RateError
+	)
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &rate):
+		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Msg: rate.Error(), RetryAfter: rate.RetryAfter}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, tools.ErrNotFound), errors.Is(err, ErrNoServer):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Msg: "not found", Err: err}
 	case errors.Is(err, agent.ErrInvalidRequest):
@@ -119,6 +126,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Msg: fmt.Sprintf("request body is larger than %d bytes", limit), Err: err}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &Error{Status: http.StatusRequestTimeout, Code: "body_timeout", Msg: "the request body did not arrive in time; send it at once", Err: err}
 		}
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_json", Msg: "request body is not the expected JSON: " + err.Error(), Err: err}
 	}

@@ -79,8 +79,10 @@ type env struct {
 	runner *fakeRunner
 	srv    *Server
 	ts     *httptest.Server
-	// key is alice's API key; alice may call tools matching "echo*".
-	key string
+	// key is alice's API key; alice is an admin and may call tools
+	// matching "files__echo*". userID is alice's ID.
+	key    string
+	userID string
 }
 
 func openDB(t testing.TB) *sqlite.DB {
@@ -98,10 +100,11 @@ func newEnv(t testing.TB, edit func(*Options)) *env {
 	e := &env{db: openDB(t), reg: tools.NewRegistry(nil), runner: &fakeRunner{}}
 	e.reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{newTool("echo"), newTool("secret")})
 	key, hash := NewAPIKey()
-	if _, err := e.db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}}); err != nil {
+	u, err := e.db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}, Role: store.RoleAdmin})
+	if err != nil {
 		t.Fatalf("creating user: %v", err)
 	}
-	e.key = key
+	e.key, e.userID = key, u.ID
 	opts := &Options{Models: func() []string { return []string{"default"} }}
 	if edit != nil {
 		edit(opts)
@@ -110,6 +113,26 @@ func newEnv(t testing.TB, edit func(*Options)) *env {
 	e.ts = httptest.NewServer(e.srv.Handler())
 	t.Cleanup(e.ts.Close)
 	return e
+}
+
+// addUser creates a user with role and permissions and returns its key.
+func (e *env) addUser(t testing.TB, name string, role store.Role, perms ...string) string {
+	t.Helper()
+	key, hash := NewAPIKey()
+	if _, err := e.db.CreateUser(context.Background(), store.User{Name: name, KeyHash: hash, Permissions: perms, Role: role}); err != nil {
+		t.Fatalf("creating user %s: %v", name, err)
+	}
+	return key
+}
+
+// removeAlice deletes alice, leaving the store without users: anonymous
+// access, where allowed, applies again.
+func (e *env) removeAlice(t testing.TB) {
+	t.Helper()
+	if err := e.db.DeleteUser(context.Background(), e.userID); err != nil {
+		t.Fatalf("deleting alice: %v", err)
+	}
+	e.srv.users.Invalidate() // as the app does after its own writes
 }
 
 // do sends a request with alice's key (key "" sends none) and returns the

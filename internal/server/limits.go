@@ -1,65 +1,29 @@
 package server
 
 import (
-	"fmt"
-	"math"
-	"net/http"
-	"sync"
-	"time"
+	"context"
 
-	"golang.org/x/time/rate"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 )
 
-// limiters holds one token bucket per user for one kind of request.
-// Buckets are created on first use and kept: users are few (one per API
-// key), so the map stays small.
-type limiters struct {
-	limit rate.Limit
-	burst int
-	now   func() time.Time
-
-	mu     sync.Mutex
-	byUser map[string]*rate.Limiter // guarded by mu
+// caller is u as the gate sees it: decided by ID and permission globs.
+func (u *User) caller() gate.Caller {
+	return gate.Caller{ID: u.ID, Name: u.Name, Permissions: u.Permissions}
 }
 
-func newLimiters(perSecond float64, burst int, now func() time.Time) *limiters {
-	l := rate.Limit(perSecond)
-	if perSecond < 0 {
-		l = rate.Inf
+// runGate returns the permission and rate-limit hooks of an agent run
+// started by u: the run's tool calls go through the same gate as the tools
+// API, so a run cannot get around the user's permissions or limit.
+func (s *Server) runGate(ctx context.Context, u User) (permit func(string) bool, limit func(string) error) {
+	c := u.caller()
+	permit = func(name string) bool {
+		e, ok := s.lookupTool(name)
+		if !ok {
+			// Not in the catalogue (an agent's own tool): the globs decide.
+			return c.Permits(name)
+		}
+		return s.gate.Visible(ctx, &c, e)
 	}
-	return &limiters{limit: l, burst: burst, now: now, byUser: map[string]*rate.Limiter{}}
-}
-
-// allow takes a token from user's bucket; when there is none it returns a
-// 429 error that carries the seconds to wait.
-func (l *limiters) allow(user, what string) error {
-	if l.limit == rate.Inf {
-		return nil
-	}
-	l.mu.Lock()
-	lim, ok := l.byUser[user]
-	if !ok {
-		lim = rate.NewLimiter(l.limit, l.burst)
-		l.byUser[user] = lim
-	}
-	l.mu.Unlock()
-	now := l.now()
-	res := lim.ReserveN(now, 1)
-	delay := res.DelayFrom(now)
-	if delay == 0 {
-		return nil
-	}
-	res.CancelAt(now)
-	secs := max(1, int(math.Ceil(delay.Seconds())))
-	return &Error{
-		Status: http.StatusTooManyRequests, Code: "rate_limited",
-		Msg:        fmt.Sprintf("too many %s for this user; retry in %d s", what, secs),
-		RetryAfter: secs,
-	}
-}
-
-// toolLimit applies the user's tool-call rate limit to the tool calls of an
-// agent run, so that a run cannot get around the limit of the tools API.
-func (s *Server) toolLimit(user string) func(tool string) error {
-	return func(string) error { return s.toolLimits.allow(user, "tool calls") }
+	limit = func(string) error { return s.gate.Limit(ctx, &c) }
+	return permit, limit
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 type loggerKey struct{}
@@ -36,17 +37,26 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		err := s.guard(rt, r)
-		if err == nil && rt.access == authenticated {
+		if err == nil && s.needsUser(rt) {
 			var u User
 			u, err = s.authenticate(r)
-			if err == nil {
-				err = s.reqLimits.allow(u.Name, "requests")
+			if err == nil && rt.access == admin && !u.Admin {
+				err = errForbiddenAdmin
+			}
+			if err == nil && rt.access != probe {
+				err = s.reqLimits.Allow(ctx, u.key(), "requests")
 			}
 			if err == nil {
 				logger = logger.With(logKeyUser, u.Name)
 				ctx = context.WithValue(withUser(ctx, u), loggerKey{}, logger)
 				r = r.WithContext(ctx)
 			}
+		}
+		if err == nil && r.Body != nil && r.Body != http.NoBody {
+			// Bodies are read before any response streams, so the
+			// deadline never cuts a stream: net/http clears it once the
+			// body is read to its end.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
 		}
 		if err == nil {
 			err = h(rec, r)
@@ -65,6 +75,24 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 	})
 }
 
+// errForbiddenAdmin refuses a route that needs the admin role.
+var errForbiddenAdmin = &Error{
+	Status: http.StatusForbidden, Code: "forbidden",
+	Msg: "this needs an admin: agents, their servers, server restarts and stderr are managed by admins " +
+		"(the operator can make a user one with `switchboard users set NAME --admin`)",
+}
+
+// needsUser reports whether rt's requests must carry a user.
+func (s *Server) needsUser(rt route) bool {
+	switch rt.access {
+	case authenticated, admin:
+		return true
+	case probe:
+		return !s.opts.PublicProbes
+	}
+	return false
+}
+
 func newRequestID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
@@ -72,11 +100,17 @@ func newRequestID() string {
 }
 
 // guard refuses requests whose Host or Origin the server does not accept:
-// a foreign Host when anonymous access is on (DNS rebinding) or not in
-// AllowedHosts, and state-changing browser requests from another origin.
+// a foreign Host while anonymous access is possible (DNS rebinding) or
+// not in AllowedHosts, and state-changing browser requests from another
+// origin.
 func (s *Server) guard(rt route, r *http.Request) error {
 	host := r.Host
-	if !s.hostAllowed(host) {
+	// Whether anonymous access is possible is read from the directory's
+	// cache here; authenticate checks the Host again, strictly, before it
+	// grants anonymous access, so a stale cache cannot open it to a
+	// foreign Host.
+	strict := s.opts.AllowAnonymous && s.users.mayBeEmpty(r.Context())
+	if !s.hostAllowed(host, strict) {
 		return errorf(http.StatusForbidden, "forbidden_host", "host %q is not accepted; add it to the server's allowed hosts", host)
 	}
 	switch r.Method {
@@ -97,11 +131,14 @@ func (s *Server) guard(rt route, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) hostAllowed(host string) bool {
+// hostAllowed reports whether the Host header value host is accepted:
+// one in AllowedHosts, or any when AllowedHosts is empty and strict is
+// false; a loopback name always.
+func (s *Server) hostAllowed(host string, strict bool) bool {
 	if slices.Contains(s.opts.AllowedHosts, host) {
 		return true
 	}
-	if len(s.opts.AllowedHosts) == 0 && !s.opts.AllowAnonymous {
+	if len(s.opts.AllowedHosts) == 0 && !strict {
 		return true
 	}
 	name := host

@@ -59,7 +59,7 @@ func TestMetricsAfterCall(t *testing.T) {
 	m.ObserveModelRequest("default", "ok", 120e6, 10, 5)
 	m.SetServerUp("files", true)
 	m.ObserveRestart("files")
-	code, b := e.do(t, http.MethodGet, "/metrics", "", nil)
+	code, b := e.do(t, http.MethodGet, "/metrics", e.key, nil)
 	if code != 200 {
 		t.Fatalf("metrics: %d", code)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -33,7 +34,7 @@ type Store interface {
 	store.AuditLog
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
 
-	GetUserByKeyHash(ctx context.Context, keyHash string) (store.User, error)
+	UserSource
 }
 
 var _ Store = store.Store(nil)
@@ -51,6 +52,18 @@ type Runner interface {
 }
 
 var _ Runner = (*agent.Runtime)(nil)
+
+// Asker is a [Runner] that can ask a person to approve a call outside a
+// run: the tools API uses it when the approval policy says ask. It stores
+// the approval, waits for a decision (made through Decide), the approval
+// timeout or the end of ctx, and returns the approval as it ended (an
+// ended wait leaves it expired). A Runner without it cannot ask, and such
+// calls are refused as unavailable.
+type Asker interface {
+	Ask(ctx context.Context, a store.Approval) (store.Approval, error)
+}
+
+var _ Asker = (*agent.Runtime)(nil)
 
 // Catalog is the part of [*tools.Registry] the server uses.
 type Catalog interface {
@@ -130,6 +143,9 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	// Servers answers the /api/v1/servers routes; nil lists none.
 	Servers Servers
+	// Pins answers /api/v1/tools/changes (held tools and accepting them);
+	// nil answers 404.
+	Pins Pins
 	// Models lists the configured model names (for /v1/models and the
 	// readiness hint); nil means none.
 	Models func() []string
@@ -145,16 +161,40 @@ type Options struct {
 	Ping func(ctx context.Context) error
 
 	// AllowAnonymous lets requests without a key act as the user "local"
-	// with every permission. Set it only for a loopback listener with no
-	// users; see the package doc.
+	// with every permission, as long as no user exists: the moment one is
+	// created (by any process sharing the store) every request needs a key.
+	// Set it only for a loopback listener; see the package doc.
 	AllowAnonymous bool
+	// Users is the cached view of the users that authentication reads; nil
+	// makes one over the store. The app shares one with the MCP gateway and
+	// calls its Invalidate when the store announces a change.
+	Users *Directory
+	// PublicProbes lets /metrics and /readyz answer without a key while
+	// users exist (for scrapers and orchestrators that cannot send one).
+	// /healthz is always public: it says only "ok".
+	PublicProbes bool
+	// BodyReadTimeout bounds reading a request's body, so a client that
+	// sends it slowly cannot hold a handler (slowloris); default 30s.
+	BodyReadTimeout time.Duration
+	// MaxStreams bounds each user's concurrent SSE streams (chat and run
+	// streams); default 8, negative means no bound.
+	MaxStreams int
 	// AllowedHosts are accepted Host header values (host or host:port)
 	// besides loopback names; empty accepts any Host unless AllowAnonymous.
 	AllowedHosts []string
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string
-	Limits         Limits
+	// Limits.Requests applies here; Limits.ToolCalls only when Gate is
+	// nil (the gate owns the tool-call limit).
+	Limits Limits
+	// Gate is the enforcement path of every tool call the server makes or
+	// starts (tools API, chat completions, agent runs): permission, rate
+	// limit, approval policy, audit. Pass the one the MCP gateway and the
+	// agent runtime use, so a user's limit is one across surfaces. Nil
+	// builds one with Limits.ToolCalls, the default policy and the store
+	// as audit log.
+	Gate *gate.Gate
 	// MaxBodyBytes bounds JSON request bodies; default 4 MiB.
 	MaxBodyBytes int64
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.

@@ -20,6 +20,13 @@ const (
 	public access = iota
 	// authenticated routes need a user and count against its rate limit.
 	authenticated
+	// admin routes need a user with the admin role: they change what every
+	// user runs (agents, their servers) or read what only the operator
+	// should (server stderr).
+	admin
+	// probe routes (/metrics, /readyz) need a user once users exist,
+	// unless [Options].PublicProbes; they are not rate limited.
+	probe
 )
 
 // listing says whether a route is in /api/openapi.json.
@@ -35,9 +42,11 @@ const (
 func routes() []route {
 	return []route{
 		{http.MethodGet, "/healthz", public, documented, (*Server).healthz},
-		{http.MethodGet, "/readyz", public, documented, (*Server).readyz},
-		{http.MethodGet, "/metrics", public, documented, (*Server).metricsRoute},
+		{http.MethodGet, "/readyz", probe, documented, (*Server).readyz},
+		{http.MethodGet, "/metrics", probe, documented, (*Server).metricsRoute},
 		{http.MethodGet, "/api/openapi.json", public, documented, (*Server).openapi},
+
+		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
 
 		{http.MethodGet, "/api/v1/conversations", authenticated, documented, (*Server).listConversations},
 		{http.MethodPost, "/api/v1/conversations", authenticated, documented, (*Server).createConversation},
@@ -49,18 +58,20 @@ func routes() []route {
 		{http.MethodPost, "/api/v1/approvals/{id}", authenticated, documented, (*Server).decideApproval},
 
 		{http.MethodGet, "/api/v1/agents", authenticated, documented, (*Server).listAgents},
-		{http.MethodPost, "/api/v1/agents", authenticated, documented, (*Server).createAgent},
+		{http.MethodPost, "/api/v1/agents", admin, documented, (*Server).createAgent},
 		{http.MethodGet, "/api/v1/agents/{name}", authenticated, documented, (*Server).getAgent},
-		{http.MethodPut, "/api/v1/agents/{name}", authenticated, documented, (*Server).updateAgent},
-		{http.MethodDelete, "/api/v1/agents/{name}", authenticated, documented, (*Server).deleteAgent},
-		{http.MethodPut, "/api/v1/agents/{name}/servers/{server}", authenticated, documented, (*Server).assignServer},
-		{http.MethodDelete, "/api/v1/agents/{name}/servers/{server}", authenticated, documented, (*Server).removeServer},
+		{http.MethodPut, "/api/v1/agents/{name}", admin, documented, (*Server).updateAgent},
+		{http.MethodDelete, "/api/v1/agents/{name}", admin, documented, (*Server).deleteAgent},
+		{http.MethodPut, "/api/v1/agents/{name}/servers/{server}", admin, documented, (*Server).assignServer},
+		{http.MethodDelete, "/api/v1/agents/{name}/servers/{server}", admin, documented, (*Server).removeServer},
 
 		{http.MethodGet, "/api/v1/servers", authenticated, documented, (*Server).listServers},
-		{http.MethodGet, "/api/v1/servers/{name}/stderr", authenticated, documented, (*Server).serverStderr},
-		{http.MethodPost, "/api/v1/servers/{name}/restart", authenticated, documented, (*Server).restartServer},
+		{http.MethodGet, "/api/v1/servers/{name}/stderr", admin, documented, (*Server).serverStderr},
+		{http.MethodPost, "/api/v1/servers/{name}/restart", admin, documented, (*Server).restartServer},
 
 		{http.MethodGet, "/api/v1/tools", authenticated, documented, (*Server).listTools},
+		{http.MethodGet, "/api/v1/tools/changes", authenticated, documented, (*Server).listToolChanges},
+		{http.MethodPost, "/api/v1/tools/changes/accept", authenticated, documented, (*Server).acceptToolChanges},
 		{http.MethodPost, "/api/v1/tools/{name}/call", authenticated, documented, (*Server).callTool},
 
 		{http.MethodGet, "/api/v1/audit", authenticated, documented, (*Server).listAudit},

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 )
 
@@ -17,16 +18,18 @@ import (
 // [Server.Serve] (or mount [Server.Handler] yourself), stop with
 // [Server.Shutdown]. It is safe for concurrent use.
 type Server struct {
-	store      Store
-	runner     Runner
-	tools      Catalog
-	opts       Options
-	logger     *slog.Logger
-	metrics    *observe.Metrics
-	handler    http.Handler
-	reqLimits  *limiters
-	toolLimits *limiters
-	http       *http.Server
+	store     Store
+	runner    Runner
+	tools     Catalog
+	opts      Options
+	logger    *slog.Logger
+	metrics   *observe.Metrics
+	handler   http.Handler
+	reqLimits *gate.Buckets
+	gate      *gate.Gate
+	users     *Directory
+	streams   *streamSlots
+	http      *http.Server
 
 	// closing is closed when shutdown begins; SSE streams watch it.
 	closing   chan struct{}
@@ -38,6 +41,8 @@ const (
 	DefaultMaxBodyBytes    = 4 << 20
 	DefaultSSEWriteTimeout = 10 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
+	DefaultBodyReadTimeout = 30 * time.Second
+	DefaultMaxStreams      = 8
 )
 
 // New returns a Server that keeps its records in st, runs agent turns with
@@ -65,6 +70,17 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = DefaultKeepAlive
 	}
+	if o.BodyReadTimeout <= 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.MaxStreams == 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	s.users = o.Users
+	if s.users == nil {
+		s.users = NewDirectory(st, &DirectoryOptions{Now: o.Now})
+	}
+	s.streams = newStreamSlots(o.MaxStreams)
 	if o.Models == nil {
 		o.Models = func() []string { return nil }
 	}
@@ -77,8 +93,11 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 		s.metrics = observe.NewMetrics()
 	}
 	l := o.Limits.withDefaults()
-	s.reqLimits = newLimiters(l.Requests, l.RequestBurst, o.Now)
-	s.toolLimits = newLimiters(l.ToolCalls, l.ToolCallBurst, o.Now)
+	s.reqLimits = gate.NewBuckets(l.Requests, l.RequestBurst, o.Now)
+	s.gate = o.Gate
+	if s.gate == nil {
+		s.gate = gate.New(&gate.Options{Limiter: gate.NewBuckets(l.ToolCalls, l.ToolCallBurst, o.Now), Audit: st, Logger: s.logger})
+	}
 	s.handler = s.buildMux()
 	s.http = &http.Server{
 		Handler:           s.handler,

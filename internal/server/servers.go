@@ -6,14 +6,22 @@ import (
 	"time"
 )
 
+// listServers lists the tool servers. Only admins get each server's last
+// error, roots and stdout noise count: errors quote the server's stderr
+// and roots name local paths, which are the operator's to read.
 func (s *Server) listServers() handlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		var st []ServerStatus
 		if s.opts.Servers != nil {
 			st = s.opts.Servers.Status()
 		}
 		if st == nil {
 			st = []ServerStatus{}
+		}
+		if !mustUser(r).Admin {
+			for i := range st {
+				st[i].Error, st[i].Roots, st[i].RootsRequests, st[i].NonProtocolLines = "", nil, 0, 0
+			}
 		}
 		writeJSON(w, http.StatusOK, list[ServerStatus]{Items: st})
 		return nil

@@ -44,6 +44,11 @@ func (s *Server) pump(ctx context.Context, req *agent.Request) (items <-chan run
 // "shutdown" event, then the run is cancelled). Each event's data is JSON;
 // the first event is "run" with the run and conversation ids.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Request) error {
+	release, err := s.streams.acquire(mustUser(r))
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	h := w.Header()

@@ -38,7 +38,11 @@ type Approval struct {
 	ConversationID string
 	RunID          string
 	// CallID is the model's tool call ID.
-	CallID    string
+	CallID string
+	// User is the user who asked, for approvals outside a conversation
+	// (the tools API): that user may list and decide it. Empty in a
+	// conversation, whose owner decides.
+	User      string
 	Tool      string
 	Server    string
 	Arguments json.RawMessage
@@ -90,7 +94,8 @@ func (d *Decision) Validate() error {
 }
 
 // ApprovalFilter selects pending approvals. Empty fields match everything;
-// User matches the user owning the approval's conversation.
+// User matches the user owning the approval's conversation, or the
+// approval's own User when it has no conversation.
 type ApprovalFilter struct {
 	ConversationID string
 	User           string

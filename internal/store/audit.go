@@ -22,11 +22,12 @@ const (
 	// AuditGranted: a conversation grant ("approve for this conversation")
 	// covered the call.
 	AuditGranted AuditApproval = "granted"
-	// AuditDenied: the approval policy denies the tool; in an agent run also
-	// a person's refusal of a stored approval, and a run that could not ask.
+	// AuditDenied: the approval policy denies the tool, or a run that
+	// could not ask (non-interactive) needed approval.
 	AuditDenied AuditApproval = "denied"
-	// AuditDeclined: the MCP client's user answered the gateway's approval
-	// question with no, or cancelled it.
+	// AuditDeclined: a person said no: refused a stored approval (agent
+	// runs, the tools API) or answered the MCP gateway's approval question
+	// with no, or cancelled it. One word for one event on every surface.
 	AuditDeclined AuditApproval = "declined"
 	// AuditExpired: nobody decided a stored approval in time.
 	AuditExpired AuditApproval = "expired"
@@ -35,6 +36,18 @@ const (
 	AuditUnavailable AuditApproval = "unavailable"
 	// AuditForbidden: the caller's permissions do not include the tool.
 	AuditForbidden AuditApproval = "forbidden"
+
+	// Pin events (tool pinning) are records of their own, not calls: Tool
+	// and Server name the tool, Arguments carry the definition's hash.
+	// AuditPinned: the tool was seen for the first time and pinned.
+	AuditPinned AuditApproval = "pinned"
+	// AuditHeld: the server changed the tool's definition; it is held.
+	AuditHeld AuditApproval = "held"
+	// AuditAccepted: an admin (User) accepted the changed definition.
+	AuditAccepted AuditApproval = "accepted"
+	// AuditAutoAccepted: the server's pinning is auto, so the change was
+	// accepted on sight.
+	AuditAutoAccepted AuditApproval = "auto_accepted"
 )
 
 // Outcome says how a tool call ended.

@@ -22,6 +22,7 @@ type Store interface {
 	AuditTrail
 	UsageLog
 	Users
+	Pins
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.
@@ -119,6 +120,11 @@ type Approvals interface {
 	// start-up with the start time so that approvals a previous process was
 	// waiting on show as expired rather than pending forever.
 	ExpirePending(ctx context.Context, before time.Time) (int64, error)
+	// ExpireApproval marks the pending approval id expired with reason (the
+	// run waiting on it ended, or nobody decided in time), so that deciding
+	// it later fails with ErrConflict. ErrConflict if it is no longer
+	// pending; ErrNotFound if there is no such approval.
+	ExpireApproval(ctx context.Context, id, reason string) error
 
 	// AddGrant records g (CreatedAt set to now when zero); granting again is
 	// not an error. ErrNotFound if the conversation does not exist.
@@ -182,4 +188,43 @@ type Users interface {
 	ListUsers(ctx context.Context) ([]User, error)
 	// DeleteUser deletes the user with id, or returns ErrNotFound.
 	DeleteUser(ctx context.Context, id string) error
+	// GetUser returns the user with id, or ErrNotFound.
+	GetUser(ctx context.Context, id string) (User, error)
+	// UpdateUser replaces the Role, Permissions and Disabled of the user
+	// with u.ID (name, key and creation time stay) and returns the user as
+	// stored. ErrNotFound if there is none; ErrInvalid for an unknown role.
+	UpdateUser(ctx context.Context, u User) (User, error)
+	// UsersVersion returns a number that changes whenever a user is
+	// created, changed or deleted, by this process or any other sharing the
+	// database. It is one cheap read, for caches of users to check.
+	UsersVersion(ctx context.Context) (int64, error)
+}
+
+// Pins keeps the accepted definition of every tool seen (tool pinning).
+type Pins interface {
+	// CreatePin stores p, first seen (Status PinAccepted, no pending
+	// definition; CreatedAt = UpdatedAt = now when zero) and returns it.
+	// ErrConflict if the server already has a pin for the tool (another
+	// process saw it first: read it with GetPin); ErrInvalid if p is
+	// incomplete.
+	CreatePin(ctx context.Context, p Pin) (Pin, error)
+	// GetPin returns the pin of server's tool, or ErrNotFound.
+	GetPin(ctx context.Context, server, tool string) (Pin, error)
+	// ListPins returns the pins f selects ordered by server, then tool.
+	ListPins(ctx context.Context, f PinFilter) ([]Pin, error)
+	// HoldPin records def (with its hash) as the pending definition of
+	// server's tool and sets it PinHeld, whatever it was, and returns the
+	// pin. ErrNotFound if there is no such pin.
+	HoldPin(ctx context.Context, server, tool, hash string, def []byte) (Pin, error)
+	// AcceptPin makes the pending definition of a held pin the accepted
+	// one, provided its hash is still hash (so an admin accepts the change
+	// they saw, not a later one), and returns the pin. ErrConflict if the
+	// pin is not held or its pending hash differs; ErrNotFound if there is
+	// no such pin.
+	AcceptPin(ctx context.Context, server, tool, hash string) (Pin, error)
+	// DropPending drops the pending definition of server's tool and sets it
+	// PinAccepted again: the server went back to the accepted definition,
+	// so there is nothing left to review. It changes nothing on a pin that
+	// is not held. ErrNotFound if there is no such pin.
+	DropPending(ctx context.Context, server, tool string) error
 }

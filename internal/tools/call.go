@@ -11,12 +11,16 @@ import (
 // Nil, empty or null arguments mean {}. Arguments that are not a JSON object
 // or do not match the schema give a tool-error [Result] (IsError) that lists
 // each problem with its instance path, and the tool is not called. An unknown
-// name gives an error wrapping [ErrNotFound]; an error from the tool itself
+// name gives an error wrapping [ErrNotFound], and a tool the [Pinner]
+// holds a [HeldError] (wrapping [ErrHeld]); an error from the tool itself
 // (the context ended, [ErrUnavailable]) is returned wrapped with the name.
 // req may be nil. Call is safe for concurrent use, also with [Registry.Set].
 func (r *Registry) Call(ctx context.Context, name string, req *CallRequest) (*Result, error) {
 	e, ok := r.lookup(name)
 	if !ok {
+		if _, he := r.LookupHeld(name); he != nil {
+			return nil, he
+		}
 		return nil, fmt.Errorf("calling tool %q: %w", name, ErrNotFound)
 	}
 	var call CallRequest

@@ -40,6 +40,9 @@ type RegistryOptions struct {
 	// Logger receives warnings (schemas that do not compile, outputs that
 	// could not be stored). Nil discards them.
 	Logger *slog.Logger
+	// Pinner, when set, holds tools whose definition changed since it was
+	// accepted; see [Pinner]. Nil holds none.
+	Pinner Pinner
 }
 
 // Registry is the one catalogue of every tool, built-in, MCP and OpenAPI,
@@ -93,21 +96,27 @@ type Registry struct {
 	limit   int
 	outputs *OutputStore
 	logger  *slog.Logger
+	pinner  Pinner
 
 	// mu guards the fields below it.
 	mu      sync.RWMutex
 	sources map[Source][]*entry
 	entries []*entry          // every entry, in List order
 	byName  map[string]*entry // by catalogue name
-	schemas map[string]*argValidator
-	version uint64
-	changed chan struct{} // closed and replaced on every change
+	held    []*entry          // tools the pinner holds, in List order; not in entries or byName
+	// tickets counts the Sets begun per source, applied the newest one
+	// applied (see Set).
+	tickets, applied map[Source]uint64
+	schemas          map[string]*argValidator
+	version          uint64
+	changed          chan struct{} // closed and replaced on every change
 }
 
 type entry struct {
 	Entry
 	primary string // the name before collisions are resolved
 	val     *argValidator
+	hold    string // why the pinner holds it ("" when it does not): not listed, not callable
 }
 
 // NewRegistry returns an empty Registry. opts may be nil.
@@ -126,7 +135,10 @@ func NewRegistry(opts *RegistryOptions) *Registry {
 		limit:   o.ResultLimit,
 		outputs: NewOutputStore(o.OutputDir, o.ResultLimit, o.Logger),
 		logger:  o.Logger,
+		pinner:  o.Pinner,
 		sources: make(map[Source][]*entry),
+		tickets: make(map[Source]uint64),
+		applied: make(map[Source]uint64),
 		byName:  make(map[string]*entry),
 		schemas: make(map[string]*argValidator),
 		changed: make(chan struct{}),
@@ -155,9 +167,22 @@ func (r *Registry) Set(src Source, ts []Tool) {
 		o := Origin{Kind: src.Kind, Server: src.Server, Name: info.Name}
 		fresh = append(fresh, &entry{Entry: Entry{Origin: o, Info: info, Tool: t}, primary: primaryName(o)})
 	}
+	// Pin before taking the lock: the pinner may do I/O, and a held tool
+	// must never be visible, not even between two changes. Two Sets of one
+	// source pinning at once finish in any order; the ticket makes the one
+	// that began last win, as it would without a pinner.
+	r.mu.Lock()
+	r.tickets[src]++
+	ticket := r.tickets[src]
+	r.mu.Unlock()
+	fresh = r.pinSource(src, fresh)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.applied[src] > ticket {
+		return // a later Set of src is already in
+	}
+	r.applied[src] = ticket
 	if _, ok := r.sources[src]; !ok && len(fresh) == 0 {
 		return
 	}
@@ -185,7 +210,10 @@ func (r *Registry) rebuildLocked() {
 	}
 	names := resolveNames(origins, primaries)
 
-	entries := make([]*entry, len(all))
+	// Held tools take part in naming, so that holding or releasing one
+	// never renames another.
+	entries := make([]*entry, 0, len(all))
+	var held []*entry
 	byName := make(map[string]*entry, len(all))
 	schemas := make(map[string]*argValidator, len(r.schemas))
 	for i, e := range all {
@@ -199,12 +227,16 @@ func (r *Registry) rebuildLocked() {
 			}
 			schemas[key] = v
 		}
-		ne := &entry{Entry: e.Entry, primary: e.primary, val: v}
+		ne := &entry{Entry: e.Entry, primary: e.primary, val: v, hold: e.hold}
 		ne.Name = names[i]
-		entries[i] = ne
+		if ne.hold != "" {
+			held = append(held, ne)
+			continue
+		}
+		entries = append(entries, ne)
 		byName[ne.Name] = ne
 	}
-	r.entries, r.byName, r.schemas = entries, byName, schemas
+	r.entries, r.byName, r.schemas, r.held = entries, byName, schemas, held
 	r.version++
 	close(r.changed)
 	r.changed = make(chan struct{})

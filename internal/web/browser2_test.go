@@ -90,6 +90,8 @@ func testToolForms(t *testing.T, b context.Context) {
 		chromedp.SetValue(chromedp.ID("f-notes__search_notes-order"), "oldest"),
 		chromedp.SendKeys(chromedp.ID("f-notes__search_notes-tags"), "home\nweekly"),
 		chromedp.Click(chromedp.CSS(form+`button[type="submit"]`)))
+	// The tool has no annotations: the approval policy asks, on the page.
+	approveOnPage(t, ctx, form)
 	waitFor(t, ctx, "the result", `!!document.querySelector('`+form+`.result-text')`)
 	got := eval[string](t, ctx, `document.querySelector('`+form+`.result-text').textContent`)
 	if want := `got {"query":"groceries","limit":3,"score":0.5,"order":"oldest","tags":["home","weekly"]}`; got != want {
@@ -100,6 +102,7 @@ func testToolForms(t *testing.T, b context.Context) {
 	}
 	step(t, ctx, "asking for an error", chromedp.SetValue(chromedp.ID("f-notes__search_notes-fail"), "true"),
 		chromedp.Click(chromedp.CSS(form+`button[type="submit"]`)))
+	approveOnPage(t, ctx, form)
 	waitFor(t, ctx, "the error result", `document.querySelector('`+form+`.result').classList.contains('error')`)
 	if got := eval[string](t, ctx, `document.querySelector('`+form+`.result .badge').textContent`); got != "isError" {
 		t.Errorf("result badge = %q, want isError", got)
@@ -110,6 +113,7 @@ func testToolForms(t *testing.T, b context.Context) {
 		chromedp.Click(chromedp.CSS(`[data-tool="notes__move_note"] .try summary`)),
 		chromedp.SetValue(chromedp.ID("raw-notes__move_note"), `{"to": {"folder": "old"}}`),
 		chromedp.Click(chromedp.CSS(raw+`button[type="submit"]`)))
+	approveOnPage(t, ctx, raw)
 	waitFor(t, ctx, "the raw result", `!!document.querySelector('`+raw+`.result-text')`)
 	if got := eval[string](t, ctx, `document.querySelector('`+raw+`.result-text').textContent`); got != `got {"to":{"folder":"old"}}` {
 		t.Errorf("raw call result = %s", got)
@@ -117,6 +121,14 @@ func testToolForms(t *testing.T, b context.Context) {
 	step(t, ctx, "writing bad JSON", chromedp.SetValue(chromedp.ID("raw-notes__move_note"), `{"to": `),
 		chromedp.Click(chromedp.CSS(raw+`button[type="submit"]`)))
 	waitFor(t, ctx, "the JSON error", `document.querySelector('`+raw+`.result').textContent.includes('not valid JSON')`)
+}
+
+// approveOnPage approves, on the tools page, the call the form under
+// the CSS prefix form is waiting on.
+func approveOnPage(t *testing.T, ctx context.Context, form string) {
+	t.Helper()
+	waitFor(t, ctx, "the approval", `!!document.querySelector('`+form+`.approval .approve')`)
+	step(t, ctx, "approving the call", chromedp.Click(chromedp.CSS(form+`.approval .approve`)))
 }
 
 func testNoModelHint(t *testing.T, b context.Context) {

@@ -138,6 +138,7 @@ func TestBrowser(t *testing.T) {
 		{"no model hint", testNoModelHint},
 		{"api key", testAPIKey},
 		{"rendering", testRendering},
+		{"roles", testRoles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })
@@ -274,7 +275,7 @@ func testFlow(t *testing.T, b context.Context) {
 		step(t, ctx, "opening audit", chromedp.Navigate(s.url+"/audit"))
 		waitFor(t, ctx, "three calls", `document.querySelectorAll('#audit-rows tr').length === 3`)
 		got := eval[[]string](t, ctx, `[...document.querySelectorAll('#audit-rows tr')].map(r => [1, 3, 4].map(i => r.children[i].firstChild.textContent).join(' '))`)
-		want := []string{"calculator ok approved", "write_file denied denied", "write_file ok approved"}
+		want := []string{"calculator ok auto", "write_file denied declined", "write_file ok approved"}
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("audit rows, newest first:\n got %q\nwant %q", got, want)
 		}

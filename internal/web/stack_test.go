@@ -41,10 +41,12 @@ type stack struct {
 }
 
 // stackOptions vary the stack: keys turns anonymous access off and adds
-// the user alice; noModel makes the server report no configured model.
+// the user alice, an admin (plainUser makes her an ordinary user);
+// noModel makes the server report no configured model.
 type stackOptions struct {
-	keys    bool
-	noModel bool
+	keys      bool
+	plainUser bool
+	noModel   bool
 }
 
 // echo answers a call with its arguments, or with an error result when
@@ -193,7 +195,11 @@ func newStack(t *testing.T, o stackOptions) *stack {
 	}
 	if o.keys {
 		key, hash := server.NewAPIKey()
-		if _, err := db.CreateUser(ctx, store.User{Name: "alice", KeyHash: hash, Permissions: []string{"*"}}); err != nil {
+		role := store.RoleAdmin
+		if o.plainUser {
+			role = store.RoleUser
+		}
+		if _, err := db.CreateUser(ctx, store.User{Name: "alice", KeyHash: hash, Permissions: []string{"*"}, Role: role}); err != nil {
 			t.Fatalf("creating user: %v", err)
 		}
 		s.key = key

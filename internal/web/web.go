@@ -39,6 +39,7 @@ func pages() []page {
 		{"/", "chat", "Chat"},
 		{"/servers", "servers", "Servers"},
 		{"/tools", "tools", "Tools"},
+		{"/changes", "changes", "Held tools"},
 		{"/audit", "audit", "Audit"},
 	}
 }
@@ -54,7 +55,7 @@ type handler struct {
 	byPath map[string]page
 }
 
-// Handler returns the UI's handler: the pages at "/", "/servers", "/tools"
+// Handler returns the UI's handler: the pages at "/", "/servers", "/tools", "/changes"
 // and "/audit", and their assets under "/static/". Other paths get 404 and
 // methods other than GET and HEAD get 405. opts is copied; nil means
 // defaults. The handler is safe for concurrent use.

@@ -148,7 +148,9 @@ func (m *model) approvalPrompt() string {
 	if m.reason {
 		return head + "\n" + m.th.dim.Render("denying: type a reason, enter to deny, esc to go back")
 	}
-	return head + "\n" + m.th.dim.Render("y approve once · a always (this conversation) · n deny")
+	// "a" says exactly what it covers: this tool, any arguments, in this
+	// conversation only, from now on.
+	return head + "\n" + m.th.dim.Render("y approve once · a approve "+oneLine(a.Tool)+" for this conversation (later calls, any arguments) · n decline")
 }
 
 func (m *model) resetInputPlaceholder() {

@@ -94,7 +94,7 @@ func TestTUIApproval(t *testing.T) {
 			a := approval("ap1", "write")
 			a.Approval.Arguments = []byte(`{"path":"a.txt"}`)
 			h.event(a, "⚠ approve write")
-			if !strings.Contains(h.view(), "y approve once · a always (this conversation) · n deny") {
+			if !strings.Contains(h.view(), "for this conversation (later calls, any arguments) · n decline") {
 				t.Fatalf("no approval choices shown:\n%s", h.view())
 			}
 			h.key("x") // not a choice: ignored

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"io"
 	"runtime"
-	"syscall"
 	"testing"
 	"testing/iotest"
-	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -66,7 +66,7 @@ func BenchDecode(b *testing.B, decode Decode, body []byte, chunks, wantEvents in
 	b.Helper()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
+	cpu0 := observe.ProcessCPU()
 	b.ResetTimer()
 	for b.Loop() {
 		events := 0
@@ -82,20 +82,11 @@ func BenchDecode(b *testing.B, decode Decode, body []byte, chunks, wantEvents in
 		}
 	}
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := observe.ProcessCPU() - cpu0
 	runtime.ReadMemStats(&ms1)
 	n := float64(b.N * chunks)
 	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/chunk")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/chunk")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/chunk")
 	b.ReportMetric(float64(len(body))/float64(chunks), "bytes/chunk")
-}
-
-// cpuTime returns the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -205,20 +205,11 @@ func BenchmarkNewCatalog1000(b *testing.B) {
 // other processes.
 func cpuPerOp(b *testing.B) func() {
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := observe.ProcessCPU()
 	return func() {
 		b.StopTimer()
-		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((observe.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
-}
-
-// cpuTime returns the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestManifestDefaultMaxTools(t *testing.T) {

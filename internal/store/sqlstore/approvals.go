@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-const approvalCols = `id, conversation_id, run_id, call_id, tool, server, arguments, state, scope, reason, decided_by, created_at, expires_at, decided_at`
+const approvalCols = `id, conversation_id, run_id, call_id, tool, server, arguments, state, scope, reason, decided_by, created_at, expires_at, decided_at, user_name`
 
 func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
 	var (
@@ -21,7 +21,7 @@ func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
 		scope string
 	)
 	err := row.Scan(&a.ID, &conv, &a.RunID, &a.CallID, &a.Tool, &a.Server, &args, &state, &scope, &a.Reason, &a.DecidedBy,
-		tsCol{&a.CreatedAt}, tsCol{&a.ExpiresAt}, tsCol{&a.DecidedAt})
+		tsCol{&a.CreatedAt}, tsCol{&a.ExpiresAt}, tsCol{&a.DecidedAt}, &a.User)
 	a.ConversationID = conv.String
 	a.Arguments = rawBytes(args)
 	a.State = store.ApprovalState(state)
@@ -44,9 +44,9 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Appro
 	a.State, a.Scope, a.DecidedBy, a.DecidedAt = store.ApprovalPending, "", "", time.Time{}
 	a.CreatedAt = orNow(a.CreatedAt)
 	a.ExpiresAt = norm(a.ExpiresAt)
-	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, db.argsCol(a.Arguments), string(a.State), string(a.Scope),
-		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt))
+		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt), a.User)
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, db.classify(err))
 	}
@@ -114,11 +114,15 @@ func (db *DB) GetApproval(ctx context.Context, id string) (store.Approval, error
 func (db *DB) ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
 	q := `SELECT ` + prefixed("a.", approvalCols) + ` FROM approvals a`
 	var args []any
+	where := ` WHERE a.state = 'pending'`
 	if f.User != "" {
-		q += ` JOIN conversations c ON c.id = a.conversation_id AND c.user_name = ?`
-		args = append(args, f.User)
+		// A conversation's approvals are its owner's; the others are
+		// the asking user's.
+		q += ` LEFT JOIN conversations c ON c.id = a.conversation_id`
+		where += ` AND (c.user_name = ? OR (a.conversation_id IS NULL AND a.user_name = ?))`
+		args = append(args, f.User, f.User)
 	}
-	q += ` WHERE a.state = 'pending'`
+	q += where
 	if f.ConversationID != "" {
 		q += ` AND a.conversation_id = ?`
 		args = append(args, f.ConversationID)
@@ -156,6 +160,29 @@ func (db *DB) ExpirePending(ctx context.Context, before time.Time) (int64, error
 		return 0, fmt.Errorf("expiring pending approvals: %w", err)
 	}
 	return n, nil
+}
+
+// ExpireApproval implements [store.Store].
+func (db *DB) ExpireApproval(ctx context.Context, id, reason string) error {
+	return db.write(ctx, func(tx conn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = ?, reason = ?
+			WHERE id = ? AND state = 'pending'`, db.ts(now()), reason, id)
+		if err != nil {
+			return fmt.Errorf("expiring approval %q: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("expiring approval %q: %w", id, err)
+		}
+		if n == 1 {
+			return nil
+		}
+		a, err := scanApproval(tx.QueryRowContext(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = ?`, id))
+		if err != nil {
+			return fmt.Errorf("expiring approval %q: %w", id, notFound(err, "no such approval"))
+		}
+		return fmt.Errorf("expiring approval %q: it is already %s: %w", id, a.State, store.ErrConflict)
+	})
 }
 
 // prefixed qualifies each column of a ", "-separated list with p.

@@ -19,7 +19,8 @@ type migration struct {
 }
 
 // loadMigrations returns the migrations/NNNN_name.sql files of fsys sorted
-// by version, checking that versions run 1, 2, 3... without gaps.
+// by version, refusing a version used twice. Versions may skip numbers:
+// numbers are reserved per change, and a build may lack some of them.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
 	files, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
@@ -40,9 +41,9 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		ms = append(ms, migration{version: v, name: base, sql: string(b)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := range ms {
-		if ms[i].version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d; versions must be 1, 2, 3... without gaps", ms[i].name, i+1)
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have the same version; give one a new number", ms[i-1].name, ms[i].name)
 		}
 	}
 	return ms, nil
@@ -60,15 +61,25 @@ func Migrate(ctx context.Context, tx *sql.Tx, fsys fs.FS, d Dialect) error {
 		return err
 	}
 	c := conn{tx, &d}
-	var current int
-	if err := c.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("reading schema version: %w", err)
+	applied, current, err := appliedVersions(ctx, c)
+	if err != nil {
+		return err
 	}
-	if latest := len(ms); current > latest {
+	latest := 0
+	if len(ms) > 0 {
+		latest = ms[len(ms)-1].version
+	}
+	if current > latest {
 		return fmt.Errorf("database has schema version %d but this Switchboard knows versions up to %d; upgrade Switchboard or point it at another database: %w",
 			current, latest, store.ErrSchemaTooNew)
 	}
-	for _, m := range ms[current:] {
+	// Every known migration the database lacks runs, also one numbered
+	// below the highest applied: a database migrated by a build that
+	// skipped a number gets it when a build has it.
+	for _, m := range ms {
+		if applied[m.version] {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("applying migration %s: %w", m.name, err)
 		}
@@ -78,4 +89,28 @@ func Migrate(ctx context.Context, tx *sql.Tx, fsys fs.FS, d Dialect) error {
 		}
 	}
 	return nil
+}
+
+// appliedVersions returns the versions schema_migrations records and the
+// highest of them.
+func appliedVersions(ctx context.Context, c conn) (map[int]bool, int, error) {
+	rows, err := c.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading schema versions: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	current := 0
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, 0, fmt.Errorf("reading schema versions: %w", err)
+		}
+		applied[v] = true
+		current = max(current, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("reading schema versions: %w", err)
+	}
+	return applied, current, nil
 }

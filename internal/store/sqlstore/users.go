@@ -9,19 +9,21 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-const userCols = `id, name, key_hash, permissions, created_at, disabled`
+const userCols = `id, name, key_hash, permissions, created_at, disabled, role`
 
 func scanUser(row interface{ Scan(...any) error }) (store.User, error) {
 	var (
 		u     store.User
 		perms string
+		role  string
 	)
-	if err := row.Scan(&u.ID, &u.Name, &u.KeyHash, &perms, tsCol{&u.CreatedAt}, &u.Disabled); err != nil {
+	if err := row.Scan(&u.ID, &u.Name, &u.KeyHash, &perms, tsCol{&u.CreatedAt}, &u.Disabled, &role); err != nil {
 		return store.User{}, err
 	}
 	if err := json.Unmarshal([]byte(perms), &u.Permissions); err != nil {
 		return store.User{}, fmt.Errorf("user %q permissions: %w", u.Name, err)
 	}
+	u.Role = store.Role(role)
 	return u, nil
 }
 
@@ -34,6 +36,9 @@ func (db *DB) CreateUser(ctx context.Context, u store.User) (store.User, error) 
 		u.ID = store.NewID()
 	}
 	u.CreatedAt = orNow(u.CreatedAt)
+	if u.Role == "" {
+		u.Role = store.RoleUser
+	}
 	u.Permissions = slices.Clone(u.Permissions)
 	if u.Permissions == nil {
 		u.Permissions = []string{}
@@ -42,8 +47,8 @@ func (db *DB) CreateUser(ctx context.Context, u store.User) (store.User, error) 
 	if err != nil {
 		return store.User{}, fmt.Errorf("creating user %q: %w", u.Name, err)
 	}
-	_, err = db.w.ExecContext(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Name, u.KeyHash, string(perms), db.ts(u.CreatedAt), u.Disabled)
+	_, err = db.w.ExecContext(ctx, `INSERT INTO users (`+userCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Name, u.KeyHash, string(perms), db.ts(u.CreatedAt), u.Disabled, string(u.Role))
 	if err != nil {
 		return store.User{}, fmt.Errorf("creating user %q: %w", u.Name, db.classify(err))
 	}
@@ -97,4 +102,47 @@ func (db *DB) DeleteUser(ctx context.Context, id string) error {
 		return fmt.Errorf("deleting user %q: %w", id, err)
 	}
 	return mustAffect(res, "deleting user %q: no such user: %w", id)
+}
+
+// GetUser implements [store.Store].
+func (db *DB) GetUser(ctx context.Context, id string) (store.User, error) {
+	u, err := scanUser(db.r.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+	if err != nil {
+		return store.User{}, fmt.Errorf("getting user %q: %w", id, notFound(err, "no such user"))
+	}
+	return u, nil
+}
+
+// UpdateUser implements [store.Store].
+func (db *DB) UpdateUser(ctx context.Context, u store.User) (store.User, error) {
+	if !u.Role.Valid() {
+		return store.User{}, fmt.Errorf("updating user %q: role %q is not %q or %q: %w", u.ID, u.Role, store.RoleUser, store.RoleAdmin, store.ErrInvalid)
+	}
+	perms := slices.Clone(u.Permissions)
+	if perms == nil {
+		perms = []string{}
+	}
+	b, err := json.Marshal(perms)
+	if err != nil {
+		return store.User{}, fmt.Errorf("updating user %q: %w", u.ID, err)
+	}
+	res, err := db.w.ExecContext(ctx, `UPDATE users SET role = ?, permissions = ?, disabled = ? WHERE id = ?`,
+		string(u.Role), string(b), u.Disabled, u.ID)
+	if err != nil {
+		return store.User{}, fmt.Errorf("updating user %q: %w", u.ID, db.classify(err))
+	}
+	if err := mustAffect(res, "updating user %q: no such user: %w", u.ID); err != nil {
+		return store.User{}, err
+	}
+	return db.GetUser(ctx, u.ID)
+}
+
+// UsersVersion implements [store.Store]. Triggers on the users table bump
+// the number (migration 0002), so writers of any process change it.
+func (db *DB) UsersVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := db.r.QueryRowContext(ctx, `SELECT version FROM users_version WHERE id = 1`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("reading the users version: %w", err)
+	}
+	return v, nil
 }

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -115,7 +116,7 @@ func BenchCallers(b *testing.B, callers int, call func()) {
 	)
 	n := int64(b.N)
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := observe.ProcessCPU()
 	for range callers {
 		wg.Go(func() {
 			for next.Add(1) <= n {
@@ -125,17 +126,8 @@ func BenchCallers(b *testing.B, callers int, call func()) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((observe.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-}
-
-// processCPU returns the user plus system CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // auditCall does what the agent does around one tool call that takes

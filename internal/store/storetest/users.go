@@ -28,6 +28,9 @@ func testUsers(t *testing.T, s store.Store) {
 	if bob.Permissions == nil {
 		t.Error("nil permissions should come back as an empty list")
 	}
+	if ann.Role != store.RoleUser || bob.Role != store.RoleUser {
+		t.Errorf("users created without a role have roles %q and %q, want %q", ann.Role, bob.Role, store.RoleUser)
+	}
 	_, err = s.CreateUser(ctx(t), store.User{Name: "ann", KeyHash: keyHash("k3")})
 	wantErr(t, "CreateUser with a taken name", err, store.ErrConflict)
 	_, err = s.CreateUser(ctx(t), store.User{Name: "cy", KeyHash: keyHash("k1")})
@@ -54,6 +57,63 @@ func testUsers(t *testing.T, s store.Store) {
 	_, err = s.GetUserByName(ctx(t), "ann")
 	wantErr(t, "GetUserByName after delete", err, store.ErrNotFound)
 	wantErr(t, "DeleteUser twice", s.DeleteUser(ctx(t), ann.ID), store.ErrNotFound)
+}
+
+// testUserRoles checks roles, the reserved anonymous name, GetUser,
+// UpdateUser and that UsersVersion moves with every write to users.
+func testUserRoles(t *testing.T, s store.Store) {
+	v0, err := s.UsersVersion(ctx(t))
+	must(t, "UsersVersion", err)
+	for _, name := range []string{"local", "LOCAL", "Local"} {
+		_, err := s.CreateUser(ctx(t), store.User{Name: name, KeyHash: keyHash("kl" + name)})
+		wantErr(t, "CreateUser named "+name, err, store.ErrInvalid)
+	}
+	_, err = s.CreateUser(ctx(t), store.User{Name: "eve", KeyHash: keyHash("ke"), Role: "root"})
+	wantErr(t, "CreateUser with an unknown role", err, store.ErrInvalid)
+	if v, err := s.UsersVersion(ctx(t)); err != nil || v != v0 {
+		t.Errorf("UsersVersion after refused creates = %d, %v; want %d", v, err, v0)
+	}
+
+	ada, err := s.CreateUser(ctx(t), store.User{Name: "ada", KeyHash: keyHash("ka"), Role: store.RoleAdmin, Permissions: []string{"*"}})
+	must(t, "CreateUser admin", err)
+	if !ada.IsAdmin() {
+		t.Errorf("created admin has role %q", ada.Role)
+	}
+	v1, err := s.UsersVersion(ctx(t))
+	must(t, "UsersVersion", err)
+	if v1 == v0 {
+		t.Error("UsersVersion did not change when a user was created")
+	}
+	got, err := s.GetUser(ctx(t), ada.ID)
+	must(t, "GetUser", err)
+	diff(t, "GetUser", ada, got)
+	_, err = s.GetUser(ctx(t), "no-such-id")
+	wantErr(t, "GetUser of an unknown id", err, store.ErrNotFound)
+
+	upd, err := s.UpdateUser(ctx(t), store.User{ID: ada.ID, Name: "ignored", Role: store.RoleUser, Permissions: []string{"calculator"}, Disabled: true})
+	must(t, "UpdateUser", err)
+	want := ada
+	want.Role, want.Permissions, want.Disabled = store.RoleUser, []string{"calculator"}, true
+	diff(t, "UpdateUser", want, upd)
+	got, err = s.GetUserByKeyHash(ctx(t), keyHash("ka"))
+	must(t, "GetUserByKeyHash after UpdateUser", err)
+	diff(t, "GetUserByKeyHash after UpdateUser", want, got)
+	v2, err := s.UsersVersion(ctx(t))
+	must(t, "UsersVersion", err)
+	if v2 == v1 {
+		t.Error("UsersVersion did not change when a user was updated")
+	}
+	_, err = s.UpdateUser(ctx(t), store.User{ID: ada.ID, Role: "root"})
+	wantErr(t, "UpdateUser with an unknown role", err, store.ErrInvalid)
+	_, err = s.UpdateUser(ctx(t), store.User{ID: "no-such-id", Role: store.RoleUser})
+	wantErr(t, "UpdateUser of an unknown id", err, store.ErrNotFound)
+
+	must(t, "DeleteUser", s.DeleteUser(ctx(t), ada.ID))
+	v3, err := s.UsersVersion(ctx(t))
+	must(t, "UsersVersion", err)
+	if v3 == v2 {
+		t.Error("UsersVersion did not change when a user was deleted")
+	}
 }
 
 // testTimes checks that times come back in UTC with at least millisecond

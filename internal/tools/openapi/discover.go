@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // discoveryPaths are where a document is looked for under the base URL, in
@@ -90,7 +92,11 @@ func (s *Server) fetchURL(ctx context.Context, u string) (*document, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
-	s.authorize(req)
+	// The credentials are the API's: a document elsewhere (a CDN, a
+	// repository) is fetched without them.
+	if s.credentialsFor(req.URL) {
+		s.authorize(req)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, unwrapURLError(err)
@@ -117,6 +123,18 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// credentialsFor reports whether a request to u may carry the server's
+// credentials: when url is configured, only to its origin; without url, to
+// the document's own address (which then decides the API's origin, see
+// baseURL).
+func (s *Server) credentialsFor(u *url.URL) bool {
+	if s.opts.URL == "" {
+		return true
+	}
+	base, err := url.Parse(s.opts.URL)
+	return err == nil && origin(base) == origin(u)
 }
 
 // authorize adds the bearer token and extra headers to req.
@@ -164,6 +182,17 @@ func (s *Server) baseURL(doc *document, specURL string) (string, error) {
 		return strings.TrimRight(base.String(), "/"), nil
 	}
 	if isHTTPURL(serverPath) {
+		// Without url, a document fetched from one origin must not send the
+		// calls, and the credentials with them, to another: whoever serves
+		// the document would choose where the token goes.
+		if isHTTPURL(specURL) {
+			su, _ := url.Parse(serverPath)
+			sp, _ := url.Parse(specURL)
+			if origin(su) != origin(sp) {
+				return "", fmt.Errorf("the document at %s names %s in servers, another origin than its own; set url in the config to the API's base URL (credentials go only where url points): %w",
+					redact.URL(specURL), origin(su), ErrCrossOrigin)
+			}
+		}
 		return strings.TrimRight(serverPath, "/"), nil
 	}
 	if isHTTPURL(specURL) {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -128,13 +129,14 @@ func New(name string, opts *Options) *Server {
 	if s.client == nil {
 		s.client = &http.Client{}
 	}
+	s.client = sameOriginClient(s.client)
 	s.logger = s.opts.Logger
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.logger = s.logger.With(logKeyServer, name)
 	s.snap = &snapshot{ops: map[string]*operation{}}
-	s.status = Status{Name: name, URL: s.opts.URL, State: StatePending}
+	s.status = Status{Name: name, URL: redact.URL(s.opts.URL), State: StatePending}
 	return s
 }
 
@@ -208,7 +210,7 @@ func (s *Server) loadLocked(ctx context.Context) error {
 	if err != nil {
 		s.snap = &snapshot{ops: map[string]*operation{}}
 		s.status.State = StateFailed
-		s.status.LastError = err.Error()
+		s.status.LastError = redact.Text(err.Error())
 		s.status.Tools = 0
 		s.status.Warnings = nil
 	} else {

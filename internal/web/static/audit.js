@@ -44,5 +44,10 @@
   }
 
   form.addEventListener("submit", (e) => { e.preventDefault(); load(); });
+  // Only admins read other users' records: others lose the user filter.
+  SB.me().then((me) => {
+    if (me.role !== "admin") form.user.closest("div").hidden = true;
+    form.dataset.role = me.role;
+  });
   load();
 })();

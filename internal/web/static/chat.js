@@ -132,7 +132,7 @@
       buttons.forEach((b) => { b.disabled = true; });
       try {
         await api("POST", "/api/v1/approvals/" + encodeURIComponent(a.id), { decision, reason: reason.value });
-        if (!resolved) state.textContent = decision === "deny" ? "Denied." : "Approved.";
+        if (!resolved) state.textContent = decision === "deny" ? "Declined." : "Approved.";
       } catch (e) {
         state.textContent = e.message;
         buttons.forEach((b) => { b.disabled = false; });
@@ -140,13 +140,17 @@
     };
     buttons.push(
       el("button", { type: "button", class: "approve", text: "Approve once", onclick: () => decide("approve") }),
-      el("button", { type: "button", class: "secondary approve-conv", text: "Approve for conversation", onclick: () => decide("approve_conversation") }),
+      el("button", { type: "button", class: "secondary approve-conv", text: "Approve for conversation",
+        title: "Approve this call and every later call of " + a.tool + " in this conversation, with any arguments, without asking again. Other tools and other conversations still ask.",
+        onclick: () => decide("approve_conversation") }),
       el("button", { type: "button", class: "danger deny", text: "Deny", onclick: () => decide("deny") }));
     const card = add(el("div", { class: "card approval", "data-approval": a.id, role: "group", "aria-label": "Approval needed for " + a.tool },
       el("div", { class: "head" }, el("strong", { text: "Approve " + a.tool + "?" }), a.server ? el("span", { class: "muted", text: "on " + a.server }) : null),
       el("pre", { text: SB.pretty(a.arguments) || "{}" }),
       el("label", { for: reasonId, text: "Reason (sent with Deny)" }), reason,
-      el("div", { class: "row" }, ...buttons), state));
+      el("div", { class: "row" }, ...buttons),
+      el("p", { class: "muted", text: "Approve for conversation also runs later calls of " + a.tool + " in this conversation, with any arguments, without asking. Other tools and conversations still ask." }),
+      state));
     buttons[0].focus();
     return {
       resolve(r) {

@@ -241,7 +241,18 @@ const SB = (() => {
     show();
   }
 
+  // me resolves to the caller ({name, role, anonymous, tools}), fetched
+  // once per page. Pages hide what the role may not do; the server refuses
+  // it regardless, so on failure me resolves to an ordinary user.
+  let mePromise = null;
+  function me() {
+    if (!mePromise) {
+      mePromise = api("GET", "/api/v1/me").catch(() => ({ name: "", role: "user", anonymous: false, tools: [] }));
+    }
+    return mePromise;
+  }
+
   document.addEventListener("DOMContentLoaded", setupKeyForm);
 
-  return { el, api, stream, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
+  return { el, api, me, stream, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
 })();

@@ -25,7 +25,9 @@
     return box;
   }
 
-  function card(s, tools) {
+  // card shows one server; restarting it and reading its stderr are for
+  // admins, so other users get neither control.
+  function card(s, tools, admin) {
     const state = el("p", { class: "muted", role: "status" });
     const restart = el("button", { type: "button", class: "secondary", text: "Restart", "aria-label": "Restart " + s.name });
     restart.addEventListener("click", async () => {
@@ -41,15 +43,15 @@
       kv([["Kind", s.kind], ["Transport", s.transport], ["Protocol", s.protocol], ["Tools", s.tools], ["Restarts", s.restarts], ["Since", SB.time(s.since)]]),
       s.error ? el("p", { class: "note error", text: "Last error: " + s.error }) : null,
       tools.length ? el("details", {}, el("summary", { text: tools.length + " tool(s)" }), toolList) : null,
-      s.kind === "mcp" ? stderrBox(s.name) : null,
-      s.kind !== "builtin" ? el("div", { class: "row" }, restart) : null,
+      admin && s.kind === "mcp" ? stderrBox(s.name) : null,
+      admin && s.kind !== "builtin" ? el("div", { class: "row" }, restart) : null,
       state);
   }
 
   async function load() {
-    let servers, tools;
+    let servers, tools, me;
     try {
-      [servers, tools] = await Promise.all([api("GET", "/api/v1/servers"), api("GET", "/api/v1/tools")]);
+      [servers, tools, me] = await Promise.all([api("GET", "/api/v1/servers"), api("GET", "/api/v1/tools"), SB.me()]);
     } catch (e) { root.replaceChildren(el("p", { class: "note error", text: e.message })); return; }
     const byServer = {};
     for (const t of tools.items || []) {
@@ -58,7 +60,10 @@
     }
     const items = servers.items || [];
     if (!items.length) { root.replaceChildren(el("p", { class: "muted", text: "No tool servers are configured. Add mcpServers or openapiServers to the config file." })); return; }
-    root.replaceChildren(...items.map((s) => card(s, byServer[s.name] || [])));
+    const admin = me.role === "admin";
+    const cards = items.map((s) => card(s, byServer[s.name] || [], admin));
+    if (!admin) cards.push(el("p", { class: "muted", id: "admin-note", text: "Restarting servers and reading their stderr is for admins." }));
+    root.replaceChildren(...cards);
   }
 
   document.getElementById("refresh").addEventListener("click", load);

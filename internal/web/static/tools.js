@@ -88,6 +88,24 @@
       }
       run.disabled = true;
       result.replaceChildren(el("p", { class: "muted" }, el("span", { class: "spinner", "aria-hidden": "true" }), " Running…"));
+      // A call the approval policy asks about waits on a stored approval:
+      // show it here, with the exact arguments, until the call answers.
+      let waiting = true;
+      const asked = new Set();
+      const watch = async () => {
+        while (waiting) {
+          await new Promise((r) => setTimeout(r, 700));
+          if (!waiting) return;
+          let l;
+          try { l = await api("GET", "/api/v1/approvals"); } catch (err) { continue; }
+          for (const a of (l.items || [])) {
+            if (a.conversationId || a.tool !== t.name || asked.has(a.id) || !waiting) continue;
+            asked.add(a.id);
+            result.replaceChildren(approvalPrompt(a));
+          }
+        }
+      };
+      watch();
       try {
         const r = await api("POST", "/api/v1/tools/" + encodeURIComponent(t.name) + "/call", { arguments: args });
         const text = (r.content || []).map((c) => c.type === "text" ? c.text : "[" + c.type + (c.mimeType ? " " + c.mimeType : "") + "]").join("\n");
@@ -99,9 +117,35 @@
       } catch (err) {
         result.className = "result error";
         result.replaceChildren(el("p", { class: "note error", text: err.message }));
-      } finally { run.disabled = false; }
+      } finally { waiting = false; run.disabled = false; }
     });
     return form;
+  }
+
+  // approvalPrompt asks the person to approve one call made from this
+  // page. It is approved once: a call outside a conversation has nothing
+  // to approve it for beyond itself.
+  function approvalPrompt(a) {
+    const state = el("span", { class: "muted" });
+    const buttons = [];
+    const decide = async (decision) => {
+      buttons.forEach((b) => { b.disabled = true; });
+      try {
+        await api("POST", "/api/v1/approvals/" + encodeURIComponent(a.id), { decision });
+        state.textContent = decision === "deny" ? "Declined." : "Approved; running…";
+      } catch (err) {
+        state.textContent = err.message;
+        buttons.forEach((b) => { b.disabled = false; });
+      }
+    };
+    buttons.push(
+      el("button", { type: "button", class: "approve", text: "Approve this call", onclick: () => decide("approve") }),
+      el("button", { type: "button", class: "danger deny", text: "Decline", onclick: () => decide("deny") }));
+    return el("div", { class: "card approval", "data-approval": a.id, role: "group", "aria-label": "Approval needed for " + a.tool },
+      el("div", { class: "head" }, el("strong", { text: "Approve " + a.tool + "?" }), a.server ? el("span", { class: "muted", text: "on " + a.server }) : null),
+      el("p", { class: "muted", text: "The approval policy asks before this tool runs. Approving runs this one call, with these arguments." }),
+      el("pre", { text: SB.pretty(a.arguments) || "{}" }),
+      el("div", { class: "row" }, ...buttons), state);
   }
 
   // description shows a tool's first line, and the whole text (rendered

@@ -1,0 +1,7 @@
+package gate
+
+// Keys of the attributes this package logs.
+const (
+	logKeyErr  = "err"
+	logKeyTool = "tool"
+)

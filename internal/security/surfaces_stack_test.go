@@ -1,0 +1,257 @@
+package security
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// surfaceStack is Switchboard as `switchboard serve` runs it: the real app
+// wiring from a config file, a real SQLite file, a real MCP server (the
+// in-process Streamable HTTP test server, named "test"), and a model
+// served on the OpenAI wire by surfaceModel.
+type surfaceStack struct {
+	base  string
+	app   *app.App
+	st    store.Store
+	model *surfaceModel
+}
+
+// stackConfig is the configuration of one stack: tool calls per minute
+// per user (6 gives a burst of one call, then one per ten seconds).
+const stackConfig = `rateLimits: {toolCallsPerMinute: 6}
+approvals: {timeout: 20s}
+agents:
+  helper: {description: "Helps with the test server.", servers: [test]}
+`
+
+func newSurfaceStack(t *testing.T) *surfaceStack {
+	t.Helper()
+	sc, _ := mcptest.HTTPServer(t, "test", nil)
+	m := newSurfaceModel(t)
+	dir := t.TempDir()
+	servers, _ := json.Marshal(map[string]any{"test": map[string]any{"type": "http", "url": sc.URL}})
+	cfgText := fmt.Sprintf("mcpServers: %s\nmodels:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n%s",
+		servers, m.URL+"/v1", stackConfig)
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfgText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Cwd: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Store(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One user first, so the service does not run anonymously.
+	if _, err := st.CreateUser(t.Context(), store.User{Name: "admin", KeyHash: server.HashKey("sb_admin-not-used"), Permissions: []string{}}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		a.Close()
+	})
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve did not start: %v", err)
+	}
+	s := &surfaceStack{base: "http://" + addr, app: a, st: st, model: m}
+	// The MCP server connects in the background; wait for its tools.
+	if !mcptest.Poll(20*time.Second, func() bool {
+		_, ok := a.Registry().Lookup("test__add")
+		return ok
+	}) {
+		t.Fatal("the test MCP server's tools did not appear")
+	}
+	return s
+}
+
+// user creates a user with the permission globs and returns its API key.
+func (s *surfaceStack) user(t *testing.T, name string, perms ...string) string {
+	t.Helper()
+	key, hash := server.NewAPIKey()
+	if perms == nil {
+		perms = []string{}
+	}
+	if _, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms}); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// do sends an API request as the holder of key and returns status and body.
+func (s *surfaceStack) do(t *testing.T, key, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), method, s.base+path, r)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// audit returns the audit records of user name for tool, oldest first.
+func (s *surfaceStack) audit(t *testing.T, name, tool string) []store.AuditRecord {
+	t.Helper()
+	recs, err := s.st.ListAudit(t.Context(), store.AuditFilter{User: name, Tool: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
+		recs[i], recs[j] = recs[j], recs[i]
+	}
+	return recs
+}
+
+// pendingApproval waits for the first pending approval key may decide.
+func (s *surfaceStack) pendingApproval(t *testing.T, key string) string {
+	t.Helper()
+	var id string
+	mcptest.Poll(10*time.Second, func() bool {
+		_, b := s.do(t, key, http.MethodGet, "/api/v1/approvals", nil)
+		var l struct{ Items []struct{ ID string } }
+		_ = json.Unmarshal(b, &l)
+		if len(l.Items) > 0 {
+			id = l.Items[0].ID
+		}
+		return id != ""
+	})
+	if id == "" {
+		t.Fatal("no pending approval appeared")
+	}
+	return id
+}
+
+// surfaceModel is a chat model on the OpenAI wire. It answers only from
+// what it is shown: when the last message is the user's and names a tool
+// as "call TOOL {ARGS}", it calls that tool with those arguments; after a
+// tool result it reports the result; otherwise it says it has nothing to
+// do.
+type surfaceModel struct {
+	*httptest.Server
+	mu    sync.Mutex
+	asked int // requests served, guarded by mu
+}
+
+var callRE = regexp.MustCompile(`call (\S+) (\{.*\})`)
+
+func newSurfaceModel(t *testing.T) *surfaceModel {
+	m := &surfaceModel{}
+	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		m.mu.Lock()
+		m.asked++
+		m.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		last := req.Messages[len(req.Messages)-1]
+		text := fmt.Sprint(last.Content)
+		if last.Role == "user" {
+			if c := callRE.FindStringSubmatch(text); c != nil {
+				fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_%d\",\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":%q}}]},\"finish_reason\":null}]}\n\n", len(req.Messages), c[1], c[2])
+				fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+				return
+			}
+		}
+		answer := "Nothing to do."
+		if last.Role == "tool" {
+			answer = "Tool said: " + text
+		}
+		b, _ := json.Marshal(answer)
+		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", b)
+		fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(m.Close)
+	return m
+}
+
+// sseApprovals reads a run's SSE stream to its end, calling onApproval with
+// the ID of each approval event, and returns the stream's text and whether
+// a tool call ended ok.
+func sseApprovals(r io.Reader, onApproval func(id string)) (string, bool) {
+	ranOK := false
+	var all strings.Builder
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		all.WriteString(line + "\n")
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "tool_end":
+			var ev struct {
+				Result struct{ Outcome string } `json:"result"`
+			}
+			if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev) == nil && ev.Result.Outcome == "ok" {
+				ranOK = true
+			}
+		case strings.HasPrefix(line, "data: ") && event == "approval":
+			var ev struct {
+				Approval struct{ ID string } `json:"approval"`
+			}
+			if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev) == nil && ev.Approval.ID != "" {
+				onApproval(ev.Approval.ID)
+			}
+		}
+	}
+	return all.String(), ranOK
+}

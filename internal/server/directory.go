@@ -1,0 +1,158 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// UserSource is the part of the store a [Directory] reads.
+type UserSource interface {
+	ListUsers(ctx context.Context) ([]store.User, error)
+	UsersVersion(ctx context.Context) (int64, error)
+}
+
+// DefaultDirectoryCheck is how old a [Directory]'s view of the users may get
+// before a lookup reads the store's users version again.
+const DefaultDirectoryCheck = 250 * time.Millisecond
+
+// DirectoryOptions configure a [Directory]; nil or zero fields mean defaults.
+type DirectoryOptions struct {
+	// Check is the longest time between two reads of the users version
+	// (DefaultDirectoryCheck). Whether anonymous access is still allowed is
+	// checked on every anonymous request regardless.
+	Check time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Directory is the server's cached view of the users: by key hash for
+// authentication, by ID for permission checks (the gateway's too), and
+// whether any user exists, which ends anonymous access. It reloads every
+// user when the store's users version changes, which any process writing
+// the users table changes; it reads that version at most every
+// [DirectoryOptions].Check, or at the next lookup after [Directory.Invalidate].
+// A Directory is safe for concurrent use and owns no goroutine.
+type Directory struct {
+	src   UserSource
+	check time.Duration
+	now   func() time.Time
+
+	mu      sync.Mutex
+	checked time.Time             // guarded by mu; zero forces a check
+	version int64                 // guarded by mu
+	loaded  bool                  // guarded by mu
+	byHash  map[string]store.User // guarded by mu
+	byID    map[string]store.User // guarded by mu
+}
+
+// NewDirectory returns a Directory over src. opts is copied; nil means
+// defaults.
+func NewDirectory(src UserSource, opts *DirectoryOptions) *Directory {
+	d := &Directory{src: src, check: DefaultDirectoryCheck, now: time.Now}
+	if opts != nil {
+		if opts.Check > 0 {
+			d.check = opts.Check
+		}
+		if opts.Now != nil {
+			d.now = opts.Now
+		}
+	}
+	return d
+}
+
+// Invalidate makes the next lookup read the users version, so a change
+// another process announces (a database notification) applies at once.
+func (d *Directory) Invalidate() {
+	d.mu.Lock()
+	d.checked = time.Time{}
+	d.mu.Unlock()
+}
+
+// refreshLocked brings the view up to date: it reads the users version when
+// the last read is older than maxAge, and every user when that changed.
+func (d *Directory) refreshLocked(ctx context.Context, maxAge time.Duration) error {
+	now := d.now()
+	if d.loaded && !d.checked.IsZero() && now.Sub(d.checked) < maxAge {
+		return nil
+	}
+	v, err := d.src.UsersVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("checking for changed users: %w", err)
+	}
+	if d.loaded && v == d.version {
+		d.checked = now
+		return nil
+	}
+	us, err := d.src.ListUsers(ctx)
+	if err != nil {
+		return fmt.Errorf("loading users: %w", err)
+	}
+	d.byHash = make(map[string]store.User, len(us))
+	d.byID = make(map[string]store.User, len(us))
+	for _, u := range us {
+		d.byHash[u.KeyHash] = u
+		d.byID[u.ID] = u
+	}
+	d.version, d.loaded, d.checked = v, true, now
+	return nil
+}
+
+// ByKeyHash returns the user whose key hashes to keyHash, disabled ones
+// too, and whether there is one.
+func (d *Directory) ByKeyHash(ctx context.Context, keyHash string) (store.User, bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.refreshLocked(ctx, d.check); err != nil {
+		return store.User{}, false, err
+	}
+	u, ok := d.byHash[keyHash]
+	if !ok {
+		// A key created a moment ago must work at once: an unknown key
+		// costs one read of the users version, never a stale 401.
+		if err := d.refreshLocked(ctx, 0); err != nil {
+			return store.User{}, false, err
+		}
+		u, ok = d.byHash[keyHash]
+	}
+	return u, ok, nil
+}
+
+// ByID returns the user with id, disabled ones too, and whether there is
+// one.
+func (d *Directory) ByID(ctx context.Context, id string) (store.User, bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.refreshLocked(ctx, d.check); err != nil {
+		return store.User{}, false, err
+	}
+	u, ok := d.byID[id]
+	return u, ok, nil
+}
+
+// Empty reports whether no user exists. It reads the users version on
+// every call: anonymous access depends on it and must end the moment the
+// first user is created, by whichever process.
+func (d *Directory) Empty(ctx context.Context) (bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.refreshLocked(ctx, 0); err != nil {
+		return false, err
+	}
+	return len(d.byID) == 0, nil
+}
+
+// mayBeEmpty reports whether no user existed at the last check, checking
+// again when that is older than the check interval. On a store error it
+// reports true: callers use it to be stricter, never to grant access.
+func (d *Directory) mayBeEmpty(ctx context.Context) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.refreshLocked(ctx, d.check); err != nil {
+		return true
+	}
+	return len(d.byID) == 0
+}

@@ -1,0 +1,129 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// countingSource is a hand-written [UserSource] that counts its reads.
+type countingSource struct {
+	mu       sync.Mutex
+	users    []store.User
+	version  int64
+	versions int // UsersVersion calls
+	lists    int // ListUsers calls
+}
+
+func (c *countingSource) ListUsers(context.Context) ([]store.User, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lists++
+	return append([]store.User(nil), c.users...), nil
+}
+
+func (c *countingSource) UsersVersion(context.Context) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.versions++
+	return c.version, nil
+}
+
+func (c *countingSource) set(us ...store.User) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.users = us
+	c.version++
+}
+
+func (c *countingSource) counts() (versions, lists int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.versions, c.lists
+}
+
+// TestDirectoryCaching: lookups read the users version at most once per
+// check interval, reload the users only when it changed, Invalidate forces
+// the next check, and Empty checks every time.
+func TestDirectoryCaching(t *testing.T) {
+	src := &countingSource{}
+	now := time.Unix(1000, 0)
+	d := NewDirectory(src, &DirectoryOptions{Check: time.Second, Now: func() time.Time { return now }})
+	ctx := t.Context()
+	src.set(store.User{ID: "u1", Name: "ann", KeyHash: "h1"})
+
+	if _, ok, _ := d.ByKeyHash(ctx, "h1"); !ok {
+		t.Fatal("ann not found")
+	}
+	for range 10 {
+		_, _, _ = d.ByID(ctx, "u1")
+	}
+	if v, l := src.counts(); v != 1 || l != 1 {
+		t.Errorf("within the interval: %d version reads, %d loads; want 1, 1", v, l)
+	}
+	src.set(store.User{ID: "u1", Name: "ann", KeyHash: "h1", Disabled: true})
+	if u, _, _ := d.ByID(ctx, "u1"); u.Disabled {
+		t.Error("a change showed before the interval passed or Invalidate (the cache is not used)")
+	}
+	d.Invalidate()
+	if u, _, _ := d.ByID(ctx, "u1"); !u.Disabled {
+		t.Error("after Invalidate the change does not show")
+	}
+	now = now.Add(2 * time.Second)
+	_, _, _ = d.ByID(ctx, "u1")
+	if v, l := src.counts(); v != 3 || l != 2 {
+		t.Errorf("after the interval: %d version reads, %d loads; want 3, 2 (no reload when the version is unchanged)", v, l)
+	}
+	src.set()
+	if empty, err := d.Empty(ctx); err != nil || !empty {
+		t.Errorf("Empty after the last user left = %v, %v; want true at once", empty, err)
+	}
+}
+
+// TestForeignHostNeverAnonymous: with users, a loopback server accepts any
+// Host from key holders (a reverse proxy's); without users, a foreign Host
+// is never served anonymously, also while the directory's cache still
+// remembers a user that was just removed.
+func TestForeignHostNeverAnonymous(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.AllowAnonymous = true })
+	do := func(key, host string) int {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, e.ts.URL+"/api/v1/tools", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := e.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := do(e.key, "switchboard.example:443"); code != 200 {
+		t.Errorf("key holder through a proxy Host = %d; want 200", code)
+	}
+	if code := do("", "switchboard.example:443"); code != 401 {
+		t.Errorf("anonymous with users = %d; want 401", code)
+	}
+	// Another process removes alice: this server's cache still has her.
+	if err := e.db.DeleteUser(t.Context(), e.userID); err != nil {
+		t.Fatal(err)
+	}
+	if code := do("", "evil.example"); code == 200 {
+		t.Error("anonymous request with a foreign Host served right after the last user left (stale cache)")
+	}
+	e.srv.users.Invalidate()
+	if code := do("", "evil.example"); code == 200 {
+		t.Error("anonymous request with a foreign Host served without users")
+	}
+	if code := do("", "localhost"); code != 200 {
+		t.Errorf("anonymous on localhost without users = %d; want 200", code)
+	}
+}

@@ -1,0 +1,33 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// meJSON is GET /api/v1/me: who the caller is and what its role lets it
+// do, so the web UI can hide what the user may not do (the routes refuse
+// it regardless).
+type meJSON struct {
+	Name      string   `json:"name"`
+	Role      string   `json:"role"`
+	Anonymous bool     `json:"anonymous"`
+	Tools     []string `json:"tools"`
+}
+
+func (s *Server) me() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		u := mustUser(r)
+		role := store.RoleUser
+		if u.Admin {
+			role = store.RoleAdmin
+		}
+		tools := u.Permissions
+		if tools == nil {
+			tools = []string{"*"}
+		}
+		writeJSON(w, http.StatusOK, meJSON{Name: u.Name, Role: string(role), Anonymous: u.Anonymous, Tools: tools})
+		return nil
+	}
+}
