@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"testing"
 
@@ -67,4 +68,38 @@ type providerFunc func(ctx context.Context, req *llm.Request) iter.Seq2[llm.Even
 
 func (f providerFunc) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return f(ctx, req)
+}
+
+// BenchmarkTurnLargeCatalogue is one user turn over the toolbench catalogue
+// (506 tools): an instant model answers at once. With the default budget
+// the runtime ranks the catalogue and offers 40 tools; with budget -1 it
+// offers all 506. The difference is what deferring costs per turn.
+func BenchmarkTurnLargeCatalogue(b *testing.B) {
+	reg, _ := loadToolbench(b)
+	textTurn := llmtest.Events(llmtest.Turn{Text: []string{"done"}})
+	instant := providerFunc(func(context.Context, *llm.Request) iter.Seq2[llm.Event, error] {
+		return func(yield func(llm.Event, error) bool) {
+			for _, ev := range textTurn {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	})
+	for _, budget := range []int{agent.DefaultToolBudget, -1} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "instant", Provider: instant}, nil },
+				reg, &agent.Options{History: nopHistory{}, ToolBudget: budget})
+			req := &agent.Request{ConversationID: "c1", Message: "Kill the lights in the living room", RunID: "r"}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, err := range rt.Run(ctx, req) {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 }

@@ -21,6 +21,9 @@ type catalog struct {
 	// client marks the caller's own tools ([Request.ClientTools]), which
 	// the runtime never calls.
 	client map[string]bool
+	// find, when set, is the run's deferred catalogue: specs then hold
+	// only part of entries, plus find_tools.
+	find *deferral
 }
 
 // catalogFor lists the tools spec may use: the catalogue filtered by the

@@ -71,6 +71,9 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 	info := callInfo(c, cat)
 	entry, known := cat.entries[c.Name]
 	rec := t.auditRecord(agent, c, info)
+	if cat.find != nil && c.Name == FindToolsName {
+		return t.findTools(ctx, agent, cat.find, c, info, rec)
+	}
 	if !known {
 		if t.forbidden(c.Name) {
 			// A catalogue tool the run's caller may not call: refused and

@@ -48,7 +48,8 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
-	msgs := fitWindow(contextFor(spec.Name, hist), m.ContextWindow)
+	own := contextFor(spec.Name, hist)
+	msgs := fitWindow(own, m.ContextWindow)
 	if extra != nil {
 		msgs = append(msgs, *extra)
 	}
@@ -60,7 +61,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	}
 	cat := t.r.catalogFor(spec, t.req.Permit, client)
 	if len(cat.specs) > 0 && routes(RouterMode(spec.Router), m.ToolMode) {
-		d, u := t.route(ctx, m, lastUserText(msgs))
+		d, u := t.route(ctx, m, msgs)
 		usage = usageSum(usage, u)
 		t.usage = usageSum(t.usage, u)
 		router = "chat"
@@ -72,6 +73,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 			cat = catalog{}
 		}
 	}
+	t.r.deferTools(ctx, &cat, own, msgs)
 	system := t.r.systemPrompt(ctx, spec)
 
 	for {
@@ -108,6 +110,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 		}
 		for _, r := range results {
 			msgs = append(msgs, r.Message)
+			cat.load(r.Message)
 		}
 		if derr != nil {
 			return agentResult{}, derr
@@ -172,15 +175,6 @@ func (t *turn) step(ctx context.Context, m Model, req *llm.Request, agent string
 	}
 	res.text = b.String()
 	return res, nil
-}
-
-func lastUserText(msgs []llm.Message) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleUser {
-			return msgs[i].Text()
-		}
-	}
-	return ""
 }
 
 // recordUsage records one agent run's usage; a failure is logged, since

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 // ToolMode says how a model receives tools; it mirrors the model's
@@ -138,6 +139,22 @@ type Options struct {
 	// Now is the clock for records; nil means time.Now. Timers (limits,
 	// approval expiry) use the time package, so tests use testing/synctest.
 	Now func() time.Time
+	// ToolBudget is how many tools a model is offered at once. When an
+	// agent may use more, it is offered the tools loaded earlier in the
+	// conversation and the best-ranked of the rest for the request, up to
+	// the budget, plus find_tools ([FindToolsName]), with which it finds
+	// and loads the others mid-turn; loaded tools stay offered for the
+	// rest of the conversation. Zero means [DefaultToolBudget]; a negative
+	// value offers every tool.
+	ToolBudget int
+	// RankOptions, when set, returns the options of the retrieval index
+	// (server instructions, embeddings). The index is rebuilt when the
+	// catalogue changes or it returns another pointer, so return the same
+	// one while nothing changed. Nil ranks by the tools' own text.
+	RankOptions func(ctx context.Context) *rank.Options
+	// QueryVector, when set, returns the embedding of a request for the
+	// index's embeddings; nil (or a nil result) ranks by words alone.
+	QueryVector func(ctx context.Context, text string) []float32
 	// NewID returns approval ids when Approvals is nil, and run ids when a
 	// request has none; nil means random ids.
 	NewID func() string

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 // Runtime runs agent turns. Create it with [New]. It is safe for
@@ -40,6 +41,13 @@ type Runtime struct {
 	// active holds the running turns, for sampling and elicitation
 	// requests that need a conversation; mu guards it.
 	active map[*turn]struct{}
+
+	// ixMu guards the retrieval index of the catalogue (see indexFor):
+	// the last one built, its catalogue's fingerprint and its options.
+	ixMu   sync.Mutex
+	ix     *rank.Index
+	ixKey  uint64
+	ixOpts *rank.Options
 }
 
 // New returns a Runtime that answers with the models resolves and calls

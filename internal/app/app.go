@@ -73,6 +73,9 @@ type App struct {
 
 	gateOnce sync.Once
 	gate     *gate.Gate // built on first use by Gate
+	// search holds what tool ranking adds to the catalogue: server
+	// instructions and optional embeddings.
+	search toolSearch
 
 	oauthClient *http.Client
 

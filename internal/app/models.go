@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/anthropic"
@@ -36,22 +37,7 @@ func (a *App) newModel(name string, m config.Model) Model {
 	if m.Timeout > 0 {
 		httpOpts.FirstTokenTimeout = m.Timeout
 	}
-	var (
-		p   llm.Provider
-		err error
-	)
-	switch m.Provider {
-	case "openai":
-		p = openai.New(&openai.Options{BaseURL: m.BaseURL, APIKey: m.APIKey.Value(), Headers: m.Headers, Model: m.Model, HTTPOptions: httpOpts})
-	case "anthropic":
-		p = anthropic.New(&anthropic.Options{BaseURL: m.BaseURL, APIKey: m.APIKey.Value(), Headers: m.Headers, Model: m.Model, MaxTokens: m.MaxTokens, HTTPOptions: httpOpts})
-	case "gemini":
-		p = gemini.New(&gemini.Options{BaseURL: m.BaseURL, APIKey: m.APIKey.Value(), Headers: m.Headers, Model: m.Model, HTTPOptions: httpOpts})
-	case "ollama":
-		p, err = ollama.New(&ollama.Options{Host: m.BaseURL, Headers: m.Headers, Model: m.Model, NumCtx: m.ContextWindow, HTTPOptions: httpOpts})
-	default:
-		err = fmt.Errorf("unknown provider %q", m.Provider) // Validate prevents this
-	}
+	p, err := newProvider(m, httpOpts)
 	if err != nil {
 		return Model{Name: name, Config: m, Err: fmt.Errorf("model %s: %w", name, err)}
 	}
@@ -64,9 +50,29 @@ func (a *App) newModel(name string, m config.Model) Model {
 	wrapped := textcall.Wrap(p, &textcall.Options{
 		Mode:   textcall.Mode(m.ToolMode),
 		Budget: budget,
+		// The runtime's tool search must stay in a cut manifest, or the
+		// tools not described could not be reached.
+		Pinned: []string{agent.FindToolsName},
 		Logger: logger.With(logKeyModel, name),
 	})
 	return Model{Name: name, Config: m, Provider: observedProvider{Provider: wrapped, model: name, app: a}}
+}
+
+// newProvider returns the wire-API client of m, without the tool-mode
+// logic: what [App.newModel] wraps, and what tool ranking embeds with.
+func newProvider(m config.Model, httpOpts llm.HTTPOptions) (llm.Provider, error) {
+	switch m.Provider {
+	case "openai":
+		return openai.New(&openai.Options{BaseURL: m.BaseURL, APIKey: m.APIKey.Value(), Headers: m.Headers, Model: m.Model, HTTPOptions: httpOpts}), nil
+	case "anthropic":
+		return anthropic.New(&anthropic.Options{BaseURL: m.BaseURL, APIKey: m.APIKey.Value(), Headers: m.Headers, Model: m.Model, MaxTokens: m.MaxTokens, HTTPOptions: httpOpts}), nil
+	case "gemini":
+		return gemini.New(&gemini.Options{BaseURL: m.BaseURL, APIKey: m.APIKey.Value(), Headers: m.Headers, Model: m.Model, HTTPOptions: httpOpts}), nil
+	case "ollama":
+		return ollama.New(&ollama.Options{Host: m.BaseURL, Headers: m.Headers, Model: m.Model, NumCtx: m.ContextWindow, HTTPOptions: httpOpts})
+	default:
+		return nil, fmt.Errorf("unknown provider %q", m.Provider) // Validate prevents this
+	}
 }
 
 // Models returns every configured model in name order.

@@ -74,7 +74,7 @@ func (a *App) profileRefusal(r *http.Request) string {
 	if len(users) == 0 {
 		return ""
 	}
-	const need = "profiles need an admin's key: send Authorization: Bearer sb_... of a user with the admin role"
+	const need = "profiles need an admin's key (`switchboard users set NAME --admin`): send Authorization: Bearer sb_..."
 	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return need

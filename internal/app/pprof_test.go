@@ -57,7 +57,7 @@ func TestProfileAdminOnly(t *testing.T) {
 	if code := get(""); code != http.StatusOK {
 		t.Errorf("without users: %d, want 200", code)
 	}
-	_, admin, err := a.AddUser(ctx, "root", true, nil)
+	_, admin, err := a.AddUser(ctx, "root", true, []string{"*"})
 	if err != nil {
 		t.Fatal(err)
 	}

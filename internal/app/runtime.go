@@ -160,7 +160,10 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 				TurnTimeout:       a.cfg.Limits.TurnTimeout,
 				ApprovalTimeout:   a.cfg.Approvals.Timeout,
 			},
-			Logger: a.logger.With(logKeyComponent, "agent"),
+			ToolBudget:  a.cfg.ToolSearch.MaxTools,
+			RankOptions: a.rankOptions,
+			QueryVector: a.queryVector,
+			Logger:      a.logger.With(logKeyComponent, "agent"),
 		})
 	})
 	return a.runtime, nil

@@ -30,6 +30,8 @@ func newToolsCmd(g *globals) *cobra.Command {
 		server   string
 		provider string
 		refresh  bool
+		request  string
+		agent    string
 	)
 	cmd := &cobra.Command{
 		Use:   "tools",
@@ -37,11 +39,24 @@ func newToolsCmd(g *globals) *cobra.Command {
 		Long: `Connects the configured servers and lists every tool under the name models
 see it by: built-in tools by their plain name (read_file), MCP and OpenAPI tools
 as server__tool. --provider prints the tool list as that provider's API takes
-it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
+it (openai, anthropic, gemini, ollama), with schemas converted for it.
+--rank "REQUEST" shows which tools the manifest for that request would hold
+(the best-ranked ones when the catalogue exceeds toolSearch.maxTools, the rest
+reached through find_tools), with each tool's score and the words that matched.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if provider != "" && !slices.Contains([]string{"openai", "anthropic", "gemini", "ollama"}, provider) {
 				return usageErr(fmt.Errorf("unknown provider %q", provider), "--provider takes openai, anthropic, gemini or ollama")
+			}
+			rankSet := cmd.Flags().Changed("rank")
+			if rankSet && (provider != "" || server != "") {
+				return usageErr(fmt.Errorf("--rank ranks the whole catalogue"), "drop --provider and --server")
+			}
+			if agent != "" && !rankSet {
+				return usageErr(fmt.Errorf("--agent goes with --rank"), `switchboard tools --rank "REQUEST" --agent NAME`)
+			}
+			if rankSet && strings.TrimSpace(request) == "" {
+				return usageErr(fmt.Errorf("--rank needs a request"), `write it in quotes: switchboard tools --rank "send the report to Bob"`)
 			}
 			var only []string
 			if server != "" && server != "builtin" {
@@ -56,6 +71,9 @@ it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
 				if err := a.RefreshOpenAPI(cmd.Context()); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", err)
 				}
+			}
+			if rankSet {
+				return runRank(cmd.Context(), a, cmd.OutOrStdout(), agent, request, asJSON)
 			}
 			entries := a.Registry().List()
 			if server != "" {
@@ -105,6 +123,8 @@ it (openai, anthropic, gemini, ollama), with schemas converted for it.`,
 	cmd.Flags().StringVar(&server, "server", "", "only the tools of this `server` (\"builtin\" for the built-in tools)")
 	cmd.Flags().StringVar(&provider, "provider", "", "print the tool list in this `provider`'s format: openai, anthropic, gemini, ollama")
 	cmd.Flags().BoolVar(&refresh, "refresh", false, "re-read the OpenAPI documents now")
+	cmd.Flags().StringVar(&request, "rank", "", "show the manifest this `request` would get, with each tool's score")
+	cmd.Flags().StringVar(&agent, "agent", "", "with --rank: the manifest of this `agent` (default: the assistant)")
 	cmd.AddCommand(newToolsChangesCmd(g), newToolsAcceptCmd(g))
 	return cmd
 }

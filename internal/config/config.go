@@ -43,6 +43,9 @@ type Config struct {
 	// Sandbox is the default sandbox of stdio MCP servers that do not set
 	// their own (default: none).
 	Sandbox Sandbox `json:"sandbox"`
+	// ToolSearch sets how many tools a model is offered at once, and the
+	// optional embeddings that help rank them.
+	ToolSearch ToolSearch `json:"toolSearch"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.
@@ -340,6 +343,15 @@ type Limits struct {
 type Server struct {
 	Addr           string   `json:"addr"`
 	AllowedOrigins []string `json:"allowedOrigins"`
+	// PublicProbes lets /metrics and /readyz answer without an API key
+	// once users exist (default false: they need a key, like the API).
+	// /healthz is always public.
+	PublicProbes bool `json:"publicProbes"`
+	// BodyReadTimeout bounds reading one request body (default 30s).
+	BodyReadTimeout time.Duration `json:"bodyReadTimeout"`
+	// MaxStreamsPerUser bounds each user's open SSE chat and run streams
+	// (default 8).
+	MaxStreamsPerUser int `json:"maxStreamsPerUser"`
 	// MCPSessionIdle ends a /mcp session (protocol before 2026-07-28) that
 	// received no request for this long; clients that never send DELETE
 	// would otherwise keep it forever. Default 30m.
@@ -362,15 +374,6 @@ type Server struct {
 	// in MiB: the collector works harder as the heap nears it. Default
 	// 1024; 0 means no limit, -1 leaves the runtime's setting (GOMEMLIMIT).
 	MemoryLimitMB int64 `json:"memoryLimitMB"`
-	// PublicProbes lets /metrics and /readyz answer without an API key
-	// once users exist (default false: they need a key, like the API).
-	// /healthz is always public.
-	PublicProbes bool `json:"publicProbes"`
-	// BodyReadTimeout bounds reading one request body (default 30s).
-	BodyReadTimeout time.Duration `json:"bodyReadTimeout"`
-	// MaxStreamsPerUser bounds each user's open SSE chat and run streams
-	// (default 8).
-	MaxStreamsPerUser int `json:"maxStreamsPerUser"`
 }
 
 // Defaults of [Server]'s gateway and runtime settings.

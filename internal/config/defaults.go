@@ -83,12 +83,12 @@ func Default() *Config {
 		},
 		Server: Server{
 			Addr:               DefaultAddr,
+			BodyReadTimeout:    30 * time.Second,
+			MaxStreamsPerUser:  8,
 			MCPSessionIdle:     DefaultMCPSessionIdle,
 			MCPSessionsPerUser: DefaultMCPSessionsPerUser,
 			GCPercent:          DefaultGCPercent,
 			MemoryLimitMB:      DefaultMemoryLimitMB,
-			BodyReadTimeout:    30 * time.Second,
-			MaxStreamsPerUser:  8,
 		},
 		// No level: each command chooses (warn for one-shot commands, info
 		// for serve), unless the file, the environment or --log-level sets one.

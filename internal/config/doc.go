@@ -217,17 +217,23 @@
 //	  callTimeout: 60s
 //	  turnTimeout: 10m
 //
+//	toolSearch:
+//	  maxTools: 40                # tools offered at once; more: the best-ranked + find_tools; -1 = all
+//	  embeddings:                 # optional; without it ranking makes no network call
+//	    model: default            # an entry of models (openai, ollama or gemini)
+//	    embeddingModel: text-embedding-3-small
+//
 //	server:
 //	  addr: 127.0.0.1:8080
 //	  allowedOrigins: [http://localhost:3000]
+//	  publicProbes: false         # true: /metrics, /readyz answer without a key
+//	  bodyReadTimeout: 30s        # a request body must arrive within this
+//	  maxStreamsPerUser: 8        # open SSE chat/run streams per user
 //	  mcpSessionIdle: 30m          # /mcp sessions with no request for this long end
 //	  mcpSessionsPerUser: 64       # open /mcp sessions per user; past it, 429
 //	  # mcpSessionKey: ${SWITCHBOARD_MCP_SESSION_KEY}  # same on every replica: sessions continue on any
 //	  gcPercent: 200               # GOGC while serving; -1 leaves GOGC in charge
 //	  memoryLimitMB: 1024          # soft memory limit while serving; 0 none, -1 leaves GOMEMLIMIT
-//	  publicProbes: false         # true: /metrics, /readyz answer without a key
-//	  bodyReadTimeout: 30s        # a request body must arrive within this
-//	  maxStreamsPerUser: 8        # open SSE chat/run streams per user
 //
 //	rateLimits:                   # per API key; 0 = unlimited (default)
 //	  requestsPerMinute: 120

@@ -111,13 +111,13 @@ func ExampleConfig_WriteEffective() {
 	//   turnTimeout: 10m0s
 	// server:
 	//   addr: 127.0.0.1:8080
+	//   publicProbes: false
+	//   bodyReadTimeout: 30s
+	//   maxStreamsPerUser: 8
 	//   mcpSessionIdle: 30m0s
 	//   mcpSessionsPerUser: 64
 	//   gcPercent: 200
 	//   memoryLimitMB: 1024
-	//   publicProbes: false
-	//   bodyReadTimeout: 30s
-	//   maxStreamsPerUser: 8
 	// rateLimits:
 	//   requestsPerMinute: 0
 	//   toolCallsPerMinute: 0
@@ -126,4 +126,7 @@ func ExampleConfig_WriteEffective() {
 	//   format: text
 	// data: ""
 	// sandbox: false
+	// toolSearch:
+	//   maxTools: 0
+	//   embeddings: {}
 }

@@ -26,6 +26,7 @@ func (c *Config) Validate() error {
 	c.validateModels(&p)
 	c.validateAgents(&p)
 	c.validateRest(&p)
+	c.validateToolSearch(&p)
 	return p.join()
 }
 
@@ -222,6 +223,12 @@ func (c *Config) validateRest(p *problems) {
 			p.add(fmt.Sprintf("server.allowedOrigins[%d]", i), "%q is not an origin such as https://example.com or http://localhost:3000 (or *)", o)
 		}
 	}
+	if c.Server.BodyReadTimeout < 0 {
+		p.add("server.bodyReadTimeout", "must not be negative (0 means the default, 30s)")
+	}
+	if c.Server.MaxStreamsPerUser < 0 {
+		p.add("server.maxStreamsPerUser", "must not be negative (0 means the default, 8)")
+	}
 	checkPositive(p, "server.mcpSessionIdle", c.Server.MCPSessionIdle, DefaultMCPSessionIdle)
 	if c.Server.MCPSessionsPerUser <= 0 {
 		p.add("server.mcpSessionsPerUser", "must be greater than 0 (default %d)", DefaultMCPSessionsPerUser)
@@ -234,12 +241,6 @@ func (c *Config) validateRest(p *problems) {
 	}
 	if m := c.Server.MemoryLimitMB; m < -1 || (m > 0 && m < 64) {
 		p.add("server.memoryLimitMB", "%d MiB is not a usable limit: use 64 or more (default %d), 0 for none, or -1 to leave GOMEMLIMIT in charge", m, DefaultMemoryLimitMB)
-	}
-	if c.Server.BodyReadTimeout < 0 {
-		p.add("server.bodyReadTimeout", "must not be negative (0 means the default, 30s)")
-	}
-	if c.Server.MaxStreamsPerUser < 0 {
-		p.add("server.maxStreamsPerUser", "must not be negative (0 means the default, 8)")
 	}
 	if c.RateLimits.RequestsPerMinute < 0 {
 		p.add("rateLimits.requestsPerMinute", "must not be negative (0 means unlimited)")

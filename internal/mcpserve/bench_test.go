@@ -16,16 +16,16 @@ import (
 // BenchmarkCall measures tools/call through the gateway to an in-process
 // tool, with 16 concurrent callers on one session, over each transport
 // (http: a 2025-11-25 session, where tools/call takes the direct path;
-// http-2026: stateless requests; stdio), so that the gateway's own cost
-// per call is visible. "http-limited" adds the gate's token-bucket limiter
-// (a limit never reached), so the cost of the limit on the hot path shows
-// against "http":
+// http-2026: stateless requests, through the SDK), so that the gateway's
+// own cost per call is visible. "http-limited" adds the gate's
+// token-bucket limiter (a limit never reached), so the cost of the limit
+// on the hot path shows against "http":
 //
 //	go test -run '^$' -bench BenchmarkCall -benchtime 3s ./internal/mcpserve/
 func BenchmarkCall(b *testing.B) {
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("echo", readOnly, nil)})
-	for _, transport := range []string{"http", "http-2026", "http-limited", "stdio"} {
+	for _, transport := range []string{"http", "http-limited", "http-2026", "stdio"} {
 		b.Run(transport, func(b *testing.B) {
 			opts := &mcpserve.Options{Audit: discardAudit{}}
 			if transport == "http-limited" {

@@ -67,6 +67,9 @@ type ManifestOptions struct {
 	// all fit: the latest user message, the few messages before it and
 	// the tools already called.
 	Query rank.Query
+	// Pinned names tools that rank before all others when the tools are
+	// ranked to fit, so they are described whenever they fit at all.
+	Pinned []string
 }
 
 // Manifest is the rendered tool section of a system prompt.
@@ -106,6 +109,19 @@ func (c *Catalog) Manifest(opts ManifestOptions) Manifest {
 		budget = int(^uint(0) >> 1)
 	}
 	order := c.Rank(opts.Query)
+	if len(opts.Pinned) > 0 {
+		// A stable sort keeps the rank order within each group.
+		slices.SortStableFunc(order, func(a, b int) int {
+			pa, pb := slices.Contains(opts.Pinned, c.tools[a].Name), slices.Contains(opts.Pinned, c.tools[b].Name)
+			switch {
+			case pa && !pb:
+				return -1
+			case pb && !pa:
+				return 1
+			}
+			return 0
+		})
+	}
 	// Keep room for the "also available" line: a fair share of the budget,
 	// never more than the full list of names would need.
 	reserve := min(budget/8, EstimateTokens(alsoAvailable(c.names(order), 0)))

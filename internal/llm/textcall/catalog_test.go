@@ -103,6 +103,7 @@ func TestManifestBudget(t *testing.T) {
 		{"name mentioned", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "use zz_translate on this"}}, []string{"zz_translate"}},
 		{"from context", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "and tomorrow?", Context: []string{"what is the weather forecast in Paris"}}}, []string{"weather__get_forecast"}},
 		{"max tools", ManifestOptions{MaxTools: 3, Query: rank.Query{Text: "translate this"}}, []string{"zz_translate"}},
+		{"pinned", ManifestOptions{MaxTools: 1, Pinned: []string{"zz_translate"}, Query: rank.Query{Text: "Will it rain in Oslo tomorrow?"}}, []string{"zz_translate"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -47,7 +47,7 @@ func (w *Provider) textRequest(ctx context.Context, req *llm.Request, cat *Catal
 		// Naming the forced tool ranks it first, so it is described.
 		q.Text = req.ToolChoice.Name + "\n" + q.Text
 	}
-	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Query: q})
+	m := cat.Manifest(ManifestOptions{Budget: w.opts.Budget, MaxTools: w.opts.MaxTools, Pinned: w.opts.Pinned, Query: q})
 	w.logger.DebugContext(ctx, "text tool manifest", logKeyModel, req.Model, logKeyShown, len(m.Shown),
 		logKeyListed, len(m.Listed), logKeyOmitted, m.Omitted, logKeyTokens, EstimateTokens(m.Text))
 	section := m.Text

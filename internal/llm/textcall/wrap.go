@@ -39,6 +39,10 @@ type Options struct {
 	// [ManifestOptions].MaxTools: zero means [DefaultMaxTools] once the
 	// tools must be ranked to fit the budget).
 	MaxTools int
+	// Pinned names tools described first whenever the manifest must be
+	// cut (see [ManifestOptions].Pinned), such as the runtime's tool
+	// search, without which the model could not reach the rest.
+	Pinned []string
 	// NewID returns the id of a call found in text. Nil means "call_"
 	// followed by random hex digits. It may be called concurrently.
 	NewID func() string
