@@ -32,8 +32,8 @@ create users first (switchboard users add NAME) and send their keys as
 and the UI and /readyz say how to connect one. Ctrl-C stops it gracefully.
 
 --pprof 127.0.0.1:6060 also serves Go's profiles (/debug/pprof/) on that
-loopback address; when users exist, only a user with permission "*" may
-read them (go tool pprof -http=: 'http://127.0.0.1:6060/debug/pprof/profile?seconds=20'
+loopback address; when users exist, only an admin (users add --admin)
+may read them (go tool pprof -http=: 'http://127.0.0.1:6060/debug/pprof/profile?seconds=20'
 with the key in an Authorization header).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
