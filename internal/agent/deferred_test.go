@@ -36,13 +36,19 @@ func bigCatalogue() []tools.Tool {
 		}
 	}
 	ts = append(ts,
-		&tools.Func{Spec: tools.Info{Name: "weather_forecast", Description: "Get the weather forecast (rain, temperature, wind) for a city",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`), Annotations: readOnly},
+		&tools.Func{
+			Spec: tools.Info{
+				Name: "weather_forecast", Description: "Get the weather forecast (rain, temperature, wind) for a city",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`), Annotations: readOnly,
+			},
 			Run: func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 				return tools.TextResult("Oslo: rain, 7°C"), nil
-			}},
-		&tools.Func{Spec: tools.Info{Name: "weather_admin_reset", Description: "Reset the weather station's stored forecast data",
-			InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: readOnly}, Run: echo},
+			},
+		},
+		&tools.Func{Spec: tools.Info{
+			Name: "weather_admin_reset", Description: "Reset the weather station's stored forecast data",
+			InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: readOnly,
+		}, Run: echo},
 	)
 	return ts
 }

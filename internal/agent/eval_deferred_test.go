@@ -269,8 +269,10 @@ func evalDeferred(t *testing.T, reg *tools.Registry, qs []benchQuery, budget int
 	model := agent.Model{Name: "main", Provider: fake, ToolMode: agent.ToolModeNative}
 	if textMode {
 		const window = 8192
-		model = agent.Model{Name: "main", ToolMode: agent.ToolModeText, ContextWindow: window,
-			Provider: textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText, Budget: window / 4, Pinned: []string{agent.FindToolsName}})}
+		model = agent.Model{
+			Name: "main", ToolMode: agent.ToolModeText, ContextWindow: window,
+			Provider: textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText, Budget: window / 4, Pinned: []string{agent.FindToolsName}}),
+		}
 	}
 	rt := agent.New(func(string) (agent.Model, error) { return model, nil }, reg,
 		&agent.Options{ToolBudget: budget, Assistant: store.Agent{Router: string(agent.RouterOff)}})

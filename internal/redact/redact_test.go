@@ -23,10 +23,14 @@ func TestURL(t *testing.T) {
 }
 
 func TestArgs(t *testing.T) {
-	in := []string{"-y", "@acme/server", "--api-key", "sk-live-1", "--token=tok-2", "-password", "pw3", "--port", "8080",
-		"--db", "postgres://u:pw4@h/db", "--client-secret=s5", "--verbose"}
-	want := []string{"-y", "@acme/server", "--api-key", "REDACTED", "--token=REDACTED", "-password", "REDACTED", "--port", "8080",
-		"--db", "postgres://u:REDACTED@h/db", "--client-secret=REDACTED", "--verbose"}
+	in := []string{
+		"-y", "@acme/server", "--api-key", "sk-live-1", "--token=tok-2", "-password", "pw3", "--port", "8080",
+		"--db", "postgres://u:pw4@h/db", "--client-secret=s5", "--verbose",
+	}
+	want := []string{
+		"-y", "@acme/server", "--api-key", "REDACTED", "--token=REDACTED", "-password", "REDACTED", "--port", "8080",
+		"--db", "postgres://u:REDACTED@h/db", "--client-secret=REDACTED", "--verbose",
+	}
 	if diff := cmp.Diff(want, Args(in)); diff != "" {
 		t.Errorf("Args mismatch (-want +got):\n%s", diff)
 	}

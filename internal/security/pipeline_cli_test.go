@@ -17,8 +17,10 @@ func TestCLICallGoesThroughTheGate(t *testing.T) {
 	s := newSurfaceStack(t)
 	call := func(args ...string) (int, string) {
 		var out, errb strings.Builder
-		code := cli.Run(context.Background(), &cli.Env{Args: append([]string{"call"}, args...), Stdout: &out, Stderr: &errb,
-			Getenv: func(string) string { return "" }, Cwd: s.dir})
+		code := cli.Run(context.Background(), &cli.Env{
+			Args: append([]string{"call"}, args...), Stdout: &out, Stderr: &errb,
+			Getenv: func(string) string { return "" }, Cwd: s.dir,
+		})
 		return code, out.String() + errb.String()
 	}
 	if code, out := call("test__echo", echoArgs); code != 0 || !strings.Contains(out, toolMarker) {

@@ -211,8 +211,10 @@ func callMCPStdioN(t *testing.T, s *surfaceStack, _ string, tool, args string, n
 	exited := make(chan int, 1)
 	var stderr strings.Builder
 	go func() {
-		exited <- cli.Run(ctx, &cli.Env{Args: []string{"mcp"}, Stdin: sr, Stdout: sw, Stderr: &stderr,
-			Getenv: func(string) string { return "" }, Cwd: s.dir})
+		exited <- cli.Run(ctx, &cli.Env{
+			Args: []string{"mcp"}, Stdin: sr, Stdout: sw, Stderr: &stderr,
+			Getenv: func(string) string { return "" }, Cwd: s.dir,
+		})
 		sw.Close()
 	}()
 	defer func() {

@@ -148,8 +148,10 @@ func (s *Server) approveCall(ctx context.Context, u User, e tools.Entry, args js
 	})
 	switch {
 	case err != nil:
-		return store.AuditUnavailable, &Error{Status: http.StatusServiceUnavailable, Code: "approval_unavailable",
-			Msg: "the approval request could not be recorded; try again", Err: err}
+		return store.AuditUnavailable, &Error{
+			Status: http.StatusServiceUnavailable, Code: "approval_unavailable",
+			Msg: "the approval request could not be recorded; try again", Err: err,
+		}
 	case a.State == store.ApprovalApproved:
 		return store.AuditApproved, nil
 	case a.State == store.ApprovalDenied:
