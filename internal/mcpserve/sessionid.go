@@ -58,8 +58,9 @@ func newSessionKey() []byte {
 // negotiated is re-created from what the request carries (the protocol
 // version header), on a session that lives for this one request, like a
 // stateless one. Such a session cannot send the client requests of its own
-// (elicitation), so a call that needs an approval question is refused with
-// a message; a GET stream is not offered (405, which clients accept), and
+// (elicitation): the client reads them on its GET stream, held by the
+// replica that created the session, if by any. So a call that needs an
+// approval question is refused with a message saying why (ask); a GET stream is not offered (405, which clients accept), and
 // DELETE has nothing to end.
 func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 	switch r.Method {
@@ -87,6 +88,8 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 		return
 	}
 	defer ss.Close()
+	s.guests.Store(ss, struct{}{})
+	defer s.guests.Delete(ss)
 	t.ServeHTTP(w, r)
 }
 
