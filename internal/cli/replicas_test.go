@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 // real HAProxy balancing round-robin without stickiness.
 type cluster struct {
 	lb       string // http://127.0.0.1:PORT of the balancer
+	sticky   string // the same, with /mcp sessions pinned to their replica
 	replicas []*replica
 	key      string // user ada's API key
 }
@@ -119,7 +121,8 @@ approvals:
 	for i := range n {
 		c.replicas = append(c.replicas, startReplica(t, dir, fmt.Sprintf("s%d", i)))
 	}
-	c.lb = "http://" + startHAProxy(t, haproxy, c.replicas)
+	lb, sticky := startHAProxy(t, haproxy, c.replicas)
+	c.lb, c.sticky = "http://"+lb, "http://"+sticky
 	return c
 }
 
@@ -166,7 +169,9 @@ func startReplica(t testing.TB, dir, name string) *replica {
 // connection closes after each), with no stickiness; X-Backend names the
 // replica that answered, for the test to see the spread. The timeouts let
 // SSE streams and their keep-alives through. docs/DEPLOY.md has the same
-// settings.
+// settings. The second frontend pins each MCP session to the replica that
+// created it, learning the session ID from the response: only there can a
+// 2025 session be asked approval questions (docs/DEPLOY.md).
 const haproxyConfig = `global
 	maxconn 4096
 defaults
@@ -188,17 +193,28 @@ backend replicas
 	balance roundrobin
 	option httpchk GET /healthz
 	http-response set-header X-Backend %%s
+%s
+frontend switchboard_sticky
+	bind %s
+	default_backend sticky
+backend sticky
+	balance roundrobin
+	stick-table type string len 200 size 100k expire 1h
+	stick store-response res.hdr(Mcp-Session-Id)
+	stick match req.hdr(Mcp-Session-Id)
+	option httpchk GET /healthz
+	http-response set-header X-Backend %%s
 %s`
 
-func startHAProxy(t testing.TB, bin string, rs []*replica) string {
+func startHAProxy(t testing.TB, bin string, rs []*replica) (addr, sticky string) {
 	t.Helper()
-	addr := freePort(t)
+	addr, sticky = freePort(t), freePort(t)
 	var servers strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&servers, "\tserver %s %s check inter 1s fall 2 rise 1\n", r.name, strings.TrimPrefix(r.base, "http://"))
 	}
 	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyConfig, addr, servers.String()), 0o600); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyConfig, addr, servers.String(), sticky, servers.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var out syncBuffer
@@ -213,13 +229,13 @@ func startHAProxy(t testing.TB, bin string, rs []*replica) string {
 		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr
+				return addr, sticky
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("haproxy did not start:\n%s", out.String())
-	return ""
+	return "", ""
 }
 
 // do sends a request through the balancer with ada's key and returns the
@@ -571,14 +587,22 @@ func (l *backendLog) hits() []mcpHit {
 // go-sdk client, every request through the round-robin balancer: a whole
 // 2025-11-25 session (initialize, tools/list, tools/call, DELETE), which
 // the replicas continue for each other under the shared session key, and
-// a 2026-07-28 client, which has no session.
+// a 2026-07-28 client, which has no session. Approval questions (calculator
+// asks) are answered by the client: a 2026-07-28 client's through the
+// round-robin balancer, a 2025 session's through the sticky one.
 func mcpThroughBalancer(t *testing.T, c *cluster) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, nil)
-	connect := func(t *testing.T, version string) (*mcp.ClientSession, *backendLog) {
+	var asked atomic.Int32
+	client := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	connectTo := func(t *testing.T, lb, version string) (*mcp.ClientSession, *backendLog) {
 		t.Helper()
 		log := &backendLog{key: c.key}
 		cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
-			Endpoint: c.lb + "/mcp", HTTPClient: &http.Client{Transport: log}, MaxRetries: -1,
+			Endpoint: lb + "/mcp", HTTPClient: &http.Client{Transport: log}, MaxRetries: -1,
 		}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			t.Fatalf("%s initialize through the balancer: %v", version, err)
@@ -587,6 +611,27 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 			t.Errorf("negotiated %s, want %s", v, version)
 		}
 		return cs, log
+	}
+	connect := func(t *testing.T, version string) (*mcp.ClientSession, *backendLog) {
+		t.Helper()
+		return connectTo(t, c.lb, version)
+	}
+	// approved calls calculator, which asks for approval each time.
+	approved := func(t *testing.T, cs *mcp.ClientSession, n int) {
+		t.Helper()
+		before := asked.Load()
+		for i := range n {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "calculator", Arguments: map[string]any{"expression": "6*7"}})
+			if err != nil {
+				t.Fatalf("tools/call calculator %d: %v", i, err)
+			}
+			if res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "42" {
+				t.Errorf("tools/call calculator %d: %+v, want 42", i, res)
+			}
+		}
+		if got := asked.Load() - before; got != int32(n) {
+			t.Errorf("asked %d approval questions for %d calls", got, n)
+		}
 	}
 	use := func(t *testing.T, cs *mcp.ClientSession) {
 		t.Helper()
@@ -650,6 +695,7 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 	t.Run("2026-07-28 stateless", func(t *testing.T) {
 		cs, log := connect(t, "2026-07-28")
 		use(t, cs)
+		approved(t, cs, 3)
 		if err := cs.Close(); err != nil {
 			t.Errorf("closing: %v", err)
 		}
@@ -661,6 +707,25 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 		}
 		if seen := spread(t, hits); len(seen) < len(c.replicas) {
 			t.Errorf("the client's requests reached replicas %v; round-robin should reach all %d", seen, len(c.replicas))
+		}
+	})
+
+	t.Run("2025-11-25 approvals, sticky", func(t *testing.T) {
+		// Round-robin, an approval question is refused on replicas that
+		// re-create the session, and the answer to one asked by the
+		// replica holding it lands elsewhere; pinned, it works.
+		cs, log := connectTo(t, c.sticky, "2025-11-25")
+		use(t, cs)
+		approved(t, cs, 3)
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing: %v", err)
+		}
+		backends := map[string]bool{}
+		for _, h := range log.hits() {
+			backends[h.backend] = true
+		}
+		if len(backends) != 1 {
+			t.Errorf("the pinned session's requests reached replicas %v, want one", backends)
 		}
 	})
 }
