@@ -94,9 +94,11 @@ type tsReport struct {
 func runTSClient(t *testing.T, nm, node string, env []string, args ...string) tsReport {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), node, append([]string{"testdata/tsclient.mjs"}, args...)...)
-	cmd.Env = append(os.Environ(), append(env,
-		"SDK_DIR="+filepath.Join(nm, "@modelcontextprotocol/sdk"),
-		"TS_TOOL=calculator", `TS_ARGS={"expression":"6*7"}`)...)
+	// env comes last: exec keeps the last value of a name, so a caller
+	// may name another tool.
+	cmd.Env = append(os.Environ(), append([]string{
+		"SDK_DIR=" + filepath.Join(nm, "@modelcontextprotocol/sdk"),
+		"TS_TOOL=calculator", `TS_ARGS={"expression":"6*7"}`}, env...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

@@ -710,6 +710,37 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 		}
 	})
 
+	t.Run("TypeScript SDK", func(t *testing.T) {
+		// The SDK most hosts use, on its own session through round-robin
+		// (a 405 for its GET stream from a replica not holding it).
+		nm, node := interopNPM(t, "@modelcontextprotocol/sdk")
+		r := runTSClient(t, nm, node, []string{"TS_TOOL=current_time", "TS_ARGS={}"}, "http", c.lb+"/mcp", c.key)
+		if r.ProtocolVersion == nil || *r.ProtocolVersion != "2025-11-25" || r.SessionID == nil || *r.SessionID == "" {
+			t.Errorf("protocol %v, session %v; want a 2025-11-25 session", r.ProtocolVersion, r.SessionID)
+		}
+		if !slices.Contains(r.Tools, "current_time") || len(r.Result.Content) != 1 || r.Result.IsError {
+			t.Errorf("tools %v, result %+v; want current_time listed and called", r.Tools, r.Result)
+		}
+	})
+
+	t.Run("MCP Inspector CLI", func(t *testing.T) {
+		// Each run is a new session: initialize, then the method, most
+		// likely on another replica.
+		nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+		home := t.TempDir()
+		for range len(c.replicas) {
+			out, stderr, err := runInspector(t, nm, node, home, []string{c.lb + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + c.key},
+				"--method", "tools/call", "--tool-name", "current_time")
+			var res struct {
+				Content []struct{ Text string }
+				IsError bool
+			}
+			if err != nil || json.Unmarshal(out, &res) != nil || len(res.Content) != 1 || res.IsError {
+				t.Errorf("inspector tools/call current_time: %v, printed %s\n%s", err, out, stderr)
+			}
+		}
+	})
+
 	t.Run("2025-11-25 approvals, sticky", func(t *testing.T) {
 		// Round-robin, an approval question is refused on replicas that
 		// re-create the session, and the answer to one asked by the
