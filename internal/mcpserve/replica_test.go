@@ -1,11 +1,16 @@
 package mcpserve_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -165,4 +170,70 @@ func TestApprovalOnAnotherReplica(t *testing.T) {
 	if asked.Load() != 4 || called.Load() != 4 || n.Load()-before < 6 {
 		t.Errorf("2026-07-28: asked %d, called %d in %d requests; want 3 more of each, on both replicas", asked.Load(), called.Load(), n.Load()-before)
 	}
+}
+
+// TestAnswerOnAnotherReplica shows why 2025 sessions that are asked
+// approval questions must be pinned to their replica: the replica holding
+// the session asks, the client's answer reaches another replica, which
+// cannot pass it on and logs that it arrived, and the call ends refused
+// when nobody answered in time.
+func TestAnswerOnAnotherReplica(t *testing.T) {
+	key := []byte("a key both replicas are configured with")
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("rm", destructive, nil)})
+	a := serveHTTP(t, newServer(t, reg, &mcpserve.Options{SessionKey: key, ApprovalTimeout: 300 * time.Millisecond})).URL
+	var logs syncBuffer
+	b := serveHTTP(t, newServer(t, reg, &mcpserve.Options{SessionKey: key, Logger: slog.New(slog.NewTextHandler(&logs, nil))})).URL
+	// Answers (POSTs without a method) go to B, everything else to A.
+	client := &http.Client{Transport: &headerTransport{caller: "alice", base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodPost && r.GetBody != nil {
+			body, _ := r.GetBody()
+			var m struct{ Method string }
+			_ = json.NewDecoder(body).Decode(&m)
+			if m.Method == "" {
+				r = r.Clone(r.Context())
+				r.URL.Host = strings.TrimPrefix(b, "http://")
+			}
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}}
+	var asked atomic.Int32
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "balanced", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	}).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: a, HTTPClient: client, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "rm"})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if asked.Load() != 1 || !res.IsError || !strings.Contains(text(res), "nobody answered the approval question") {
+		t.Errorf("asked %d; result %v %q; want asked once and refused after the timeout", asked.Load(), res.IsError, text(res))
+	}
+	if !strings.Contains(logs.String(), "answer to a question asked by another replica arrived here") {
+		t.Errorf("B logged %q; want the lost answer reported", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger writing while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
