@@ -98,7 +98,8 @@ func runTSClient(t *testing.T, nm, node string, env []string, args ...string) ts
 	// may name another tool.
 	cmd.Env = append(os.Environ(), append([]string{
 		"SDK_DIR=" + filepath.Join(nm, "@modelcontextprotocol/sdk"),
-		"TS_TOOL=calculator", `TS_ARGS={"expression":"6*7"}`}, env...)...)
+		"TS_TOOL=calculator", `TS_ARGS={"expression":"6*7"}`,
+	}, env...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

@@ -571,8 +571,10 @@ func (l *backendLog) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	l.mu.Lock()
-	l.hit = append(l.hit, mcpHit{method: r.Method, rpc: rpc, backend: resp.Header.Get("X-Backend"),
-		session: resp.Header.Get("Mcp-Session-Id"), status: resp.StatusCode})
+	l.hit = append(l.hit, mcpHit{
+		method: r.Method, rpc: rpc, backend: resp.Header.Get("X-Backend"),
+		session: resp.Header.Get("Mcp-Session-Id"), status: resp.StatusCode,
+	})
 	l.mu.Unlock()
 	return resp, nil
 }
