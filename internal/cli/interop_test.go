@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
@@ -93,9 +94,12 @@ type tsReport struct {
 func runTSClient(t *testing.T, nm, node string, env []string, args ...string) tsReport {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), node, append([]string{"testdata/tsclient.mjs"}, args...)...)
-	cmd.Env = append(os.Environ(), append(env,
-		"SDK_DIR="+filepath.Join(nm, "@modelcontextprotocol/sdk"),
-		"TS_TOOL=calculator", `TS_ARGS={"expression":"6*7"}`)...)
+	// env comes last: exec keeps the last value of a name, so a caller
+	// may name another tool.
+	cmd.Env = append(os.Environ(), append([]string{
+		"SDK_DIR=" + filepath.Join(nm, "@modelcontextprotocol/sdk"),
+		"TS_TOOL=calculator", `TS_ARGS={"expression":"6*7"}`,
+	}, env...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
@@ -150,28 +154,29 @@ func TestTypeScriptSDKOverStdio(t *testing.T) {
 	checkTSReport(t, r)
 }
 
-// TestInspectorCLIOverStdio lists and calls tools with the MCP Inspector's
-// CLI, which launches `switchboard mcp` itself.
-func TestInspectorCLIOverStdio(t *testing.T) {
-	nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
-	dir := t.TempDir()
+// runInspector runs the MCP Inspector's CLI against target (a command to
+// launch, or a URL) with args, and returns what it printed, or its exit
+// error and stderr.
+func runInspector(t *testing.T, nm, node, home string, target []string, args ...string) ([]byte, string, error) {
+	t.Helper()
+	launcher := filepath.Join(nm, "@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+	cmd := exec.CommandContext(t.Context(), node, append(append([]string{launcher, "--cli"}, target...), args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"), "NO_COLOR=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	return out, stderr.String(), err
+}
+
+// checkInspector lists and calls tools with the Inspector's CLI against
+// target: calculator is listed, and called with 6*7 it answers 42.
+func checkInspector(t *testing.T, nm, node, home string, target ...string) {
+	t.Helper()
 	run := func(args ...string) []byte {
 		t.Helper()
-		launcher := filepath.Join(nm, "@modelcontextprotocol/inspector/clients/launcher/build/index.js")
-		args = append([]string{
-			launcher, "--cli",
-			"-e", envRunMain + "=1", "-e", "SWITCHBOARD_DATA=" + filepath.Join(dir, "data"), "-e", "HOME=" + dir,
-			os.Args[0], "mcp",
-		}, args...)
-		cmd := exec.CommandContext(t.Context(), node, args...)
-		cmd.Env = append(os.Environ(), "HOME="+dir, "MCP_CATALOG_PATH="+filepath.Join(dir, "mcp.json"), "NO_COLOR=1")
-		out, err := cmd.Output()
+		out, stderr, err := runInspector(t, nm, node, home, target, args...)
 		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				t.Fatalf("inspector %v: %v\n%s\n%s", args[2:], err, out, ee.Stderr)
-			}
-			t.Fatalf("inspector: %v", err)
+			t.Fatalf("inspector %v: %v\n%s\n%s", args, err, out, stderr)
 		}
 		return out
 	}
@@ -189,5 +194,31 @@ func TestInspectorCLIOverStdio(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != "42" || res.IsError {
 		t.Errorf("inspector tools/call printed %s, want 42", out)
+	}
+}
+
+// TestInspectorCLIOverStdio lists and calls tools with the MCP Inspector's
+// CLI, which launches `switchboard mcp` itself.
+func TestInspectorCLIOverStdio(t *testing.T) {
+	nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+	dir := t.TempDir()
+	checkInspector(t, nm, node, dir,
+		"-e", envRunMain+"=1", "-e", "SWITCHBOARD_DATA="+filepath.Join(dir, "data"), "-e", "HOME="+dir,
+		os.Args[0], "mcp")
+}
+
+// TestInspectorCLIOverHTTP lists and calls tools with the MCP Inspector's
+// CLI against a running serve's /mcp over Streamable HTTP, with an API key;
+// without the key the server answers 401 and the inspector, which would
+// then start OAuth, says authentication is required.
+func TestInspectorCLIOverHTTP(t *testing.T) {
+	nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+	url, key := serveInProcess(t)
+	home := t.TempDir()
+	checkInspector(t, nm, node, home, url, "--transport", "http", "--header", "Authorization: Bearer "+key)
+
+	out, stderr, err := runInspector(t, nm, node, home, []string{url, "--transport", "http"}, "--method", "tools/list")
+	if err == nil || !strings.Contains(string(out)+stderr, "auth_required") {
+		t.Errorf("inspector without a key: %v, printed %s\n%s; want it refused, auth_required", err, out, stderr)
 	}
 }

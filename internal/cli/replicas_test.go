@@ -16,10 +16,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	_ "github.com/switchboard-mcp/switchboard/internal/store/postgres" // the "pgx" driver for the admin connection
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
@@ -30,6 +34,7 @@ import (
 // real HAProxy balancing round-robin without stickiness.
 type cluster struct {
 	lb       string // http://127.0.0.1:PORT of the balancer
+	sticky   string // the same, with /mcp sessions pinned to their replica
 	replicas []*replica
 	key      string // user ada's API key
 }
@@ -116,7 +121,8 @@ approvals:
 	for i := range n {
 		c.replicas = append(c.replicas, startReplica(t, dir, fmt.Sprintf("s%d", i)))
 	}
-	c.lb = "http://" + startHAProxy(t, haproxy, c.replicas)
+	lb, sticky := startHAProxy(t, haproxy, c.replicas)
+	c.lb, c.sticky = "http://"+lb, "http://"+sticky
 	return c
 }
 
@@ -163,7 +169,9 @@ func startReplica(t testing.TB, dir, name string) *replica {
 // connection closes after each), with no stickiness; X-Backend names the
 // replica that answered, for the test to see the spread. The timeouts let
 // SSE streams and their keep-alives through. docs/DEPLOY.md has the same
-// settings.
+// settings. The second frontend pins each MCP session to the replica that
+// created it, learning the session ID from the response: only there can a
+// 2025 session be asked approval questions (docs/DEPLOY.md).
 const haproxyConfig = `global
 	maxconn 4096
 defaults
@@ -185,17 +193,28 @@ backend replicas
 	balance roundrobin
 	option httpchk GET /healthz
 	http-response set-header X-Backend %%s
+%s
+frontend switchboard_sticky
+	bind %s
+	default_backend sticky
+backend sticky
+	balance roundrobin
+	stick-table type string len 200 size 100k expire 1h
+	stick store-response res.hdr(Mcp-Session-Id)
+	stick match req.hdr(Mcp-Session-Id)
+	option httpchk GET /healthz
+	http-response set-header X-Backend %%s
 %s`
 
-func startHAProxy(t testing.TB, bin string, rs []*replica) string {
+func startHAProxy(t testing.TB, bin string, rs []*replica) (addr, sticky string) {
 	t.Helper()
-	addr := freePort(t)
+	addr, sticky = freePort(t), freePort(t)
 	var servers strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&servers, "\tserver %s %s check inter 1s fall 2 rise 1\n", r.name, strings.TrimPrefix(r.base, "http://"))
 	}
 	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyConfig, addr, servers.String()), 0o600); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyConfig, addr, servers.String(), sticky, servers.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var out syncBuffer
@@ -210,13 +229,13 @@ func startHAProxy(t testing.TB, bin string, rs []*replica) string {
 		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr
+				return addr, sticky
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("haproxy did not start:\n%s", out.String())
-	return ""
+	return "", ""
 }
 
 // do sends a request through the balancer with ada's key and returns the
@@ -307,6 +326,10 @@ func (c *cluster) startTurn(t testing.TB, ctx context.Context, msg string) (*htt
 	return resp, resp.Header.Get("X-Backend")
 }
 
+// replicasSessionKey is the cluster's server.mcpSessionKey, the same on
+// every replica.
+const replicasSessionKey = "a-long-random-key-for-the-three-replicas"
+
 // TestReplicasBehindBalancer drives three replicas through HAProxy:
 // conversations with tool calls and approvals decided on whichever replica
 // the balancer picks, a run re-attached elsewhere, /mcp, a shared rate
@@ -314,7 +337,7 @@ func (c *cluster) startTurn(t testing.TB, ctx context.Context, msg string) (*htt
 // a user sees is the interrupted run.
 func TestReplicasBehindBalancer(t *testing.T) {
 	f := newFakeOpenAI(t, "calculator", `{"expression":"6*7"}`)
-	c := startCluster(t, f.URL+"/v1", 3, "rateLimits: {requestsPerMinute: 600}\n")
+	c := startCluster(t, f.URL+"/v1", 3, "rateLimits: {requestsPerMinute: 600}\nserver: {mcpSessionKey: "+replicasSessionKey+"}\n")
 
 	t.Run("approvals decided anywhere", func(t *testing.T) {
 		var wg sync.WaitGroup
@@ -423,11 +446,9 @@ func TestReplicasBehindBalancer(t *testing.T) {
 	})
 
 	t.Run("mcp", func(t *testing.T) {
-		// One replica's MCP session, through the balancer: initialize,
-		// then tools/list and tools/call, each request routed on its own.
-		// Whether a session made on one replica is honoured by another is
-		// the gateway's part; once it is, this holds across the three.
-		mcpCall(t, c)
+		// Each request is routed on its own; the replicas share
+		// server.mcpSessionKey, so any of them continues a session.
+		mcpThroughBalancer(t, c)
 	})
 
 	t.Run("rate limit shared", func(t *testing.T) {
@@ -519,61 +540,225 @@ func TestReplicasBehindBalancer(t *testing.T) {
 	})
 }
 
-// mcpCall speaks MCP's Streamable HTTP to the cluster: initialize through
-// the balancer (any replica answers it), then one replica's session:
-// tools/list and a tools/call on the replica that made the session.
-// TODO(#14): send the session's requests through the balancer once
-// sessions are honoured by every replica.
-func mcpCall(t *testing.T, c *cluster) {
-	post := func(base, session string, id int, method string, params any) (*http.Response, map[string]any) {
+// backendLog is an MCP client's HTTP transport through the balancer: it
+// adds the user's key and records, for each request, its method, its
+// JSON-RPC method (for POSTs), the replica that answered and the status.
+type backendLog struct {
+	key string
+	mu  sync.Mutex
+	hit []mcpHit
+}
+
+type mcpHit struct {
+	method, rpc, backend, session string
+	status                        int
+}
+
+func (l *backendLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	var rpc string
+	if r.Body != nil && r.GetBody != nil {
+		if b, err := r.GetBody(); err == nil {
+			var m struct{ Method string }
+			_ = json.NewDecoder(b).Decode(&m)
+			b.Close()
+			rpc = m.Method
+		}
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+l.key)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.hit = append(l.hit, mcpHit{
+		method: r.Method, rpc: rpc, backend: resp.Header.Get("X-Backend"),
+		session: resp.Header.Get("Mcp-Session-Id"), status: resp.StatusCode,
+	})
+	l.mu.Unlock()
+	return resp, nil
+}
+
+func (l *backendLog) hits() []mcpHit {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.hit)
+}
+
+// mcpThroughBalancer speaks MCP's Streamable HTTP to the cluster with the
+// go-sdk client, every request through the round-robin balancer: a whole
+// 2025-11-25 session (initialize, tools/list, tools/call, DELETE), which
+// the replicas continue for each other under the shared session key, and
+// a 2026-07-28 client, which has no session. Approval questions (calculator
+// asks) are answered by the client: a 2026-07-28 client's through the
+// round-robin balancer, a 2025 session's through the sticky one.
+func mcpThroughBalancer(t *testing.T, c *cluster) {
+	var asked atomic.Int32
+	client := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	connectTo := func(t *testing.T, lb, version string) (*mcp.ClientSession, *backendLog) {
 		t.Helper()
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/mcp", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+c.key)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := http.DefaultClient.Do(req)
+		log := &backendLog{key: c.key}
+		cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+			Endpoint: lb + "/mcp", HTTPClient: &http.Client{Transport: log}, MaxRetries: -1,
+		}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
-			t.Fatalf("mcp %s: %v", method, err)
+			t.Fatalf("%s initialize through the balancer: %v", version, err)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("mcp %s: %d %s", method, resp.StatusCode, b)
+		if v := cs.InitializeResult().ProtocolVersion; v != version {
+			t.Errorf("negotiated %s, want %s", v, version)
 		}
-		// The answer is JSON or one SSE message event.
-		raw := b
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "data: ") {
-				raw = []byte(strings.TrimPrefix(line, "data: "))
+		return cs, log
+	}
+	connect := func(t *testing.T, version string) (*mcp.ClientSession, *backendLog) {
+		t.Helper()
+		return connectTo(t, c.lb, version)
+	}
+	// approved calls calculator, which asks for approval each time.
+	approved := func(t *testing.T, cs *mcp.ClientSession, n int) {
+		t.Helper()
+		before := asked.Load()
+		for i := range n {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "calculator", Arguments: map[string]any{"expression": "6*7"}})
+			if err != nil {
+				t.Fatalf("tools/call calculator %d: %v", i, err)
+			}
+			if res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "42" {
+				t.Errorf("tools/call calculator %d: %+v, want 42", i, res)
 			}
 		}
-		var msg map[string]any
-		if err := json.Unmarshal(raw, &msg); err != nil {
-			t.Fatalf("mcp %s: %v in %s", method, err, b)
+		if got := asked.Load() - before; got != int32(n) {
+			t.Errorf("asked %d approval questions for %d calls", got, n)
 		}
-		if msg["error"] != nil {
-			t.Fatalf("mcp %s: %v", method, msg["error"])
+	}
+	use := func(t *testing.T, cs *mcp.ClientSession) {
+		t.Helper()
+		list, err := cs.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
 		}
-		return resp, msg
+		if !slices.ContainsFunc(list.Tools, func(tl *mcp.Tool) bool { return tl.Name == "current_time" }) {
+			t.Errorf("tools/list lacks current_time")
+		}
+		for i := range 6 {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "current_time", Arguments: map[string]any{}})
+			if err != nil || res.IsError {
+				t.Fatalf("tools/call %d: %v %+v", i, err, res)
+			}
+		}
 	}
-	initParams := map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "replicas-test", "version": "0"}}
-	for range len(c.replicas) {
-		post(c.lb, "", 1, "initialize", initParams)
+	// spread returns the replicas that answered the POSTs after initialize.
+	spread := func(t *testing.T, hits []mcpHit) map[string]bool {
+		seen := map[string]bool{}
+		for _, h := range hits {
+			t.Logf("%s %s -> replica %s: %d", h.method, h.rpc, h.backend, h.status)
+			if h.method == http.MethodPost && h.rpc != "initialize" && h.rpc != "" {
+				seen[h.backend] = true
+			}
+		}
+		return seen
 	}
-	base := c.replicas[0].base
-	resp, _ := post(base, "", 1, "initialize", initParams)
-	session := resp.Header.Get("Mcp-Session-Id")
-	_, list := post(base, session, 2, "tools/list", map[string]any{})
-	if !strings.Contains(fmt.Sprint(list["result"]), "current_time") {
-		t.Errorf("tools/list lacks current_time: %v", list["result"])
-	}
-	_, call := post(base, session, 3, "tools/call", map[string]any{"name": "current_time", "arguments": map[string]any{}})
-	if r, _ := call["result"].(map[string]any); r == nil || r["isError"] == true {
-		t.Errorf("tools/call current_time: %v", call)
-	}
+
+	t.Run("2025-11-25 session", func(t *testing.T) {
+		cs, log := connect(t, "2025-11-25")
+		id := cs.ID()
+		if id == "" {
+			t.Fatal("no session ID: a 2025-11-25 client keeps a session")
+		}
+		use(t, cs)
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing the session: %v", err)
+		}
+		hits := log.hits()
+		var deleted bool
+		for _, h := range hits {
+			if h.method == http.MethodPost && h.status != http.StatusOK && h.status != http.StatusAccepted {
+				t.Errorf("%s %s on replica %s: %d", h.method, h.rpc, h.backend, h.status)
+			}
+			if h.method == http.MethodDelete {
+				deleted = true
+				if h.status != http.StatusNoContent && h.status != http.StatusOK {
+					t.Errorf("DELETE on replica %s: %d", h.backend, h.status)
+				}
+			}
+		}
+		if !deleted {
+			t.Error("the client sent no DELETE on close")
+		}
+		if seen := spread(t, hits); len(seen) < len(c.replicas) {
+			t.Errorf("the session's requests reached replicas %v; round-robin should reach all %d", seen, len(c.replicas))
+		}
+	})
+
+	t.Run("2026-07-28 stateless", func(t *testing.T) {
+		cs, log := connect(t, "2026-07-28")
+		use(t, cs)
+		approved(t, cs, 3)
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing: %v", err)
+		}
+		hits := log.hits()
+		for _, h := range hits {
+			if h.session != "" {
+				t.Errorf("%s %s on replica %s handed out session %q; 2026-07-28 has none", h.method, h.rpc, h.backend, h.session)
+			}
+		}
+		if seen := spread(t, hits); len(seen) < len(c.replicas) {
+			t.Errorf("the client's requests reached replicas %v; round-robin should reach all %d", seen, len(c.replicas))
+		}
+	})
+
+	t.Run("TypeScript SDK", func(t *testing.T) {
+		// The SDK most hosts use, on its own session through round-robin
+		// (a 405 for its GET stream from a replica not holding it).
+		nm, node := interopNPM(t, "@modelcontextprotocol/sdk")
+		r := runTSClient(t, nm, node, []string{"TS_TOOL=current_time", "TS_ARGS={}"}, "http", c.lb+"/mcp", c.key)
+		if r.ProtocolVersion == nil || *r.ProtocolVersion != "2025-11-25" || r.SessionID == nil || *r.SessionID == "" {
+			t.Errorf("protocol %v, session %v; want a 2025-11-25 session", r.ProtocolVersion, r.SessionID)
+		}
+		if !slices.Contains(r.Tools, "current_time") || len(r.Result.Content) != 1 || r.Result.IsError {
+			t.Errorf("tools %v, result %+v; want current_time listed and called", r.Tools, r.Result)
+		}
+	})
+
+	t.Run("MCP Inspector CLI", func(t *testing.T) {
+		// Each run is a new session: initialize, then the method, most
+		// likely on another replica.
+		nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+		home := t.TempDir()
+		for range len(c.replicas) {
+			out, stderr, err := runInspector(t, nm, node, home, []string{c.lb + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + c.key},
+				"--method", "tools/call", "--tool-name", "current_time")
+			var res struct {
+				Content []struct{ Text string }
+				IsError bool
+			}
+			if err != nil || json.Unmarshal(out, &res) != nil || len(res.Content) != 1 || res.IsError {
+				t.Errorf("inspector tools/call current_time: %v, printed %s\n%s", err, out, stderr)
+			}
+		}
+	})
+
+	t.Run("2025-11-25 approvals, sticky", func(t *testing.T) {
+		// Round-robin, an approval question is refused on replicas that
+		// re-create the session, and the answer to one asked by the
+		// replica holding it lands elsewhere; pinned, it works.
+		cs, log := connectTo(t, c.sticky, "2025-11-25")
+		use(t, cs)
+		approved(t, cs, 3)
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing: %v", err)
+		}
+		backends := map[string]bool{}
+		for _, h := range log.hits() {
+			backends[h.backend] = true
+		}
+		if len(backends) != 1 {
+			t.Errorf("the pinned session's requests reached replicas %v, want one", backends)
+		}
+	})
 }

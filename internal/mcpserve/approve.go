@@ -49,6 +49,9 @@ func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.
 
 // ask asks the caller to confirm the call through elicitation.
 func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (store.AuditApproval, string) {
+	if _, guest := s.guests.Load(ss); guest {
+		return store.AuditUnavailable, cannotAskHere(e)
+	}
 	if !canElicit(ss) {
 		return store.AuditUnavailable, cannotAsk(e)
 	}
@@ -142,6 +145,19 @@ func cannotAsk(e tools.Entry) string {
 		"(it did not declare the elicitation capability), so the tool was not called. Use a client that supports "+
 		"elicitation, or allow the tool with an approvals rule in the Switchboard configuration, for example "+
 		"{server: %s, tool: %s, policy: allow}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+}
+
+// cannotAskHere is the refusal of a call needing approval on a session
+// this replica re-created (recreate): the question could only be asked on
+// the client's stream, which another replica holds.
+func cannotAskHere(e tools.Entry) string {
+	return fmt.Sprintf("tool %s needs approval before each call, and this request reached a Switchboard replica "+
+		"that does not hold this MCP session's stream (the session was created on another replica behind the load "+
+		"balancer, or has expired), so the approval question cannot be asked and the tool was not called. "+
+		"Approval questions can only be asked on the replica holding the session's stream: route /mcp requests "+
+		"by their Mcp-Session-Id header to one replica (docs/DEPLOY.md), use an MCP client on protocol 2026-07-28, "+
+		"or allow the tool with an approvals rule, for example {server: %s, tool: %s, policy: allow}.",
+		e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
 }
 
 // canElicit reports whether the client of ss declared form elicitation.

@@ -32,6 +32,10 @@ type Server struct {
 	// shared is set when the session key was given: other replicas may
 	// have created the sessions this one is asked to continue.
 	shared bool
+	// guests holds the sessions recreate made, each for one request: the
+	// client's stream is on another replica (or gone), so they cannot ask
+	// it anything, and ask says so instead of blaming the client.
+	guests sync.Map // *mcp.ServerSession -> struct{}
 
 	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc

@@ -1,10 +1,13 @@
 package mcpserve
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -59,8 +62,10 @@ func newSessionKey() []byte {
 // version header), on a session that lives for this one request, like a
 // stateless one. Such a session cannot send the client requests of its own
 // (elicitation), so a call that needs an approval question is refused with
-// a message; a GET stream is not offered (405, which clients accept), and
-// DELETE has nothing to end.
+// a message saying why (ask); a GET stream is not offered (405, which
+// clients accept), and DELETE has nothing to end. The client's answer to a
+// question the session's own replica asked cannot be passed on either: it
+// is logged, for the operator to pin sessions (docs/DEPLOY.md).
 func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 	switch r.Method {
 	case http.MethodDelete:
@@ -71,6 +76,10 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 		w.Header().Set("Allow", "POST, DELETE")
 		writeError(w, http.StatusMethodNotAllowed, "this replica serves this session's POST requests only; open notification streams on a new session")
 		return
+	}
+	if answersOnly(r) {
+		s.logger.WarnContext(r.Context(), "an MCP client's answer to a question asked by another replica arrived here and is lost; "+
+			"the question (an approval) will time out. Route each /mcp session to the replica that created it (docs/DEPLOY.md)")
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if version == "" {
@@ -87,6 +96,8 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 		return
 	}
 	defer ss.Close()
+	s.guests.Store(ss, struct{}{})
+	defer s.guests.Delete(ss)
 	t.ServeHTTP(w, r)
 }
 
@@ -137,3 +148,40 @@ func (w *idWriter) Flush() {
 }
 
 func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// answersOnly reports whether r's body is JSON-RPC responses only (answers
+// to the server's own requests), one or a batch. r.Body reads as it came.
+func answersOnly(r *http.Request) bool {
+	if !jsonPost(r) {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
+	r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > maxDirectBody {
+		return false
+	}
+	type message struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	var msgs []message
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
+		if json.Unmarshal(trimmed, &msgs) != nil {
+			return false
+		}
+	} else {
+		var m message
+		if json.Unmarshal(trimmed, &m) != nil {
+			return false
+		}
+		msgs = []message{m}
+	}
+	for _, m := range msgs {
+		if m.Method != nil || len(m.ID) == 0 || (m.Result == nil && m.Error == nil) {
+			return false
+		}
+	}
+	return len(msgs) > 0
+}
