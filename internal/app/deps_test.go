@@ -59,6 +59,7 @@ var testSupport = []string{
 	"internal/mcphost/mcptest",
 	"internal/tools/openapi/emailserver",
 	"internal/sandbox/sandboxtest",
+	"internal/tools/rank/ranktest",
 	"internal/security", // the security test suite: tests only
 }
 
