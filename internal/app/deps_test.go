@@ -60,6 +60,7 @@ var testSupport = []string{
 	"internal/tools/openapi/emailserver",
 	"internal/sandbox/sandboxtest",
 	"internal/tools/rank/ranktest",
+	"internal/cli/clitest",
 	"internal/security", // the security test suite: tests only
 }
 

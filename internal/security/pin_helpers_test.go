@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 )
 
 // pinNode returns Node 22 and the rugpull server script, or skips the test
@@ -60,11 +62,11 @@ func newPinModel(t *testing.T) *pinModel {
 		last := req.Messages[len(req.Messages)-1]
 		switch {
 		case last.Role == "tool":
-			streamText(w, fmt.Sprintf("The tool said: %v", last.Content))
+			clitest.StreamText(w, fmt.Sprintf("The tool said: %v", last.Content))
 		case add != "":
-			streamToolCall(w, "call_1", add, `{"a":2,"b":3}`)
+			clitest.StreamToolCall(w, "call_1", add, `{"a":2,"b":3}`)
 		default:
-			streamText(w, "I have no tool to add numbers; my tools: "+strings.Join(names, ", "))
+			clitest.StreamText(w, "I have no tool to add numbers; my tools: "+strings.Join(names, ", "))
 		}
 	}))
 	t.Cleanup(m.Close)

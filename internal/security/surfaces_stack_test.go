@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -51,14 +51,7 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	m := newSurfaceModel(t)
 	servers, _ := json.Marshal(map[string]any{"test": map[string]any{"type": "http", "url": sc.URL}})
 	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+stackConfig)
-	cfg, err := config.Load(config.LoadOptions{Cwd: dir, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := clitest.App(t, dir)
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +63,7 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	if _, err := st.CreateUser(t.Context(), store.User{Name: "admin", KeyHash: server.HashKey("sb_admin-not-used"), Permissions: []string{}}); err != nil {
 		t.Fatal(err)
 	}
-	base := serveApp(t, a)
+	base := clitest.Serve(t, a)
 	s := &surfaceStack{dir: dir, base: base, app: a, st: st, model: m, ids: map[string]string{}}
 	// The MCP server connects in the background; wait for its tools.
 	if !mcptest.Poll(20*time.Second, func() bool {
@@ -187,7 +180,7 @@ func newSurfaceModel(t *testing.T) *surfaceModel {
 		text := fmt.Sprint(last.Content)
 		if last.Role == "user" {
 			if c := callRE.FindStringSubmatch(text); c != nil {
-				streamToolCall(w, fmt.Sprintf("call_%d", len(req.Messages)), c[1], c[2])
+				clitest.StreamToolCall(w, fmt.Sprintf("call_%d", len(req.Messages)), c[1], c[2])
 				return
 			}
 		}
@@ -195,7 +188,7 @@ func newSurfaceModel(t *testing.T) *surfaceModel {
 		if last.Role == "tool" {
 			answer = "Tool said: " + text
 		}
-		streamText(w, answer)
+		clitest.StreamText(w, answer)
 	}))
 	t.Cleanup(m.Close)
 	return m
