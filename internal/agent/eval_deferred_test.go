@@ -1,14 +1,11 @@
 package agent_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"iter"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,79 +17,16 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank/ranktest"
 )
 
-// The development split of toolbench, kept in package rank's test data:
-// 506 tools in 25 servers, and 100 requests with the tools that answer them.
-var toolbenchDir = filepath.Join("..", "tools", "rank", "testdata", "toolbench")
-
-type benchQuery struct {
-	ID    string `json:"id"`
-	Query string `json:"query"`
-	Gold  []struct {
-		Server string `json:"server"`
-		Tool   string `json:"tool"`
-	} `json:"gold"`
-}
-
-func (q benchQuery) gold() []string {
-	var out []string
-	for _, g := range q.Gold {
-		out = append(out, g.Server+"__"+g.Tool)
-	}
-	return out
-}
-
-// heldOut is the held-out fifth of the requests, as package rank chooses it.
-func heldOut(id string) bool {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return h.Sum32()%5 == 0
-}
-
-type describedTool struct{ info tools.Info }
-
-func (d describedTool) Info() tools.Info { return d.info }
-
-func (d describedTool) Call(context.Context, *tools.CallRequest) (*tools.Result, error) {
-	return tools.TextResult("ok"), nil
-}
-
-func loadToolbench(t testing.TB) (*tools.Registry, []benchQuery) {
+// loadToolbench returns the development split of toolbench, kept in
+// package rank's test data: 506 tools in 25 servers, and 100 requests with
+// the tools that answer them.
+func loadToolbench(t testing.TB) (*tools.Registry, []ranktest.Query) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(toolbenchDir, "catalogue.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cat struct {
-		Servers map[string][]tools.Info `json:"servers"`
-	}
-	if err := json.Unmarshal(raw, &cat); err != nil {
-		t.Fatal(err)
-	}
-	reg := tools.NewRegistry(nil)
-	for server, infos := range cat.Servers {
-		ts := make([]tools.Tool, len(infos))
-		for i, info := range infos {
-			ts[i] = describedTool{info}
-		}
-		reg.Set(tools.Source{Kind: tools.KindMCP, Server: server}, ts)
-	}
-	f, err := os.Open(filepath.Join(toolbenchDir, "dev-queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []benchQuery
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var q benchQuery
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatal(err)
-		}
-		qs = append(qs, q)
-	}
-	return reg, qs
+	testdata := filepath.Join("..", "tools", "rank", "testdata")
+	return ranktest.Registry(t, testdata), ranktest.DevQueries(t, testdata)
 }
 
 // wordPicker is the fake model of the evaluation. It knows nothing of the
@@ -263,7 +197,7 @@ func TestEvalDeferredText(t *testing.T) {
 // evalDeferred measures one setting. offered counts, on the first model
 // call, the tools the model can see: the native tools, or in text mode the
 // tools the manifest describes in full.
-func evalDeferred(t *testing.T, reg *tools.Registry, qs []benchQuery, budget int, textMode bool) float64 {
+func evalDeferred(t *testing.T, reg *tools.Registry, qs []ranktest.Query, budget int, textMode bool) float64 {
 	fake := llmtest.NewFakeProvider()
 	fake.Respond = wordPicker
 	model := agent.Model{Name: "main", Provider: fake, ToolMode: agent.ToolModeNative}
@@ -304,7 +238,7 @@ func evalDeferred(t *testing.T, reg *tools.Registry, qs []benchQuery, budget int
 			evs = append(evs, ev)
 		}
 		reqs := fake.Requests()[before:]
-		gold := q.gold()
+		gold := q.GoldNames()
 		var r result
 		first := specNames(reqs[0].Tools)
 		if textMode {
@@ -328,7 +262,7 @@ func evalDeferred(t *testing.T, reg *tools.Registry, qs []benchQuery, budget int
 		r.covered = r.offered || r.rescued
 		all = append(all, r)
 		offered += len(first)
-		if heldOut(q.ID) {
+		if ranktest.HeldOut(q.ID) {
 			held, offeredHeld = append(held, r), offeredHeld+len(first)
 		} else {
 			tune, offeredTune = append(tune, r), offeredTune+len(first)

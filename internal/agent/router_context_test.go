@@ -3,8 +3,6 @@ package agent_test
 import (
 	"context"
 	"iter"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,9 +10,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
-	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
-	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
 )
 
 // readingRouter answers a router request from the text it is shown alone:
@@ -48,14 +43,7 @@ func isRouterRequest(req *llm.Request) bool {
 // the path alone. The router must see that answer as a reply to a tool
 // turn; shown only the path, it would say no tools are needed.
 func TestRouterSeesFollowUp(t *testing.T) {
-	root := t.TempDir()
-	full := filepath.Join(root, "project", "mcp.json")
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(`{"mcpServers":{"files":{"command":"npx"}}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, full := mcpJSONProject(t)
 	code := func(path string) string {
 		return `<tool_code>{"tool_name": "read_file", "arguments": {"path": "` + path + `"}}</tool_code>`
 	}
@@ -83,16 +71,7 @@ func TestRouterSeesFollowUp(t *testing.T) {
 			}
 		}
 	}
-	wrapped := textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText})
-	e := newEnv(t, fake, nil)
-	e.resolve = func(string) (agent.Model, error) {
-		return agent.Model{Name: "main", Provider: wrapped, ToolMode: agent.ToolModeText}, nil
-	}
-	bt, err := builtin.New(&builtin.Options{Roots: []string{root}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.reg.Set(tools.Source{Kind: tools.KindBuiltin}, bt)
+	e := textModeEnv(t, fake, root)
 
 	evs := e.mustRun(t, &agent.Request{Message: "read mcp.json"})
 	if r := find(evs, agent.EventRouter); len(r) != 1 || !r[0].Router.NeedsTools {

@@ -18,26 +18,25 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools/openapi/emailserver"
 )
 
-// TestReadMCPJSONTextMode is the desktop-chat flow: a model without native
-// tool calling (text protocol through textcall), the router, a relative
-// path that fails at the real read_file tool, the model asking for the
-// full path, and the answer from the file once the user gives it.
-func TestReadMCPJSONTextMode(t *testing.T) {
-	root := t.TempDir()
-	full := filepath.Join(root, "project", "mcp.json")
+// mcpJSONProject writes project/mcp.json, naming one MCP server, under
+// a new root, and returns the root and the file's path: the seeds' file.
+func mcpJSONProject(t *testing.T) (root, full string) {
+	t.Helper()
+	root = t.TempDir()
+	full = filepath.Join(root, "project", "mcp.json")
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(full, []byte(`{"mcpServers":{"files":{"command":"npx"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code := func(path string) llmtest.FakeReply {
-		return say(`<tool_code>{"tool_name": "read_file", "arguments": {"path": "` + path + `"}}</tool_code>`)
-	}
-	fake := llmtest.NewFakeProvider(
-		say("yes"), code("mcp.json"), say("It seems I need the complete path. Could you please provide it?"),
-		say("Yes."), code(full), say("mcp.json configures one MCP server, files, started with npx."),
-	)
+	return root, full
+}
+
+// textModeEnv is an env whose model, fake, has no native tool calling:
+// textcall wraps it in the text protocol. The builtin tools work in root.
+func textModeEnv(t *testing.T, fake *llmtest.FakeProvider, root string) *env {
+	t.Helper()
 	wrapped := textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText})
 	e := newEnv(t, fake, nil)
 	e.resolve = func(string) (agent.Model, error) {
@@ -48,6 +47,23 @@ func TestReadMCPJSONTextMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.reg.Set(tools.Source{Kind: tools.KindBuiltin}, bt)
+	return e
+}
+
+// TestReadMCPJSONTextMode is the desktop-chat flow: a model without native
+// tool calling (text protocol through textcall), the router, a relative
+// path that fails at the real read_file tool, the model asking for the
+// full path, and the answer from the file once the user gives it.
+func TestReadMCPJSONTextMode(t *testing.T) {
+	root, full := mcpJSONProject(t)
+	code := func(path string) llmtest.FakeReply {
+		return say(`<tool_code>{"tool_name": "read_file", "arguments": {"path": "` + path + `"}}</tool_code>`)
+	}
+	fake := llmtest.NewFakeProvider(
+		say("yes"), code("mcp.json"), say("It seems I need the complete path. Could you please provide it?"),
+		say("Yes."), code(full), say("mcp.json configures one MCP server, files, started with npx."),
+	)
+	e := textModeEnv(t, fake, root)
 
 	evs := e.mustRun(t, &agent.Request{Message: "read mcp.json"})
 	ends := find(evs, agent.EventToolEnd)

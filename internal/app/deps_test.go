@@ -59,6 +59,8 @@ var testSupport = []string{
 	"internal/mcphost/mcptest",
 	"internal/tools/openapi/emailserver",
 	"internal/sandbox/sandboxtest",
+	"internal/tools/rank/ranktest",
+	"internal/cli/clitest",
 	"internal/security", // the security test suite: tests only
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 )
 
 // fakeOpenAI is a chat-completions server that speaks the streaming wire
@@ -43,14 +45,10 @@ func newFakeOpenAI(t testing.TB, tool, args string) *fakeOpenAI {
 		w.Header().Set("Content-Type", "text/event-stream")
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role != "tool" {
-			argsJSON, _ := json.Marshal(args)
-			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_%d\",\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":%s}}]},\"finish_reason\":null}]}\n\n", len(req.Messages), tool, argsJSON)
-			fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+			clitest.StreamToolCall(w, fmt.Sprintf("call_%d", len(req.Messages)), tool, args)
 			return
 		}
-		result, _ := json.Marshal(fmt.Sprintf("Tool said: %v", last.Content))
-		fmt.Fprintf(w, "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", result)
-		fmt.Fprint(w, "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		clitest.StreamText(w, fmt.Sprintf("Tool said: %v", last.Content))
 	}))
 	t.Cleanup(f.Close)
 	return f

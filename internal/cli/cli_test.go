@@ -10,8 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
@@ -45,7 +44,7 @@ func run(t *testing.T, dir string, env map[string]string, args ...string) result
 	t.Helper()
 	// Logs and progress are written from other goroutines than the
 	// command's, as they are to os.Stderr, which is safe for that.
-	var out, errb syncBuffer
+	var out, errb clitest.Buffer
 	code := Run(context.Background(), &Env{
 		Args:   args,
 		Stdin:  strings.NewReader(env["_stdin"]),
@@ -289,21 +288,6 @@ func TestToolsProviderFormats(t *testing.T) {
 	if r := run(t, dir, nil, "tools", "--provider", "bogus"); r.code != 2 {
 		t.Errorf("bogus provider: exit %d, want 2", r.code)
 	}
-}
-
-// newTestApp builds the app for the project in dir, closed at cleanup.
-func newTestApp(t *testing.T, dir string) *app.App {
-	t.Helper()
-	cfg, err := config.Load(config.LoadOptions{Cwd: dir, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	return a
 }
 
 // TestOneShotCommandsLogWarnings checks that a one-shot command logs only

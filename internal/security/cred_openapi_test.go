@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -48,11 +47,11 @@ func credSpec(servers string) string {
 		`"paths":{"/items":{"get":{"operationId":"listItems","responses":{"200":{"description":"ok"}}}}}}`
 }
 
+// credProject is a project with one OpenAPI server, api, configured as
+// server (a YAML flow mapping).
 func credProject(t *testing.T, server string) string {
 	t.Helper()
-	dir := t.TempDir()
-	pinWrite(t, filepath.Join(dir, "switchboard.yaml"), "openapiServers:\n  api: "+server+"\n")
-	return dir
+	return project(t, "openapiServers:\n  api: "+server+"\n")
 }
 
 // TestCredRedirectToAnotherOriginNotFollowed: the configured API answers

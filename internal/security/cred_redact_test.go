@@ -32,7 +32,7 @@ func TestCredSecretsNeverShown(t *testing.T) {
     args: ["-e", "console.error('usage: ' + process.argv.slice(1).join(' ')); process.exit(1)", "--", "--api-key", "sk-ARG-5", "--token=sk-ARG-6", "--client-secret", "sk-ARG-7"]
     sandbox: false
 `, node)
-	pinWrite(t, filepath.Join(dir, "switchboard.yaml"), cfg)
+	writeFile(t, filepath.Join(dir, "switchboard.yaml"), cfg)
 
 	check := func(what, out string) {
 		t.Helper()
@@ -57,7 +57,7 @@ func TestCredSecretsNeverShown(t *testing.T) {
 		t.Errorf("servers --stderr lost the server's own output rather than only its secrets:\n%s", r.stdout)
 	}
 
-	base := pinServe(t, dir)
+	base := serve(t, dir).base
 	for _, path := range []string{"/api/v1/servers", "/api/v1/servers/local/stderr", "/api/v1/servers/remote/stderr"} {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
 		if err != nil {

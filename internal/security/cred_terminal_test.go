@@ -25,11 +25,11 @@ func TestCredSandboxedTerminalCannotReadSwitchboardsEnvironment(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/switchboard")
-	build.Dir = pinRepoRoot(t)
+	build.Dir = repoRoot(t)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building switchboard: %v\n%s", err, out)
 	}
-	pinWrite(t, filepath.Join(dir, "switchboard.yaml"), fmt.Sprintf(`builtin: {roots: [%q], terminal: {sandbox: required}}
+	writeFile(t, filepath.Join(dir, "switchboard.yaml"), fmt.Sprintf(`builtin: {roots: [%q], terminal: {sandbox: required}}
 approvals: {mode: allow-all}
 `, dir))
 	secrets := []string{"sk-openai-t3rm", "sk-ant-t3rm", "pw-db-t3rm"}

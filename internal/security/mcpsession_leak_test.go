@@ -1,10 +1,8 @@
-package security_test
+package security
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"runtime"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 )
 
@@ -30,35 +29,15 @@ func startMCPService(t *testing.T, cfg *config.Config, users ...string) *mcpServ
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	svc := &mcpService{keys: make(map[string]string)}
 	for _, u := range users {
-		_, key, err := a.AddUser(ctx, u, false, []string{"*"})
+		_, key, err := a.AddUser(t.Context(), u, false, []string{"*"})
 		if err != nil {
 			t.Fatalf("adding user %s: %v", u, err)
 		}
 		svc.keys[u] = key
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	ready := make(chan string, 1)
-	go func() { served <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
-	select {
-	case addr := <-ready:
-		svc.url = "http://" + addr + "/mcp"
-	case err := <-served:
-		t.Fatalf("serve: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		a.Close()
-	})
+	svc.url = clitest.Serve(t, a) + "/mcp"
 	return svc
 }
 

@@ -1,11 +1,7 @@
-package security_test
+package security
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -20,30 +16,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
-// gatewayDatabase creates a PostgreSQL database named gateway_<random> for
-// the test, dropped at its end, and returns its URL.
-func gatewayDatabase(t *testing.T) string {
-	t.Helper()
-	admin, dsn := storetest.PostgresAdmin(t)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "gateway_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(t.Context(), `CREATE DATABASE `+name); err != nil {
-		t.Fatalf("creating database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.WithoutCancel(t.Context()), `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
-			t.Errorf("dropping database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 // TestMCPSessionAcrossReplicas runs two Switchboard services on one
 // PostgreSQL database, as behind a load balancer without sticky sessions:
 // a 2025 session opened on A continues on B, calls on both land in the
@@ -51,7 +23,7 @@ func gatewayDatabase(t *testing.T) string {
 // to another user; a 2026-07-28 client, which has no session, is served by
 // either.
 func TestMCPSessionAcrossReplicas(t *testing.T) {
-	dsn := gatewayDatabase(t)
+	dsn := storetest.PostgresDatabase(t, "gateway")
 	newConfig := func() *config.Config {
 		dir := t.TempDir()
 		cfg := config.Default()

@@ -33,7 +33,7 @@ func TestPinHoldsChangedToolEverywhere(t *testing.T) {
 	}
 
 	// The rug pull.
-	pinWrite(t, desc, pinEvil)
+	writeFile(t, desc, pinEvil)
 
 	r = pinRun(t, dir, "chat", "-p", "what is 2+3?")
 	if r.code != 0 {
@@ -59,9 +59,12 @@ func TestPinHoldsChangedToolEverywhere(t *testing.T) {
 	}
 
 	// Through /mcp, in a serving process.
-	base := pinServe(t, dir)
-	session := pinConnect(t, base+"/mcp")
-	if names := pinListTools(t, session); slices.Contains(names, "rug__add") || !slices.Contains(names, "rug__echo") {
+	base := serve(t, dir).base
+	session, err := mcpConnect(t, base+"/mcp", "")
+	if err != nil {
+		t.Fatalf("connecting to %s/mcp: %v", base, err)
+	}
+	if names := toolNames(t, session); slices.Contains(names, "rug__add") || !slices.Contains(names, "rug__echo") {
 		t.Errorf("/mcp tools/list = %v; want rug__echo but not the held rug__add", names)
 	}
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "rug__add", Arguments: map[string]any{"a": 2, "b": 3}})
@@ -90,7 +93,7 @@ func TestPinHoldsChangedToolEverywhere(t *testing.T) {
 
 	// The serving process releases it without a restart.
 	deadline := time.Now().Add(20 * time.Second)
-	for !slices.Contains(pinListTools(t, session), "rug__add") {
+	for !slices.Contains(toolNames(t, session), "rug__add") {
 		if time.Now().After(deadline) {
 			t.Fatal("the running gateway did not release the accepted tool")
 		}
@@ -132,7 +135,7 @@ func TestPinAutoAcceptsChanges(t *testing.T) {
 	if r := pinRun(t, dir, "tools"); !strings.Contains(r.stdout, "rug__add") {
 		t.Fatalf("tools:\n%s\n%s", r.stdout, r.stderr)
 	}
-	pinWrite(t, desc, pinEvil)
+	writeFile(t, desc, pinEvil)
 	if r := pinRun(t, dir, "tools"); !strings.Contains(r.stdout, "rug__add") {
 		t.Errorf("with pinning auto the changed tool is missing:\n%s\n%s", r.stdout, r.stderr)
 	}
@@ -143,30 +146,6 @@ func TestPinAutoAcceptsChanges(t *testing.T) {
 	if r := pinRun(t, dir, "tools", "changes"); !strings.Contains(r.stdout, "No held tools") {
 		t.Errorf("tools changes with pinning auto:\n%s", r.stdout)
 	}
-}
-
-func pinConnect(t *testing.T, url string) *mcp.ClientSession {
-	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "pin-test", Version: "1"}, nil)
-	s, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", url, err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
-func pinListTools(t *testing.T, s *mcp.ClientSession) []string {
-	t.Helper()
-	res, err := s.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatalf("tools/list: %v", err)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
 }
 
 func pinText(res *mcp.CallToolResult) string {

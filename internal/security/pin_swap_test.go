@@ -13,7 +13,7 @@ func TestPinAcceptOnlyTheReviewedChange(t *testing.T) {
 	model := newPinModel(t)
 	dir, desc := pinProject(t, model, pinHonest, "")
 	pinRun(t, dir, "tools")
-	pinWrite(t, desc, "Adds two numbers and returns the sum.")
+	writeFile(t, desc, "Adds two numbers and returns the sum.")
 	pinRun(t, dir, "tools")
 
 	r := pinRun(t, dir, "tools", "changes", "--json")
@@ -26,7 +26,7 @@ func TestPinAcceptOnlyTheReviewedChange(t *testing.T) {
 		t.Fatalf("reviewed diff:\n%s", changes[0].Diff)
 	}
 
-	pinWrite(t, desc, pinEvil) // the swap, seen by the next start
+	writeFile(t, desc, pinEvil) // the swap, seen by the next start
 	pinRun(t, dir, "tools")
 
 	r = pinRun(t, dir, "tools", "accept", "rug__add", "--hash", reviewed)

@@ -1,11 +1,9 @@
 package security
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/internal/cli"
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
@@ -16,12 +14,8 @@ import (
 func TestCLICallGoesThroughTheGate(t *testing.T) {
 	s := newSurfaceStack(t)
 	call := func(args ...string) (int, string) {
-		var out, errb strings.Builder
-		code := cli.Run(context.Background(), &cli.Env{
-			Args: append([]string{"call"}, args...), Stdout: &out, Stderr: &errb,
-			Getenv: func(string) string { return "" }, Cwd: s.dir,
-		})
-		return code, out.String() + errb.String()
+		r := switchboard(t, s.dir, append([]string{"call"}, args...)...)
+		return r.code, r.stdout + r.stderr
 	}
 	if code, out := call("test__echo", echoArgs); code != 0 || !strings.Contains(out, toolMarker) {
 		t.Fatalf("switchboard call test__echo: exit %d\n%s", code, out)

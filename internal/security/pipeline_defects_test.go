@@ -2,7 +2,6 @@ package security
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,21 +18,8 @@ import (
 func TestApprovalEndsWithItsRun(t *testing.T) {
 	s := newSurfaceStack(t)
 	key := s.user(t, "frank", "test__*")
-	code, b := s.do(t, key, http.MethodPost, "/api/v1/conversations", map[string]string{"title": "t"})
-	var conv struct{ ID string }
-	if json.Unmarshal(b, &conv) != nil || code/100 != 2 {
-		t.Fatalf("creating a conversation: %d %s", code, b)
-	}
 	ctx, cancel := context.WithCancel(t.Context())
-	body := strings.NewReader(`{"message":"please call test__add {\"a\":40,\"b\":2}"}`)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/api/v1/conversations/"+conv.ID+"/messages", body)
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, resp := s.postMessage(t, ctx, key, `please call test__add {"a":40,"b":2}`)
 	ids := make(chan string, 1)
 	go func() {
 		defer resp.Body.Close()
@@ -67,7 +53,7 @@ func TestApprovalEndsWithItsRun(t *testing.T) {
 	if a.State != store.ApprovalExpired || a.Reason == "" {
 		t.Errorf("approval after the run was stopped: state %q reason %q; want expired with a reason", a.State, a.Reason)
 	}
-	code, b = s.do(t, key, http.MethodPost, "/api/v1/approvals/"+id, map[string]string{"decision": "approve"})
+	code, b := s.do(t, key, http.MethodPost, "/api/v1/approvals/"+id, map[string]string{"decision": "approve"})
 	if code != http.StatusConflict || !strings.Contains(string(b), "expired") || !strings.Contains(string(b), "not made") {
 		t.Errorf("deciding the expired approval: %d %s; want 409 saying it expired and the call was not made", code, b)
 	}

@@ -1,8 +1,6 @@
 package security
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -28,20 +26,7 @@ func TestSamplingCallbackGoesThroughTheGate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSurfaceStack(t)
 			key := s.user(t, "hank", "test__*")
-			code, b := s.do(t, key, http.MethodPost, "/api/v1/conversations", map[string]string{"title": "t"})
-			var conv struct{ ID string }
-			if json.Unmarshal(b, &conv) != nil || code/100 != 2 {
-				t.Fatalf("creating a conversation: %d %s", code, b)
-			}
-			body, _ := json.Marshal(map[string]string{"message": `please call test__sample {"text":"say hi"}`})
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.base+"/api/v1/conversations/"+conv.ID+"/messages", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			convID, resp := s.postMessage(t, t.Context(), key, `please call test__sample {"text":"say hi"}`)
 			defer resp.Body.Close()
 			stream, _ := sseApprovals(resp.Body, func(id string) {
 				a, err := s.st.GetApproval(t.Context(), id)
@@ -58,7 +43,7 @@ func TestSamplingCallbackGoesThroughTheGate(t *testing.T) {
 				}
 			})
 			recs := s.audit(t, "hank", "sampling:test")
-			if len(recs) != 1 || recs[0].Approval != tc.wantApproval || recs[0].Outcome != tc.wantOutcome || recs[0].ConversationID != conv.ID {
+			if len(recs) != 1 || recs[0].Approval != tc.wantApproval || recs[0].Outcome != tc.wantOutcome || recs[0].ConversationID != convID {
 				t.Errorf("audit of the sampling request = %+v, want one record in the conversation, %s and %s\nstream:\n%s", recs, tc.wantApproval, tc.wantOutcome, stream)
 			}
 		})

@@ -1,7 +1,6 @@
 package security
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -146,20 +145,7 @@ func runWith(prefix string) func(t *testing.T, s *surfaceStack, key, tool, args 
 // the approvals API, every approval the run's stream announces. It
 // reports whether a tool call of the run ended ok.
 func callAgentRun(t *testing.T, s *surfaceStack, key, message string) bool {
-	code, b := s.do(t, key, http.MethodPost, "/api/v1/conversations", map[string]string{"title": "t"})
-	var conv struct{ ID string }
-	if json.Unmarshal(b, &conv) != nil || code/100 != 2 {
-		t.Fatalf("creating a conversation: %d %s", code, b)
-	}
-	body, _ := json.Marshal(map[string]string{"message": message})
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.base+"/api/v1/conversations/"+conv.ID+"/messages", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, resp := s.postMessage(t, t.Context(), key, message)
 	defer resp.Body.Close()
 	_, ran := sseApprovals(resp.Body, func(id string) {
 		if code, b := s.do(t, key, http.MethodPost, "/api/v1/approvals/"+id, map[string]string{"decision": "deny", "reason": "not now"}); code != http.StatusOK {

@@ -7,11 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,7 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -52,21 +49,9 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	t.Helper()
 	sc, _ := mcptest.HTTPServer(t, "test", nil)
 	m := newSurfaceModel(t)
-	dir := t.TempDir()
 	servers, _ := json.Marshal(map[string]any{"test": map[string]any{"type": "http", "url": sc.URL}})
-	cfgText := fmt.Sprintf("mcpServers: %s\nmodels:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n%s",
-		servers, m.URL+"/v1", stackConfig)
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfgText), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{Cwd: dir, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+stackConfig)
+	a := clitest.App(t, dir)
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -78,28 +63,8 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 	if _, err := st.CreateUser(t.Context(), store.User{Name: "admin", KeyHash: server.HashKey("sb_admin-not-used"), Permissions: []string{}}); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		a.Close()
-	})
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("serve did not start: %v", err)
-	}
-	s := &surfaceStack{dir: dir, base: "http://" + addr, app: a, st: st, model: m, ids: map[string]string{}}
+	base := clitest.Serve(t, a)
+	s := &surfaceStack{dir: dir, base: base, app: a, st: st, model: m, ids: map[string]string{}}
 	// The MCP server connects in the background; wait for its tools.
 	if !mcptest.Poll(20*time.Second, func() bool {
 		_, ok := a.Registry().Lookup("test__add")
@@ -128,21 +93,30 @@ func (s *surfaceStack) user(t *testing.T, name string, perms ...string) string {
 // do sends an API request as the holder of key and returns status and body.
 func (s *surfaceStack) do(t *testing.T, key, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
+	return httpCall(t, method, s.base+path, key, body)
+}
+
+// postMessage creates a conversation as the holder of key and posts
+// message to it, asking for the run's SSE stream; it returns the
+// conversation's ID and the open stream, which the caller closes.
+// Cancelling ctx leaves the stream, as a client going away does.
+func (s *surfaceStack) postMessage(t *testing.T, ctx context.Context, key, message string) (string, *http.Response) {
+	t.Helper()
+	code, b := s.do(t, key, http.MethodPost, "/api/v1/conversations", map[string]string{"title": "t"})
+	var conv struct{ ID string }
+	if json.Unmarshal(b, &conv) != nil || code/100 != 2 {
+		t.Fatalf("creating a conversation: %d %s", code, b)
 	}
-	req, _ := http.NewRequestWithContext(t.Context(), method, s.base+path, r)
+	body, _ := json.Marshal(map[string]string{"message": message})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/api/v1/conversations/"+conv.ID+"/messages", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return conv.ID, resp
 }
 
 // audit returns the audit records of user name for tool, oldest first.
@@ -193,12 +167,7 @@ var callRE = regexp.MustCompile(`call (\S+) (\{.*\})`)
 func newSurfaceModel(t *testing.T) *surfaceModel {
 	m := &surfaceModel{}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content any    `json:"content"`
-			} `json:"messages"`
-		}
+		var req modelRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
@@ -211,8 +180,7 @@ func newSurfaceModel(t *testing.T) *surfaceModel {
 		text := fmt.Sprint(last.Content)
 		if last.Role == "user" {
 			if c := callRE.FindStringSubmatch(text); c != nil {
-				fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_%d\",\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":%q}}]},\"finish_reason\":null}]}\n\n", len(req.Messages), c[1], c[2])
-				fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+				clitest.StreamToolCall(w, fmt.Sprintf("call_%d", len(req.Messages)), c[1], c[2])
 				return
 			}
 		}
@@ -220,9 +188,7 @@ func newSurfaceModel(t *testing.T) *surfaceModel {
 		if last.Role == "tool" {
 			answer = "Tool said: " + text
 		}
-		b, _ := json.Marshal(answer)
-		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", b)
-		fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		clitest.StreamText(w, answer)
 	}))
 	t.Cleanup(m.Close)
 	return m

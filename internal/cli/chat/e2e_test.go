@@ -1,38 +1,21 @@
 package chat
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"iter"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the program's writer goroutine
-// and the test's reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer // guarded by mu
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ansi.Strip(s.b.String())
-}
+// screen is what the program wrote to b, without its ANSI sequences.
+func screen(b *clitest.Buffer) string { return ansi.Strip(b.String()) }
 
 // TestRunTUIProgram runs the real bubbletea program on in-memory input
 // and output: it types a message, sees the streamed answer, and quits
@@ -48,25 +31,25 @@ func TestRunTUIProgram(t *testing.T) {
 		}
 	}}
 	in, typed := io.Pipe()
-	var out, errw syncBuffer
+	var out, errw clitest.Buffer
 	errc := make(chan error, 1)
 	go func() {
 		errc <- RunTUI(t.Context(), fb, &Options{Stdin: in, Stdout: &out, Stderr: &errw, Width: 100, NewConversationID: func() string { return "c1" }})
 	}()
 	defer typed.Close() // ends the program's blocked read of the pipe
 
-	waitFor(t, "the prompt", func() bool { return strings.Contains(out.text(), "Ask anything") }, out.text)
+	waitFor(t, "the prompt", func() bool { return strings.Contains(screen(&out), "Ask anything") }, func() string { return screen(&out) })
 	io.WriteString(typed, "what is it?")
 	io.WriteString(typed, "\r")
-	waitFor(t, "the answer", func() bool { return strings.Contains(out.text(), "is forty-two.") })
-	if s := out.text(); !strings.Contains(s, "what is it?") {
+	waitFor(t, "the answer", func() bool { return strings.Contains(screen(&out), "is forty-two.") })
+	if s := screen(&out); !strings.Contains(s, "what is it?") {
 		t.Errorf("the output does not show the message typed:\n%s", s)
 	}
 	io.WriteString(typed, "\x03") // ctrl+c with nothing running quits
 	if err := <-errc; err != nil {
 		t.Fatalf("RunTUI: %v", err)
 	}
-	if diff := cmp.Diff("conversation c1: continue with --conversation c1\n", errw.text()); diff != "" {
+	if diff := cmp.Diff("conversation c1: continue with --conversation c1\n", screen(&errw)); diff != "" {
 		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
 	}
 	if _, reqs := fb.recorded(); len(reqs) != 1 || reqs[0].Message != "what is it?" || reqs[0].ConversationID != "c1" {
@@ -91,10 +74,10 @@ func TestRunTUICancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	in, typed := io.Pipe()
 	defer typed.Close()
-	var out syncBuffer
+	var out clitest.Buffer
 	errc := make(chan error, 1)
 	go func() { errc <- RunTUI(ctx, fb, &Options{Stdin: in, Stdout: &out}) }()
-	waitFor(t, "the prompt", func() bool { return strings.Contains(out.text(), "Ask anything") }, out.text)
+	waitFor(t, "the prompt", func() bool { return strings.Contains(screen(&out), "Ask anything") }, func() string { return screen(&out) })
 	io.WriteString(typed, "work\r")
 	<-started
 	cancel()

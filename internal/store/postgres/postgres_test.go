@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -151,8 +149,8 @@ func TestMigrations(t *testing.T) {
 	}
 	wg.Wait()
 	db := open(t, dsn)
-	if v, err := db.SchemaVersion(t.Context()); err != nil || v != latestMigration(t) {
-		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, latestMigration(t))
+	if v, err := db.SchemaVersion(t.Context()); err != nil || v != storetest.LatestMigration(t, os.DirFS("migrations")) {
+		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, storetest.LatestMigration(t, os.DirFS("migrations")))
 	}
 	raw, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -188,22 +186,4 @@ func TestOpenErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// latestMigration is the highest migration number in ./migrations: the
-// schema version a fresh database reaches.
-func latestMigration(t *testing.T) int {
-	t.Helper()
-	files, err := filepath.Glob("migrations/*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	latest := 0
-	for _, f := range files {
-		num, _, _ := strings.Cut(filepath.Base(f), "_")
-		if n, err := strconv.Atoi(num); err == nil && n > latest {
-			latest = n
-		}
-	}
-	return latest
 }

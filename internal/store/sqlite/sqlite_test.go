@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -73,8 +72,8 @@ func TestReopen(t *testing.T) {
 			t.Errorf("conversation after reopen mismatch (-want +got):\n%s", diff)
 		}
 		v, err := db.SchemaVersion(t.Context())
-		if err != nil || v != latestMigration(t) {
-			t.Errorf("SchemaVersion = %d, %v; want %d", v, err, latestMigration(t))
+		if err != nil || v != storetest.LatestMigration(t, os.DirFS("migrations")) {
+			t.Errorf("SchemaVersion = %d, %v; want %d", v, err, storetest.LatestMigration(t, os.DirFS("migrations")))
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
@@ -196,22 +195,4 @@ func TestCrash(t *testing.T) {
 	if n != interrupted {
 		t.Errorf("InterruptRunning marked %d records; %d are interrupted", n, interrupted)
 	}
-}
-
-// latestMigration is the highest migration number in ./migrations: the
-// schema version a fresh database reaches.
-func latestMigration(t *testing.T) int {
-	t.Helper()
-	files, err := filepath.Glob("migrations/*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	latest := 0
-	for _, f := range files {
-		num, _, _ := strings.Cut(filepath.Base(f), "_")
-		if n, err := strconv.Atoi(num); err == nil && n > latest {
-			latest = n
-		}
-	}
-	return latest
 }

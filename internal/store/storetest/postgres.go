@@ -70,3 +70,29 @@ func PostgresSchema(t testing.TB) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// PostgresDatabase creates a throw-away database named prefix_<random> on
+// the server PostgresAdmin reaches, dropped (with its connections) when
+// the test ends, and returns its DSN. Unlike a schema, a database lets
+// separate processes share it the way replicas share a deployment's.
+func PostgresDatabase(t testing.TB, prefix string) string {
+	t.Helper()
+	admin, dsn := PostgresAdmin(t)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := prefix + "_" + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(t.Context(), `CREATE DATABASE `+name); err != nil {
+		t.Fatalf("creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.WithoutCancel(t.Context()), `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
+			t.Errorf("dropping database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}

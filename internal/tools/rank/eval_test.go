@@ -2,20 +2,12 @@ package rank
 
 import (
 	"fmt"
-	"hash/fnv"
 	"os"
 	"strings"
 	"testing"
-)
 
-// HeldOut reports whether a development request is in the held-out part:
-// a fixed fifth of the requests, chosen by a hash of the id, whose
-// failures were never looked at while the lexicon and weights were made.
-func HeldOut(id string) bool {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return h.Sum32()%5 == 0
-}
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank/ranktest"
+)
 
 var evalKs = []int{5, 10, 20, 30, 40}
 
@@ -60,7 +52,7 @@ func formatRecall(r []float64) string {
 
 func splitQueries(qs []BenchQuery) (tune, held []BenchQuery) {
 	for _, q := range qs {
-		if HeldOut(q.ID) {
+		if ranktest.HeldOut(q.ID) {
 			held = append(held, q)
 		} else {
 			tune = append(tune, q)

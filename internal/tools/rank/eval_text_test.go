@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
 	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
+	"github.com/switchboard-mcp/switchboard/internal/tools/rank/ranktest"
 )
 
 // promptRecorder is a model that answers every request with an empty
@@ -85,7 +86,7 @@ func TestEvalTextMode(t *testing.T) {
 	recall, mean := measure("all", dev)
 	var tune, held []rank.BenchQuery
 	for _, q := range dev {
-		if rank.HeldOut(q.ID) {
+		if ranktest.HeldOut(q.ID) {
 			held = append(held, q)
 		} else {
 			tune = append(tune, q)

@@ -1,6 +1,7 @@
 package security
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,43 +10,63 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
 
-// syncBuffer is a strings.Builder safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
+// The helpers every file of the suite shares: running the command line,
+// starting `serve`, calling it over HTTP and MCP, finding the npm clients,
+// and the fake model on the OpenAI wire. Each control's own fixtures stay
+// in its files.
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// writeFile writes text to path or fails the test.
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // project is a directory with a switchboard.yaml holding cfg.
 func project(t *testing.T, cfg string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+	writeFile(t, filepath.Join(dir, "switchboard.yaml"), cfg)
+	return dir
+}
+
+// repoRoot returns the directory holding go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// npmRoot returns testdata/npm and Node 22 in it, or skips the test when
+// Node or pkg is not installed (see mcptest.NPM).
+func npmRoot(t *testing.T, pkg string) (root, node string) {
+	t.Helper()
+	nm, node := mcptest.NPM(t, pkg)
+	return filepath.Dir(nm), node
 }
 
 // cliResult is the outcome of one switchboard command.
@@ -54,14 +75,20 @@ type cliResult struct {
 	stdout, stderr string
 }
 
-// switchboard runs one command in dir, as a separate invocation of the
-// binary would (its own App and store handle).
+// switchboard runs one command in dir with an empty environment, as a
+// separate invocation of the binary would (its own App and store handle).
 func switchboard(t *testing.T, dir string, args ...string) cliResult {
 	t.Helper()
-	var out, errb syncBuffer
+	return switchboardEnv(t, dir, nil, args...)
+}
+
+// switchboardEnv is switchboard with env as the whole environment.
+func switchboardEnv(t *testing.T, dir string, env map[string]string, args ...string) cliResult {
+	t.Helper()
+	var out, errb clitest.Buffer
 	code := cli.Run(t.Context(), &cli.Env{
 		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv: func(string) string { return "" }, Cwd: dir,
+		Getenv: func(k string) string { return env[k] }, Cwd: dir,
 	})
 	return cliResult{code, out.String(), errb.String()}
 }
@@ -79,60 +106,52 @@ func addUser(t *testing.T, dir string, args ...string) string {
 // served is a running `switchboard serve` on a loopback port.
 type served struct {
 	base   string
-	stderr *syncBuffer
-	cancel context.CancelFunc
-	done   chan int
+	stderr *clitest.Buffer
 }
 
 // serve starts `switchboard serve` in dir; the test's cleanup stops it.
 func serve(t *testing.T, dir string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	s := &served{stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &served{stderr: &clitest.Buffer{}}
+	exited := make(chan struct{})
 	go func() {
-		s.done <- cli.Run(ctx, &cli.Env{
+		defer close(exited)
+		cli.Run(ctx, &cli.Env{
 			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
 			Getenv: func(string) string { return "" }, Cwd: dir,
 		})
 	}()
 	t.Cleanup(func() {
-		s.cancel()
+		cancel()
 		select {
-		case <-s.done:
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			t.Error("serve did not stop")
 		}
 	})
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
-			s.base = m[1]
-			return s
-		}
-		select {
-		case code := <-s.done:
-			t.Fatalf("serve exited with %d:\n%s", code, s.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("serve did not start:\n%s", s.stderr.String())
-	return nil
+	s.base = clitest.Listening(t, "serve", s.stderr, exited)
+	return s
 }
 
-// call sends a request with key as bearer ("" sends no Authorization) and
-// returns the status and body.
-func (s *served) call(t *testing.T, method, path, key string, body any) (int, string) {
+// httpCall sends one request with key as bearer ("" sends no
+// Authorization) and returns the status and body. A string body is sent
+// as it is, any other non-nil body as JSON.
+func httpCall(t *testing.T, method, url, key string, body any) (int, []byte) {
 	t.Helper()
 	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r = strings.NewReader(string(b))
+		r = bytes.NewReader(j)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), method, s.base+path, r)
+	req, err := http.NewRequestWithContext(t.Context(), method, url, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +163,19 @@ func (s *served) call(t *testing.T, method, path, key string, body any) (int, st
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, b
+}
+
+// call sends a request to the server with key as bearer and returns the
+// status and body.
+func (s *served) call(t *testing.T, method, path, key string, body any) (int, string) {
+	t.Helper()
+	code, b := httpCall(t, method, s.base+path, key, body)
+	return code, string(b)
 }
 
 // bearer adds an Authorization header to every request.
@@ -162,17 +189,24 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// mcpSession connects an MCP client to the server's /mcp with key.
-func (s *served) mcpSession(t *testing.T, key string) (*mcp.ClientSession, error) {
+// mcpConnect connects an MCP client to endpoint with key as bearer ("" for
+// none); the session closes when the test ends.
+func mcpConnect(t *testing.T, endpoint, key string) (*mcp.ClientSession, error) {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "security-test", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{key}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{key}}}
 	cs, err := client.Connect(t.Context(), tr, nil)
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs, nil
+}
+
+// mcpSession connects an MCP client to the server's /mcp with key.
+func (s *served) mcpSession(t *testing.T, key string) (*mcp.ClientSession, error) {
+	t.Helper()
+	return mcpConnect(t, s.base+"/mcp", key)
 }
 
 // toolNames lists the tools a session sees.
@@ -202,6 +236,21 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// modelRequest is the part of an OpenAI chat-completions request the fake
+// models read.
+type modelRequest struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	Stream bool `json:"stream"`
+}
+
 // fakeModel is an OpenAI chat-completions server that answers only from
 // what it is shown: it repeats the last user message ("You said: ...").
 // While hold is not nil, a request waits on it before answering.
@@ -214,13 +263,7 @@ type fakeModel struct {
 func newFakeModel(t *testing.T, hold chan struct{}) *fakeModel {
 	f := &fakeModel{arrived: make(chan struct{}, 64), hold: hold}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content any    `json:"content"`
-			} `json:"messages"`
-			Stream bool `json:"stream"`
-		}
+		var req modelRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
@@ -242,21 +285,20 @@ func newFakeModel(t *testing.T, hold chan struct{}) *fakeModel {
 				said = fmt.Sprint(m.Content)
 			}
 		}
-		answer, _ := json.Marshal("You said: " + said)
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":"fake","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}`, answer)
+			clitest.Completion(w, "You said: "+said)
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", answer)
-		fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		clitest.StreamText(w, "You said: "+said)
 	}))
 	t.Cleanup(f.Close)
 	return f
 }
 
-// modelConfig is the models section pointing at f.
-func modelConfig(f *fakeModel) string {
-	return fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n", f.URL+"/v1")
+// modelConfig is the models section pointing at a fake model served at
+// url.
+func modelConfig(url string) string {
+	return fmt.Sprintf("models:\n  default: {provider: openai, baseURL: %q, model: fake, toolMode: native}\n", url+"/v1")
 }
