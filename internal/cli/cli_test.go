@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	mcptest.MaybeServe() // the stdio test servers are this binary re-executed
 	if os.Getenv(envRunMain) != "" {
 		// This binary as the switchboard command itself, for tests that
-		// must kill a real Switchboard process (see sandbox_kill_test.go).
+		// run a real Switchboard process (the interop and gateway tests).
 		os.Exit(Run(context.Background(), &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
 	}
 	goleak.VerifyTestMain(m)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package security
 
 import (
 	"bufio"
@@ -18,8 +18,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
 
-// TestKilledSwitchboardLeavesNoChildren starts a real Switchboard process
-// (this test binary running the command, as cmd/switchboard does) serving
+// TestKilledSwitchboardLeavesNoChildren: children do not outlive
+// Switchboard. It starts a real Switchboard process (this test binary
+// running the command, as cmd/switchboard does) serving
 // MCP on stdio, with a stdio server and a terminal command running, kills it
 // with SIGKILL, and checks in /proc that none of its children survive.
 func TestKilledSwitchboardLeavesNoChildren(t *testing.T) {
@@ -39,9 +40,9 @@ func TestKilledSwitchboardLeavesNoChildren(t *testing.T) {
 			if tc.sandboxed {
 				sandboxtest.Require(t)
 			}
-			node, sdk := npmScript(t, "@modelcontextprotocol/sdk", "package.json")
-			nm := filepath.Dir(filepath.Dir(filepath.Dir(sdk)))
-			script := filepath.Join(filepath.Dir(nm), "hostile", "server.mjs")
+			root, node := npmRoot(t, "@modelcontextprotocol/sdk")
+			nm := filepath.Join(root, "node_modules")
+			script := filepath.Join(root, "hostile", "server.mjs")
 			realNM, err := filepath.EvalSymlinks(nm)
 			if err != nil {
 				t.Fatal(err)
@@ -57,7 +58,7 @@ func TestKilledSwitchboardLeavesNoChildren(t *testing.T) {
 				serverSandbox = fmt.Sprintf("{read: [%q, %q]}", filepath.Dir(script), realNM)
 			}
 			cfg := filepath.Join(dir, "switchboard.yaml")
-			writeConfig(t, cfg, fmt.Sprintf(`
+			writeFile(t, cfg, fmt.Sprintf(`
 builtin: {roots: [%q], terminal: {sandbox: %s}}
 approvals: {mode: allow-all}
 mcpServers:
@@ -131,12 +132,5 @@ mcpServers:
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
-	}
-}
-
-func writeConfig(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
