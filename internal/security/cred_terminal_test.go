@@ -21,14 +21,11 @@ import (
 func TestCredSandboxedTerminalCannotReadSwitchboardsEnvironment(t *testing.T) {
 	sandboxtest.Require(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "switchboard")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	// This test binary as the switchboard command (see TestMain), in its
+	// own process with the secrets in its environment.
+	bin := os.Args[0]
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/switchboard")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building switchboard: %v\n%s", err, out)
-	}
 	writeFile(t, filepath.Join(dir, "switchboard.yaml"), fmt.Sprintf(`builtin: {roots: [%q], terminal: {sandbox: required}}
 approvals: {mode: allow-all}
 `, dir))
@@ -36,7 +33,7 @@ approvals: {mode: allow-all}
 	cmd := exec.CommandContext(ctx, bin, "call", "terminal",
 		`{"command":"env; echo ---; cat /proc/$PPID/environ; echo; for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null; done | tr '\\0' '\\n'"}`)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY="+secrets[0], "ANTHROPIC_API_KEY="+secrets[1],
+	cmd.Env = append(os.Environ(), envRunMain+"=1", "OPENAI_API_KEY="+secrets[0], "ANTHROPIC_API_KEY="+secrets[1],
 		"DATABASE_URL=postgres://sb:"+secrets[2]+"@db/sb", "SWITCHBOARD_DATA="+filepath.Join(dir, "data"))
 	out, err := cmd.CombinedOutput()
 	if err != nil && !strings.Contains(string(out), "---") {
