@@ -147,7 +147,9 @@ func (db *DB) UpdateUser(ctx context.Context, u store.User) (store.User, error) 
 // the number (migration 0002), so writers of any process change it.
 func (db *DB) UsersVersion(ctx context.Context) (int64, error) {
 	var v int64
-	if err := db.r.QueryRowContext(ctx, `SELECT version FROM users_version WHERE id = 1`).Scan(&v); err != nil {
+	// A hot read: an anonymous request checks it every time (no user may
+	// have appeared since), so it is prepared once per connection.
+	if err := db.hot.queryRow(ctx, `SELECT version FROM users_version WHERE id = 1`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("reading the users version: %w", err)
 	}
 	return v, nil
