@@ -42,25 +42,6 @@ func project(t *testing.T, cfg string) string {
 	return dir
 }
 
-// repoRoot returns the directory holding go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // npmRoot returns testdata/npm and Node 22 in it, or skips the test when
 // Node or pkg is not installed (see mcptest.NPM).
 func npmRoot(t *testing.T, pkg string) (root, node string) {

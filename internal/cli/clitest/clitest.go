@@ -63,7 +63,7 @@ func Listening(t testing.TB, what string, stderr *Buffer, exited <-chan struct{}
 // and returns its base URL.
 func Serve(t testing.TB, a *app.App) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
