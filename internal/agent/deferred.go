@@ -339,11 +339,9 @@ func (r *Runtime) queryVector(ctx context.Context, text string) []float32 {
 // call, so a user sees what the model searched for.
 func (t *turn) findTools(ctx context.Context, agent string, d *deferral, c llm.ToolCall, info *CallInfo, rec store.AuditRecord) callOutcome {
 	rec.Approval = store.AuditAutoApproved
-	call, aerr := t.r.gate.Begin(ctx, rec)
-	if aerr != nil {
-		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, aerr)
-		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError,
-			fmt.Sprintf("%s was not called: Switchboard could not record the call in its audit log", c.Name))
+	call, refused, ok := t.begin(ctx, agent, c, info, rec)
+	if !ok {
+		return refused
 	}
 	t.emit(Event{Kind: EventToolStart, Agent: agent, Call: info})
 	start := time.Now()

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -107,12 +108,9 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		return t.refuse(ctx, agent, c, info, rec, store.OutcomeCancelled, cancelledText(ctx))
 	}
 
-	call, aerr := t.r.gate.Begin(ctx, rec)
-	if aerr != nil {
-		// A call that cannot be recorded is not made, on every surface.
-		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, aerr)
-		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError,
-			fmt.Sprintf("%s was not called: Switchboard could not record the call in its audit log", c.Name))
+	call, refused, ok := t.begin(ctx, agent, c, info, rec)
+	if !ok {
+		return refused
 	}
 	t.emit(Event{Kind: EventToolStart, Agent: agent, Call: info})
 	t.trackServer(info.Server, 1)
@@ -279,6 +277,19 @@ func (t *turn) trackServer(server string, d int) {
 	if t.servers[server] <= 0 {
 		delete(t.servers, server)
 	}
+}
+
+// begin records the start of a call in the audit trail. A call that cannot
+// be recorded is not made, on every surface: then begin returns the
+// refusal to answer with, and false.
+func (t *turn) begin(ctx context.Context, agent string, c llm.ToolCall, info *CallInfo, rec store.AuditRecord) (*gate.Call, callOutcome, bool) {
+	call, err := t.r.gate.Begin(ctx, rec)
+	if err != nil {
+		t.r.logger.WarnContext(ctx, "recording tool call in audit", logKeyTool, rec.Tool, logKeyErr, err)
+		return nil, t.refuse(ctx, agent, c, info, rec, store.OutcomeError,
+			fmt.Sprintf("%s was not called: Switchboard could not record the call in its audit log", c.Name)), false
+	}
+	return call, callOutcome{}, true
 }
 
 // audit records a call that never ran.

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -66,15 +65,8 @@ func (u *User) key() string {
 
 // Permits reports whether u may see and call the catalogue tool name.
 func (u *User) Permits(name string) bool {
-	if u.Permissions == nil {
-		return true
-	}
-	for _, g := range u.Permissions {
-		if ok, err := path.Match(g, name); err == nil && ok {
-			return true
-		}
-	}
-	return false
+	c := u.caller()
+	return c.Permits(name)
 }
 
 type userKey struct{}
