@@ -192,8 +192,8 @@ func answerMessages(r *http.Request) ([]json.RawMessage, bool) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
 	r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || len(body) > maxDirectBody {
-		return nil, false
+	if err != nil || len(body) > maxDirectBody || (!bytes.Contains(body, []byte(`"result"`)) && !bytes.Contains(body, []byte(`"error"`))) {
+		return nil, false // the cheap test first: requests carry neither
 	}
 	var msgs []json.RawMessage
 	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {

@@ -3,6 +3,7 @@ package mcpserve_test
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"log/slog"
 	"net/http"
@@ -150,6 +151,58 @@ func TestQuestionsRelayedBetweenReplicas(t *testing.T) {
 	}
 	if perReplica[0].Load() < calls || perReplica[1].Load() < calls {
 		t.Errorf("requests per replica %d, %d; want both replicas to serve calls and answers", perReplica[0].Load(), perReplica[1].Load())
+	}
+}
+
+// TestRelayedAnswersStayInTheirSession attacks the relay: another caller
+// cannot post an answer into a session, and answers with IDs the gateway
+// never sends are dropped, not stored, while a well-formed one for a
+// question nobody waits for is stored (for the TTL) and harms nothing.
+func TestRelayedAnswersStayInTheirSession(t *testing.T) {
+	dsn := relayDatabase(t)
+	key := []byte("a key both replicas are configured with")
+	var urls []string
+	for range 2 {
+		db, err := postgres.Open(t.Context(), dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		urls = append(urls, serveHTTP(t, newServer(t, catalogue(), &mcpserve.Options{SessionKey: key, Answers: db, Changes: db})).URL)
+	}
+	id, code, body := initialize(t, urls[0], "alice")
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	answer := func(caller, rpcID string) int {
+		_, code, _ := rawPost(t, t.Context(), urls[1], caller, id, `{"jsonrpc":"2.0","id":`+rpcID+`,"result":{"action":"accept","content":{"approve":true}}}`)
+		return code
+	}
+	if code := answer("mallory", "1"); code != http.StatusForbidden {
+		t.Errorf("mallory's answer into alice's session: %d, want 403", code)
+	}
+	for _, bad := range []string{`"x"`, `"sbTOOSHORT-1"`, `"sbAAAAAAAAAAAAAAAA-x"`, `"sbaaaaaaaaaaaaaaaa-1"`, `{}`} {
+		if code := answer("alice", bad); code != http.StatusAccepted && code != http.StatusBadRequest {
+			t.Errorf("answer with id %s: %d, want 202 or 400", bad, code)
+		}
+	}
+	if code := answer("alice", `"sbAAAAAAAAAAAAAAAA-1"`); code != http.StatusAccepted {
+		t.Errorf("a well-formed answer nobody waits for: %d, want 202", code)
+	}
+	if code := answer("alice", `7`); code != http.StatusAccepted {
+		t.Errorf("an answer for the creating replica's session: %d, want 202", code)
+	}
+	sqldb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	var n int
+	if err := sqldb.QueryRowContext(t.Context(), `SELECT count(*) FROM mcp_answers`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d answers stored (%v), want the 2 well-formed ones", n, err)
+	}
+	if _, code, body := rawPost(t, t.Context(), urls[1], "alice", id, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`); code != http.StatusOK || !strings.Contains(body, "files__read") {
+		t.Errorf("the session after the answers: %d %s", code, body)
 	}
 }
 
