@@ -73,13 +73,16 @@ func newSessionKey() []byte {
 // new session with everything it offers). The
 // client's ID proved the session is the caller's; what initialize
 // negotiated is re-created from what the request carries (the protocol
-// version header), on a session that lives for this one request, like a
-// stateless one. Such a session cannot send the client requests of its own
-// (elicitation), so a call that needs an approval question is refused with
-// a message saying why (ask); a GET stream is not offered (405, which
-// clients accept), and DELETE has nothing to end. The client's answer to a
-// question the session's own replica asked cannot be passed on either: it
-// is logged, for the operator to pin sessions (docs/DEPLOY.md).
+// version header, and the elicitation flag of the ID), on a guest session
+// that lives for this one request. With answers relayed between replicas
+// ([Options].Answers), the guest has a stateful transport and asks its
+// questions (elicitation) on the call's own stream, and an answer it waits
+// for that reaches another replica comes back through the store
+// (relay.go). Without, the guest is stateless and a call that needs an
+// approval question is refused with a message saying why (ask), and an
+// answer to a question another replica asked is logged as lost, for the
+// operator to pin sessions (docs/DEPLOY.md). Either way a GET stream is
+// not offered (405, which clients accept), and DELETE has nothing to end.
 func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string, elicit bool) {
 	switch r.Method {
 	case http.MethodDelete:
