@@ -117,9 +117,11 @@ func TestReplicasQuestionsRoundRobin(t *testing.T) {
 		}
 	}
 	mu.Lock()
+	// Each call gets its progress; not necessarily every step, since the
+	// upstream's last notification may be handled after its result.
 	for tok, p := range progress {
-		if len(p) == 0 || p[len(p)-1] != 3 {
-			t.Errorf("progress of %v: %v, want it to end at 3", tok, p)
+		if len(p) == 0 || slices.ContainsFunc(p, func(v float64) bool { return v < 1 || v > 3 }) {
+			t.Errorf("progress of %v: %v, want steps of 1 to 3", tok, p)
 		}
 	}
 	mu.Unlock()
