@@ -130,6 +130,34 @@ func (c *prefixConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
+// mayAsk reports whether the POST r may need a question to the client: a
+// tools/call of a tool whose policy asks, or a body the check cannot see
+// into (a batch, a large body). r.Body reads as it came.
+func (s *Server) mayAsk(r *http.Request) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
+	r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > maxDirectBody {
+		return true
+	}
+	if !bytes.Contains(body, []byte(`"tools/call"`)) {
+		return false
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
+		return true
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params *struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" || msg.Params == nil {
+		return false // the SDK refuses it
+	}
+	e, ok := s.reg.Lookup(msg.Params.Name)
+	return ok && s.opts.Policy(e) == ActionAsk
+}
+
 // relaying reports whether answers can travel between replicas.
 func (s *Server) relaying() bool { return s.opts.Answers != nil && s.opts.Changes != nil }
 

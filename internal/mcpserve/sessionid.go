@@ -106,11 +106,15 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string, el
 	if version == "" {
 		version = "2025-03-26" // what the transport assumes without the header
 	}
-	// With answers relayed, the guest gets a stateful transport, so that
-	// it can ask on the call's POST stream; without, a stateless one.
-	g := &guest{raw: raw, t: &mcp.StreamableServerTransport{SessionID: raw, Stateless: !s.relaying()}}
+	// A call that will ask the client gets a stateful transport, which
+	// can send requests on the call's POST stream, when the answer can be
+	// relayed back; everything else a stateless one, which costs less
+	// (BenchmarkGuestCall) and still sends the call's notifications
+	// (progress) on its stream.
+	asks := s.relaying() && s.mayAsk(r)
+	g := &guest{raw: raw, t: &mcp.StreamableServerTransport{SessionID: raw, Stateless: !asks}}
 	var t mcp.Transport = g.t
-	if s.relaying() {
+	if asks {
 		g.prefix = newGuestPrefix()
 		t = prefixTransport{t: g.t, prefix: g.prefix}
 	}
