@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
@@ -25,7 +26,11 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 	if err != nil {
 		return nil, err
 	}
-	return mcpserve.New(a.registry, &mcpserve.Options{
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := &mcpserve.Options{
 		Name:         "switchboard",
 		Version:      version.String(),
 		Instructions: "Switchboard: every tool of the configured MCP servers, OpenAPI services and built-in tools, named server__tool.",
@@ -37,5 +42,13 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		SessionTimeout:  a.cfg.Server.MCPSessionIdle,
 		MaxSessions:     a.cfg.Server.MCPSessionsPerUser,
 		SessionKey:      []byte(a.cfg.Server.MCPSessionKey.Value()),
-	}), nil
+	}
+	// Replicas on one PostgreSQL database pass MCP clients' answers to
+	// approval questions to the replica that asked, so that sessions need
+	// no sticky routing. SQLite's feed stays in one process, which holds
+	// all its sessions anyway.
+	if pg, ok := st.(*postgres.DB); ok {
+		opts.Answers, opts.Changes = pg, pg
+	}
+	return mcpserve.New(a.registry, opts), nil
 }

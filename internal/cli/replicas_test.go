@@ -553,7 +553,8 @@ func (l *backendLog) hits() []mcpHit {
 // the replicas continue for each other under the shared session key, and
 // a 2026-07-28 client, which has no session. Approval questions (calculator
 // asks) are answered by the client: a 2026-07-28 client's through the
-// round-robin balancer, a 2025 session's through the sticky one.
+// round-robin balancer, a 2025 session's through the sticky one here (and
+// through round-robin in TestReplicasQuestionsRoundRobin).
 func mcpThroughBalancer(t *testing.T, c *cluster) {
 	var asked atomic.Int32
 	client := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, &mcp.ClientOptions{
@@ -706,9 +707,8 @@ func mcpThroughBalancer(t *testing.T, c *cluster) {
 	})
 
 	t.Run("2025-11-25 approvals, sticky", func(t *testing.T) {
-		// Round-robin, an approval question is refused on replicas that
-		// re-create the session, and the answer to one asked by the
-		// replica holding it lands elsewhere; pinned, it works.
+		// Pinned, a session's questions and answers stay on one replica
+		// and need no relay through the database.
 		cs, log := connectTo(t, c.sticky, "2025-11-25")
 		use(t, cs)
 		approved(t, cs, 3)

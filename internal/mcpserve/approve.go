@@ -49,7 +49,7 @@ func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.
 
 // ask asks the caller to confirm the call through elicitation.
 func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (store.AuditApproval, string) {
-	if _, guest := s.guests.Load(ss); guest {
+	if _, guest := s.guests.Load(ss); guest && !s.relaying() {
 		return store.AuditUnavailable, cannotAskHere(e)
 	}
 	if !canElicit(ss) {
@@ -57,6 +57,7 @@ func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, 
 	}
 	actx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
 	defer cancel()
+	defer s.awaitRelayed(ctx, ss)() // the answer may reach another replica
 	res, err := ss.Elicit(actx, &mcp.ElicitParams{Message: question(e, args), RequestedSchema: approveSchema})
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
@@ -148,14 +149,16 @@ func cannotAsk(e tools.Entry) string {
 }
 
 // cannotAskHere is the refusal of a call needing approval on a session
-// this replica re-created (recreate): the question could only be asked on
-// the client's stream, which another replica holds.
+// this replica re-created (recreate) when answers are not relayed between
+// replicas: the client's answer would reach whichever replica the
+// balancer picks.
 func cannotAskHere(e tools.Entry) string {
 	return fmt.Sprintf("tool %s needs approval before each call, and this request reached a Switchboard replica "+
 		"that does not hold this MCP session's stream (the session was created on another replica behind the load "+
 		"balancer, or has expired), so the approval question cannot be asked and the tool was not called. "+
 		"Approval questions can only be asked on the replica holding the session's stream: route /mcp requests "+
-		"by their Mcp-Session-Id header to one replica (docs/DEPLOY.md), use an MCP client on protocol 2026-07-28, "+
+		"by their Mcp-Session-Id header to one replica or run the replicas on one PostgreSQL database (docs/DEPLOY.md), "+
+		"use an MCP client on protocol 2026-07-28, "+
 		"or allow the tool with an approvals rule, for example {server: %s, tool: %s, policy: allow}.",
 		e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
 }

@@ -55,6 +55,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 		Stateless:                  true,
 		DisableLocalhostProtection: true,
 	})
+	s.sdk = stateful
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.admit() {
 			writeError(w, http.StatusServiceUnavailable, "Switchboard's MCP gateway is shutting down")
@@ -81,7 +82,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 			s.newSession(stateful, w, r, caller)
 			return
 		}
-		raw, signed, valid := s.openID(id, caller.ID)
+		raw, elicit, signed, valid := s.openID(id, caller.ID)
 		if signed && !valid {
 			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
 			return
@@ -92,10 +93,10 @@ func (s *Server) newHTTPHandler() http.Handler {
 			return
 		}
 		r.Header.Set("Mcp-Session-Id", raw) // the SDK knows its own ID only
-		iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID}
+		iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID, id: id}
 		if !ok {
 			if valid && s.shared {
-				s.recreate(iw, r, raw)
+				s.recreate(iw, r, raw, elicit)
 				return
 			}
 			stateful.ServeHTTP(iw, r) // "session not found", in the SDK's words
@@ -104,6 +105,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 		rec.begin()
 		defer rec.end()
 		if s.directCall(iw, r, rec) {
+			return
+		}
+		if s.relayAnswers(iw, r, raw) {
 			return
 		}
 		stateful.ServeHTTP(iw, r)
@@ -124,7 +128,7 @@ func (s *Server) newSession(sdk http.Handler, w http.ResponseWriter, r *http.Req
 		writeError(w, http.StatusTooManyRequests, msg)
 		return
 	}
-	iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID, create: r.Method == http.MethodPost}
+	iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID, create: r.Method == http.MethodPost, elicit: declaresElicitation(r)}
 	sdk.ServeHTTP(iw, r)
 	if iw.create && !iw.added {
 		s.owners.release(caller.ID)

@@ -2,6 +2,9 @@ package mcpserve
 
 // Keys of the attributes this package logs.
 const (
-	logKeyTool = "tool"
-	logKeyErr  = "err"
+	logKeyTool    = "tool"
+	logKeyErr     = "err"
+	logKeyStatus  = "status"
+	logKeyBody    = "body"
+	logKeySession = "session"
 )

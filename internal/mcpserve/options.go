@@ -109,6 +109,14 @@ type Options struct {
 	// docs/ARCHITECTURE.md), so no sticky routing is needed. Nil means a
 	// random key: sessions stay on the Server that created them.
 	SessionKey []byte
+	// Answers and Changes, both set on replicas sharing SessionKey and a
+	// database, let a session served without sticky routing be asked
+	// approval questions on whichever replica serves the call: a client's
+	// answer that reaches another replica is stored there and taken by
+	// the one waiting (docs/ARCHITECTURE.md). Without them, a call needing
+	// a question on a session another replica created is refused.
+	Answers store.MCPAnswers
+	Changes store.Changes
 }
 
 // DefaultSessionTimeout is how long an idle HTTP session lives when

@@ -92,7 +92,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestApprovalOnAnotherReplica calls a tool that needs approval in one
-// session served by two Servers sharing the session key. On the replica
+// session served by two Servers sharing the session key but no database
+// (no relayed answers; relay_test.go has them). On the replica
 // holding the session's stream the question is asked; on the other, which
 // re-creates the session for the request and cannot reach the client, the
 // call is refused with a tool error saying why, and the tool is not run. A
@@ -173,7 +174,8 @@ func TestApprovalOnAnotherReplica(t *testing.T) {
 }
 
 // TestAnswerOnAnotherReplica shows why 2025 sessions that are asked
-// approval questions must be pinned to their replica: the replica holding
+// approval questions must be pinned to their replica when the replicas
+// share no database (no relayed answers): the replica holding
 // the session asks, the client's answer reaches another replica, which
 // cannot pass it on and logs that it arrived, and the call ends refused
 // when nobody answered in time.

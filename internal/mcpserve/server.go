@@ -32,10 +32,14 @@ type Server struct {
 	// shared is set when the session key was given: other replicas may
 	// have created the sessions this one is asked to continue.
 	shared bool
-	// guests holds the sessions recreate made, each for one request: the
-	// client's stream is on another replica (or gone), so they cannot ask
-	// it anything, and ask says so instead of blaming the client.
-	guests sync.Map // *mcp.ServerSession -> struct{}
+	// guests holds the sessions recreate made, each for one request, and
+	// held those of them that can ask the client (answers are relayed),
+	// by request ID prefix (relay.go).
+	guests sync.Map // *mcp.ServerSession -> *guest
+	held   sync.Map // guest prefix -> *guest
+	// sdk is the SDK's handler of stateful sessions, which relayed answers
+	// for sessions created here are delivered to.
+	sdk http.Handler
 
 	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc

@@ -21,28 +21,42 @@ import (
 // no shared table and no sticky routing. The SDK only ever sees its own ID.
 
 // signedID returns the ID the client sees for the SDK's session raw of
-// caller.
-func (s *Server) signedID(raw, caller string) string {
-	return raw + "." + s.sessionMAC(raw, caller)
+// caller. elicit records that the client declared form elicitation, which
+// a replica continuing the session must know to ask it anything; it is
+// under the MAC, and IDs without it read as before.
+func (s *Server) signedID(raw, caller string, elicit bool) string {
+	id := raw + "." + s.sessionMAC(raw, caller, elicit)
+	if elicit {
+		id += ".e"
+	}
+	return id
 }
 
-func (s *Server) sessionMAC(raw, caller string) string {
+func (s *Server) sessionMAC(raw, caller string, elicit bool) string {
 	m := hmac.New(sha256.New, s.opts.SessionKey)
 	m.Write([]byte(raw))
 	m.Write([]byte{0})
 	m.Write([]byte(caller))
+	if elicit {
+		m.Write([]byte{0, 'e'})
+	}
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
 }
 
-// openID returns the SDK's ID inside the client's ID id, and reports
-// whether id was made for caller. An ID of another form (no MAC) is
-// returned as it is, not valid.
-func (s *Server) openID(id, caller string) (raw string, signed, valid bool) {
-	raw, mac, ok := strings.Cut(id, ".")
+// openID returns the SDK's ID inside the client's ID id, whether the
+// client declared elicitation, and reports whether id was made for caller.
+// An ID of another form (no MAC) is returned as it is, not valid.
+func (s *Server) openID(id, caller string) (raw string, elicit, signed, valid bool) {
+	raw, rest, ok := strings.Cut(id, ".")
 	if !ok {
-		return id, false, false
+		return id, false, false, false
 	}
-	return raw, true, hmac.Equal([]byte(mac), []byte(s.sessionMAC(raw, caller)))
+	mac, flags, _ := strings.Cut(rest, ".")
+	elicit = flags == "e"
+	if flags != "" && !elicit {
+		return raw, false, true, false
+	}
+	return raw, elicit, true, hmac.Equal([]byte(mac), []byte(s.sessionMAC(raw, caller, elicit)))
 }
 
 // newSessionKey returns a random key, for a Server given none: its
@@ -59,14 +73,17 @@ func newSessionKey() []byte {
 // new session with everything it offers). The
 // client's ID proved the session is the caller's; what initialize
 // negotiated is re-created from what the request carries (the protocol
-// version header), on a session that lives for this one request, like a
-// stateless one. Such a session cannot send the client requests of its own
-// (elicitation), so a call that needs an approval question is refused with
-// a message saying why (ask); a GET stream is not offered (405, which
-// clients accept), and DELETE has nothing to end. The client's answer to a
-// question the session's own replica asked cannot be passed on either: it
-// is logged, for the operator to pin sessions (docs/DEPLOY.md).
-func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
+// version header, and the elicitation flag of the ID), on a guest session
+// that lives for this one request. With answers relayed between replicas
+// ([Options].Answers), the guest has a stateful transport and asks its
+// questions (elicitation) on the call's own stream, and an answer it waits
+// for that reaches another replica comes back through the store
+// (relay.go). Without, the guest is stateless and a call that needs an
+// approval question is refused with a message saying why (ask), and an
+// answer to a question another replica asked is logged as lost, for the
+// operator to pin sessions (docs/DEPLOY.md). Either way a GET stream is
+// not offered (405, which clients accept), and DELETE has nothing to end.
+func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string, elicit bool) {
 	switch r.Method {
 	case http.MethodDelete:
 		w.WriteHeader(http.StatusNoContent)
@@ -77,17 +94,32 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 		writeError(w, http.StatusMethodNotAllowed, "this replica serves this session's POST requests only; open notification streams on a new session")
 		return
 	}
+	if s.relayAnswers(w, r, raw) {
+		return
+	}
 	if answersOnly(r) {
 		s.logger.WarnContext(r.Context(), "an MCP client's answer to a question asked by another replica arrived here and is lost; "+
-			"the question (an approval) will time out. Route each /mcp session to the replica that created it (docs/DEPLOY.md)")
+			"the question (an approval) will time out. Route each /mcp session to the replica that created it, "+
+			"or give the replicas a shared database (docs/DEPLOY.md)")
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if version == "" {
 		version = "2025-03-26" // what the transport assumes without the header
 	}
-	t := &mcp.StreamableServerTransport{SessionID: raw, Stateless: true}
+	// A call that will ask the client gets a stateful transport, which
+	// can send requests on the call's POST stream, when the answer can be
+	// relayed back; everything else a stateless one, which costs less
+	// (BenchmarkGuestCall) and still sends the call's notifications
+	// (progress) on its stream.
+	asks := s.relaying() && s.mayAsk(r)
+	g := &guest{raw: raw, t: &mcp.StreamableServerTransport{SessionID: raw, Stateless: !asks}}
+	var t mcp.Transport = g.t
+	if asks {
+		g.prefix = newGuestPrefix()
+		t = prefixTransport{t: g.t, prefix: g.prefix}
+	}
 	ss, err := s.mcp.Connect(r.Context(), t, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{
-		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: version, Capabilities: &mcp.ClientCapabilities{}},
+		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: version, Capabilities: guestCapabilities(elicit)},
 		InitializedParams:         &mcp.InitializedParams{},
 		NegotiatedProtocolVersion: version,
 	}})
@@ -96,9 +128,13 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string) {
 		return
 	}
 	defer ss.Close()
-	s.guests.Store(ss, struct{}{})
+	s.guests.Store(ss, g)
 	defer s.guests.Delete(ss)
-	t.ServeHTTP(w, r)
+	if g.prefix != "" {
+		s.held.Store(g.prefix, g)
+		defer s.held.Delete(g.prefix)
+	}
+	g.t.ServeHTTP(w, r)
 }
 
 // idWriter shows the client its signed session ID wherever the SDK (or the
@@ -109,6 +145,10 @@ type idWriter struct {
 	http.ResponseWriter
 	s      *Server
 	caller string
+	// id is the client's ID of the session the request names, shown
+	// back as it is; "" for a request that may create a session.
+	id     string
+	elicit bool // the initialize request declared form elicitation
 	create bool // the request may create a session (holds a reserved place)
 	done   bool
 	added  bool // a session was recorded, taking the reserved place
@@ -133,7 +173,11 @@ func (w *idWriter) header(code int) {
 	if raw == "" {
 		return
 	}
-	w.Header().Set("Mcp-Session-Id", w.s.signedID(raw, w.caller))
+	if w.id != "" {
+		w.Header().Set("Mcp-Session-Id", w.id)
+		return
+	}
+	w.Header().Set("Mcp-Session-Id", w.s.signedID(raw, w.caller, w.elicit))
 	if w.create && code < 300 {
 		w.s.owners.add(raw, w.caller, w.s.liveSessions)
 		w.added = true
@@ -149,10 +193,19 @@ func (w *idWriter) Flush() {
 
 func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// answersOnly reports whether r's body is JSON-RPC responses only (answers
-// to the server's own requests), one or a batch. r.Body reads as it came.
-func answersOnly(r *http.Request) bool {
-	if !jsonPost(r) {
+// guestCapabilities are the client capabilities a re-created session
+// assumes: what the session ID says the client declared.
+func guestCapabilities(elicit bool) *mcp.ClientCapabilities {
+	if !elicit {
+		return &mcp.ClientCapabilities{}
+	}
+	return &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+}
+
+// declaresElicitation reports whether r is an initialize request whose
+// client declared form elicitation. r.Body reads as it came.
+func declaresElicitation(r *http.Request) bool {
+	if r.Method != http.MethodPost || !jsonPost(r) {
 		return false
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
@@ -160,28 +213,21 @@ func answersOnly(r *http.Request) bool {
 	if err != nil || len(body) > maxDirectBody {
 		return false
 	}
-	type message struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+	var msg struct {
+		Method string `json:"method"`
+		Params *struct {
+			Capabilities *struct {
+				Elicitation *struct {
+					Form json.RawMessage `json:"form"`
+					URL  json.RawMessage `json:"url"`
+				} `json:"elicitation"`
+			} `json:"capabilities"`
+		} `json:"params"`
 	}
-	var msgs []message
-	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
-		if json.Unmarshal(trimmed, &msgs) != nil {
-			return false
-		}
-	} else {
-		var m message
-		if json.Unmarshal(trimmed, &m) != nil {
-			return false
-		}
-		msgs = []message{m}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != "initialize" || msg.Params == nil || msg.Params.Capabilities == nil {
+		return false
 	}
-	for _, m := range msgs {
-		if m.Method != nil || len(m.ID) == 0 || (m.Result == nil && m.Error == nil) {
-			return false
-		}
-	}
-	return len(msgs) > 0
+	el := msg.Params.Capabilities.Elicitation
+	// Neither mode declared means form, for older clients (canElicit).
+	return el != nil && (el.Form != nil || el.URL == nil)
 }

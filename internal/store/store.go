@@ -23,6 +23,7 @@ type Store interface {
 	UsageLog
 	Users
 	Pins
+	MCPAnswers
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.

@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"OddArguments", testOddArguments},
 		{"OddText", testOddText},
 		{"RunLog", testRunLog},
+		{"MCPAnswers", testMCPAnswers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
