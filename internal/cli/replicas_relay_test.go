@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 )
 
 // TestReplicasQuestionsRoundRobin runs a 2025-11-25 MCP session through
@@ -24,7 +26,7 @@ import (
 // server (server-everything's long-running operation) reach the client
 // from the replica serving the call.
 func TestReplicasQuestionsRoundRobin(t *testing.T) {
-	nm, node := interopNPM(t, "@modelcontextprotocol/server-everything")
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/server-everything")
 	everything := filepath.Join(nm, "@modelcontextprotocol/server-everything/dist/index.js")
 	f := newFakeOpenAI(t, "calculator", `{"expression":"6*7"}`)
 	c := startCluster(t, f.URL+"/v1", 3, fmt.Sprintf("server: {mcpSessionKey: %s}\nmcpServers:\n  everything: {command: %q, args: [%q, stdio]}\n",

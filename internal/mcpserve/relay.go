@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-
 	"io"
 	"net/http"
 	"strconv"
