@@ -62,6 +62,23 @@ func TestDirectCall(t *testing.T) {
 		t.Fatalf("initialize: %d %s", code, body)
 	}
 	rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// The SDK handles notifications/initialized after answering it with
+	// 202, so the direct path may start a moment later (the SDK answers
+	// until then): wait for it, then start the audit afresh.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ct, _, _ := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"files__read","arguments":{}}}`)
+		if ct == "application/json" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the direct path never took a call of the initialized session")
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline
+	}
+	audit.mu.Lock()
+	audit.begun, audit.done = nil, nil
+	audit.mu.Unlock()
 
 	ct, code, body := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files__read","arguments":{"path":"a"}}}`)
 	if code != http.StatusOK || ct != "application/json" {
