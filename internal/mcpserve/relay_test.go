@@ -2,12 +2,9 @@ package mcpserve_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,29 +19,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// relayDatabase creates a database named relay_* for the test, dropped at
-// the end, and returns its DSN.
-func relayDatabase(t *testing.T) string {
-	admin, dsn := storetest.PostgresAdmin(t)
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	name := "relay_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(t.Context(), `CREATE DATABASE `+name); err != nil {
-		t.Fatalf("creating database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.WithoutCancel(t.Context()), `DROP DATABASE `+name+` WITH (FORCE)`); err != nil {
-			t.Errorf("dropping database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
 // TestQuestionsRelayedBetweenReplicas serves one 2025-11-25 session from
 // two Servers on one PostgreSQL database, each with its own connection
 // (its own LISTEN), with every request of the client going to the other
@@ -54,7 +28,7 @@ func relayDatabase(t *testing.T) string {
 // relayed through the database; the tool runs once per accepted call and
 // not for a declined one; progress reaches the client.
 func TestQuestionsRelayedBetweenReplicas(t *testing.T) {
-	dsn := relayDatabase(t)
+	dsn := storetest.PostgresDatabase(t, "relay")
 	key := []byte("a key both replicas are configured with")
 	var called atomic.Int32
 	newReplica := func() string {
@@ -159,7 +133,7 @@ func TestQuestionsRelayedBetweenReplicas(t *testing.T) {
 // never sends are dropped, not stored, while a well-formed one for a
 // question nobody waits for is stored (for the TTL) and harms nothing.
 func TestRelayedAnswersStayInTheirSession(t *testing.T) {
-	dsn := relayDatabase(t)
+	dsn := storetest.PostgresDatabase(t, "relay")
 	key := []byte("a key both replicas are configured with")
 	var urls []string
 	for range 2 {
