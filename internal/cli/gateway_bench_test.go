@@ -221,16 +221,7 @@ mcpServers:
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	c := connectWhenReady(b, "http://"+addr+"/mcp", "everything__echo")
-	b.Cleanup(c.hc.CloseIdleConnections)
-	return c, cmd.Process.Pid
+	return startGateway(b, cmd, "http://"+addr+"/mcp", "everything__echo")
 }
 
 // startSupergateway runs supergateway over server-everything on stdio,
@@ -241,6 +232,13 @@ func startSupergateway(b *testing.B, node, nm, everything string) (*httpClient, 
 	cmd := exec.Command(node, filepath.Join(nm, "supergateway/dist/index.js"),
 		"--stdio", fmt.Sprintf("%s %s stdio", node, everything),
 		"--outputTransport", "streamableHttp", "--stateful", "--port", port, "--logLevel", "none")
+	return startGateway(b, cmd, "http://"+addr+"/mcp", "echo")
+}
+
+// startGateway starts the gateway cmd, stopped when the benchmark ends, and
+// returns a client connected to url once it lists tool, and the gateway's
+// pid (for its CPU time).
+func startGateway(b *testing.B, cmd *exec.Cmd, url, tool string) (*httpClient, int) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -248,7 +246,7 @@ func startSupergateway(b *testing.B, node, nm, everything string) (*httpClient, 
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 	})
-	c := connectWhenReady(b, "http://"+addr+"/mcp", "echo")
+	c := connectWhenReady(b, url, tool)
 	b.Cleanup(c.hc.CloseIdleConnections)
 	return c, cmd.Process.Pid
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -34,17 +33,7 @@ func FuzzSessionRequest(f *testing.F) {
 	f.Cleanup(func() { srv.Close() })
 	h := srv.Handler()
 	do := func(session, body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		req = req.WithContext(mcpserve.WithCaller(req.Context(), mcpserve.Caller{ID: "alice", Name: "alice"}))
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		return w
+		return postAs(context.Background(), h, session, body)
 	}
 	init := do("", initializeBody)
 	id := init.Header().Get("Mcp-Session-Id")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -199,4 +200,20 @@ func newServer(t *testing.T, reg *tools.Registry, opts *mcpserve.Options) *mcpse
 	srv := mcpserve.New(reg, opts)
 	t.Cleanup(func() { srv.Close() })
 	return srv
+}
+
+// postAs posts body to h's /mcp as the caller alice, in session (none when
+// empty) at protocol 2025-11-25, and returns the recorded answer.
+func postAs(ctx context.Context, h http.Handler, session, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	req = req.WithContext(mcpserve.WithCaller(req.Context(), mcpserve.Caller{ID: "alice", Name: "alice"}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
 }

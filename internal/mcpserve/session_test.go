@@ -99,19 +99,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		srv := mcpserve.New(catalogue(), &mcpserve.Options{SessionTimeout: time.Minute, MaxSessions: 2})
 		defer srv.Close()
 		h := srv.Handler()
-		do := func(session, body string) *httptest.ResponseRecorder {
-			req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			if session != "" {
-				req.Header.Set("Mcp-Session-Id", session)
-				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			}
-			req = req.WithContext(mcpserve.WithCaller(req.Context(), mcpserve.Caller{ID: "alice", Name: "alice"}))
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			return w
-		}
+		do := func(session, body string) *httptest.ResponseRecorder { return postAs(t.Context(), h, session, body) }
 		open := func() string {
 			w := do("", initializeBody)
 			if w.Code != http.StatusOK {
