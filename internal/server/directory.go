@@ -47,12 +47,24 @@ type Directory struct {
 	loaded  bool                  // guarded by mu
 	byHash  map[string]store.User // guarded by mu
 	byID    map[string]store.User // guarded by mu
+
+	// Checks of the store are numbered; one runs at a time, outside mu,
+	// and callers waiting for a check share the next one (see
+	// refreshLocked). All guarded by mu; checkDone is signalled when a
+	// check ends.
+	checking  bool
+	started   uint64 // checks started
+	finished  uint64 // checks ended
+	checkErr  error  // how the last check ended
+	waiting   int    // callers waiting for a check, for tests
+	checkDone sync.Cond
 }
 
 // NewDirectory returns a Directory over src. opts is copied; nil means
 // defaults.
 func NewDirectory(src UserSource, opts *DirectoryOptions) *Directory {
 	d := &Directory{src: src, check: DefaultDirectoryCheck, now: time.Now}
+	d.checkDone.L = &d.mu
 	if opts != nil {
 		if opts.Check > 0 {
 			d.check = opts.Check
@@ -72,33 +84,76 @@ func (d *Directory) Invalidate() {
 	d.mu.Unlock()
 }
 
+// checkTimeout bounds one check of the store. A check is shared by every
+// caller waiting for it, so it does not end with the context of the one
+// that happens to run it.
+const checkTimeout = 10 * time.Second
+
 // refreshLocked brings the view up to date: it reads the users version when
 // the last read is older than maxAge, and every user when that changed.
+//
+// A caller needs a check that started after it arrived, since a change
+// committed before that (a user added by another process) must show.
+// Concurrent callers share one: while a check runs, those arriving wait
+// for it to end and for the next one, which the first of them starts for
+// all. Under load this is a read per wave of requests instead of one per
+// request, each behind the last on the lock (docs/BENCHMARKS.md, "MCP
+// gateway"); a lone caller still reads once per call.
 func (d *Directory) refreshLocked(ctx context.Context, maxAge time.Duration) error {
-	now := d.now()
-	if d.loaded && !d.checked.IsZero() && now.Sub(d.checked) < maxAge {
+	if d.loaded && !d.checked.IsZero() && d.now().Sub(d.checked) < maxAge {
 		return nil
 	}
-	v, err := d.src.UsersVersion(ctx)
+	need := d.started + 1
+	for d.finished < need {
+		if d.checking {
+			d.waiting++
+			d.checkDone.Wait()
+			d.waiting--
+			continue
+		}
+		d.checking = true
+		d.started++
+		n, loaded, version := d.started, d.loaded, d.version
+		d.mu.Unlock()
+		v, us, err := d.read(ctx, loaded, version)
+		d.mu.Lock()
+		if err == nil {
+			if us != nil {
+				d.byHash = make(map[string]store.User, len(us))
+				d.byID = make(map[string]store.User, len(us))
+				for _, u := range us {
+					d.byHash[u.KeyHash] = u
+					d.byID[u.ID] = u
+				}
+			}
+			d.version, d.loaded, d.checked = v, true, d.now()
+		}
+		d.finished, d.checkErr, d.checking = n, err, false
+		d.checkDone.Broadcast()
+	}
+	return d.checkErr
+}
+
+// read reads the users version and, when it is not version (or nothing is
+// loaded yet), every user; us is nil when the users are unchanged.
+func (d *Directory) read(ctx context.Context, loaded bool, version int64) (v int64, us []store.User, err error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
+	defer cancel()
+	v, err = d.src.UsersVersion(ctx)
 	if err != nil {
-		return fmt.Errorf("checking for changed users: %w", err)
+		return 0, nil, fmt.Errorf("checking for changed users: %w", err)
 	}
-	if d.loaded && v == d.version {
-		d.checked = now
-		return nil
+	if loaded && v == version {
+		return v, nil, nil
 	}
-	us, err := d.src.ListUsers(ctx)
+	us, err = d.src.ListUsers(ctx)
 	if err != nil {
-		return fmt.Errorf("loading users: %w", err)
+		return 0, nil, fmt.Errorf("loading users: %w", err)
 	}
-	d.byHash = make(map[string]store.User, len(us))
-	d.byID = make(map[string]store.User, len(us))
-	for _, u := range us {
-		d.byHash[u.KeyHash] = u
-		d.byID[u.ID] = u
+	if us == nil {
+		us = []store.User{}
 	}
-	d.version, d.loaded, d.checked = v, true, now
-	return nil
+	return v, us, nil
 }
 
 // ByKeyHash returns the user whose key hashes to keyHash, disabled ones

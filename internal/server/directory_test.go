@@ -84,6 +84,79 @@ func TestDirectoryCaching(t *testing.T) {
 	}
 }
 
+// stallingSource is a countingSource whose next UsersVersion, once armed,
+// reads the version and then waits until released: a check caught in the
+// middle.
+type stallingSource struct {
+	countingSource
+	armed   chan struct{} // receives when a read is to stall
+	entered chan struct{} // closed when the stalled read has its version
+	release chan struct{}
+}
+
+func (s *stallingSource) UsersVersion(ctx context.Context) (int64, error) {
+	v, err := s.countingSource.UsersVersion(ctx)
+	select {
+	case <-s.armed:
+		close(s.entered)
+		<-s.release
+	default:
+	}
+	return v, err
+}
+
+// TestDirectorySharesChecks: callers arriving while a check runs share the
+// next one, never the running one: a user added after the running check
+// read the version is seen by every caller that arrived after it was
+// added, and eight such callers cost one read, not eight.
+func TestDirectorySharesChecks(t *testing.T) {
+	src := &stallingSource{armed: make(chan struct{}, 1), entered: make(chan struct{}), release: make(chan struct{})}
+	d := NewDirectory(&src.countingSource, nil)
+	d.src = src
+	ctx := t.Context()
+	if empty, err := d.Empty(ctx); err != nil || !empty {
+		t.Fatalf("Empty with no users = %v, %v", empty, err)
+	}
+
+	src.armed <- struct{}{}
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _ = d.Empty(ctx) }) // arrived before the user: either answer is right
+	<-src.entered
+	src.set(store.User{ID: "u1", Name: "ann", KeyHash: "h1"})
+	answers := make(chan bool, 8)
+	for range 8 {
+		wg.Go(func() {
+			empty, err := d.Empty(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			answers <- empty
+		})
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		d.mu.Lock()
+		n := d.waiting
+		d.mu.Unlock()
+		if n == 8 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 8 callers waiting for the running check", n)
+		}
+	}
+	close(src.release)
+	wg.Wait()
+	close(answers)
+	for empty := range answers {
+		if empty {
+			t.Error("a caller that arrived after the first user was added was told there are no users")
+		}
+	}
+	if v, _ := src.counts(); v != 3 {
+		t.Errorf("%d reads of the users version; want 3 (the first, the stalled one, one shared by the eight)", v)
+	}
+}
+
 // TestForeignHostNeverAnonymous: with users, a loopback server accepts any
 // Host from key holders (a reverse proxy's); without users, a foreign Host
 // is never served anonymously, also while the directory's cache still
