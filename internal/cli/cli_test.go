@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	mcptest.MaybeServe() // the stdio test servers are this binary re-executed
+	maybeServeBareGateway()
 	if os.Getenv(envRunMain) != "" {
 		// This binary as the switchboard command itself, for tests that
 		// run a real Switchboard process (the interop and gateway tests).

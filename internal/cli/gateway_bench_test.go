@@ -58,8 +58,10 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer direct.close()
-	sb, sbProc := startSwitchboard(b, node, everything)
+	sb, sbProc := startSwitchboard(b, node, everything, true)
+	anon, anonProc := startSwitchboard(b, node, everything, false)
 	sg, sgProc := startSupergateway(b, node, nm, everything)
+	bare, bareProc := startBareGateway(b, node, everything)
 
 	setups := []struct {
 		name string
@@ -67,23 +69,26 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		proc int // the gateway's pid, 0 for none
 	}{
 		{"direct stdio (floor)", direct.call, 0},
-		{"switchboard /mcp", sb.call, sbProc},
+		{"switchboard /mcp, with a key", sb.call, sbProc},
 		{"supergateway 4.0.0", sg.call, sgProc},
+		{"bare HTTP gateway (HTTP floor)", bare.call, bareProc},
+		{"switchboard /mcp, anonymous", anon.call, anonProc},
 	}
-	order := []int{0, 1, 2, 2, 1, 0}
-	type sample struct{ rate, cpu float64 }
+	order := []int{0, 3, 1, 4, 2, 2, 4, 1, 3, 0}
+	type sample struct{ rate, cpu, client float64 }
 	samples := make([][]sample, len(setups))
-	for _, i := range []int{0, 1, 2} { // warm up: JIT, connections, caches
+	for i := range setups { // warm up: JIT, connections, caches
 		runSegment(setups[i].call, time.Second)
 	}
 	b.ResetTimer()
 	for range b.N {
 		for _, i := range order {
 			s := setups[i]
-			before := procCPU(s.proc)
+			before, clientBefore := procCPU(s.proc), procCPU(os.Getpid())
 			n, d := runSegment(s.call, *gwSegment)
-			cpu := procCPU(s.proc) - before
-			samples[i] = append(samples[i], sample{float64(n) / d.Seconds(), float64(cpu.Microseconds()) / float64(n)})
+			cpu, client := procCPU(s.proc)-before, procCPU(os.Getpid())-clientBefore
+			perCall := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
+			samples[i] = append(samples[i], sample{float64(n) / d.Seconds(), perCall(cpu), perCall(client)})
 		}
 	}
 	b.StopTimer()
@@ -94,26 +99,29 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		}
 		return xs[len(xs)/2]
 	}
-	var rates [3]float64
-	var cpus [3]float64
+	rates := make([]float64, len(setups))
+	cpus := make([]float64, len(setups))
+	clients := make([]float64, len(setups))
 	for i := range setups {
-		var r, c []float64
+		var r, c, cl []float64
 		for _, s := range samples[i] {
-			r, c = append(r, s.rate), append(c, s.cpu)
+			r, c, cl = append(r, s.rate), append(c, s.cpu), append(cl, s.client)
 		}
-		rates[i], cpus[i] = median(r), median(c)
+		rates[i], cpus[i], clients[i] = median(r), median(c), median(cl)
 	}
-	fmt.Printf("\n| setup (16 callers, server-everything echo) | calls/s (median of %d) | × floor | gateway CPU µs/call |\n|---|---|---|---|\n", len(samples[0]))
+	fmt.Printf("\n| setup (16 callers, server-everything echo) | calls/s (median of %d) | × floor | gateway CPU µs/call | client CPU µs/call |\n|---|---|---|---|---|\n", len(samples[0]))
 	for i, s := range setups {
 		cpu := "—"
 		if s.proc != 0 {
 			cpu = fmt.Sprintf("%.0f", cpus[i])
 		}
-		fmt.Printf("| %s | %.0f | %.2f | %s |\n", s.name, rates[i], rates[i]/rates[0], cpu)
+		fmt.Printf("| %s | %.0f | %.2f | %s | %.0f |\n", s.name, rates[i], rates[i]/rates[0], cpu, clients[i])
 	}
 	b.ReportMetric(rates[1]/rates[0], "switchboard/floor")
 	b.ReportMetric(cpus[1], "switchboard-cpu-µs/call")
 	b.ReportMetric(rates[2]/rates[0], "supergateway/floor")
+	b.ReportMetric(rates[1]/rates[3], "switchboard/http-floor")
+	b.ReportMetric(rates[4]/rates[0], "switchboard-anonymous/floor")
 }
 
 // runSegment calls call from 16 goroutines for d and returns how many
@@ -196,8 +204,11 @@ func freeAddr(b *testing.B) string {
 }
 
 // startSwitchboard runs `switchboard serve` (this binary) with
-// server-everything configured, and connects an HTTP client to /mcp.
-func startSwitchboard(b *testing.B, node, everything string) (*httpClient, int) {
+// server-everything configured, and connects an HTTP client to /mcp. With
+// key, a user is created first and the client sends its key, as callers of
+// a deployed gateway do; without, the gateway serves anonymously, as on a
+// fresh machine.
+func startSwitchboard(b *testing.B, node, everything string, key bool) (*httpClient, int) {
 	dir := b.TempDir()
 	addr := freeAddr(b)
 	cfg := fmt.Sprintf(`server:
@@ -214,14 +225,25 @@ mcpServers:
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	var bearer string
+	if key {
+		add := exec.Command(os.Args[0], "users", "add", "bench", "--admin", "--config", path)
+		add.Env = append(os.Environ(), envRunMain+"=1")
+		out, err := add.Output()
+		if err != nil {
+			b.Fatalf("users add: %v", err)
+		}
+		bearer = strings.TrimSpace(string(out))
+	}
 	args := []string{"serve", "--config", path}
-	if *gwPprof != "" {
+	if *gwPprof != "" && key {
 		args = append(args, "--pprof", *gwPprof)
+		fmt.Fprintf(os.Stderr, "profiles of the keyed Switchboard: curl -H 'Authorization: Bearer %s' 'http://%s/debug/pprof/profile?seconds=20'\n", bearer, *gwPprof)
 	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
 	cmd.Stderr = os.Stderr
-	return startGateway(b, cmd, "http://"+addr+"/mcp", "everything__echo")
+	return startGateway(b, cmd, "http://"+addr+"/mcp", "everything__echo", bearer)
 }
 
 // startSupergateway runs supergateway over server-everything on stdio,
@@ -232,13 +254,13 @@ func startSupergateway(b *testing.B, node, nm, everything string) (*httpClient, 
 	cmd := exec.Command(node, filepath.Join(nm, "supergateway/dist/index.js"),
 		"--stdio", fmt.Sprintf("%s %s stdio", node, everything),
 		"--outputTransport", "streamableHttp", "--stateful", "--port", port, "--logLevel", "none")
-	return startGateway(b, cmd, "http://"+addr+"/mcp", "echo")
+	return startGateway(b, cmd, "http://"+addr+"/mcp", "echo", "")
 }
 
 // startGateway starts the gateway cmd, stopped when the benchmark ends, and
-// returns a client connected to url once it lists tool, and the gateway's
-// pid (for its CPU time).
-func startGateway(b *testing.B, cmd *exec.Cmd, url, tool string) (*httpClient, int) {
+// returns a client connected to url (with key as its bearer, when set)
+// once it lists tool, and the gateway's pid (for its CPU time).
+func startGateway(b *testing.B, cmd *exec.Cmd, url, tool, key string) (*httpClient, int) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -246,17 +268,17 @@ func startGateway(b *testing.B, cmd *exec.Cmd, url, tool string) (*httpClient, i
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 	})
-	c := connectWhenReady(b, url, tool)
+	c := connectWhenReady(b, url, tool, key)
 	b.Cleanup(c.hc.CloseIdleConnections)
 	return c, cmd.Process.Pid
 }
 
 // connectWhenReady retries initialize until the gateway answers and lists
 // tool, for up to a minute.
-func connectWhenReady(b *testing.B, url, tool string) *httpClient {
+func connectWhenReady(b *testing.B, url, tool, key string) *httpClient {
 	deadline := time.Now().Add(time.Minute)
 	for {
-		c, err := dialHTTP(url, tool)
+		c, err := dialHTTP(url, tool, key)
 		if err == nil {
 			return c
 		}
@@ -272,13 +294,13 @@ func connectWhenReady(b *testing.B, url, tool string) *httpClient {
 // result. Like the stdio floor it keeps the client's own cost low, so the
 // gateways are what is measured.
 type httpClient struct {
-	url, session, tool string
-	hc                 *http.Client
-	id                 atomic.Int64
+	url, session, tool, key string
+	hc                      *http.Client
+	id                      atomic.Int64
 }
 
-func dialHTTP(url, tool string) (*httpClient, error) {
-	c := &httpClient{url: url, tool: tool, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}, Timeout: 30 * time.Second}}
+func dialHTTP(url, tool, key string) (*httpClient, error) {
+	c := &httpClient{url: url, tool: tool, key: key, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}, Timeout: 30 * time.Second}}
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
 	resp, err := c.post(init)
 	if err != nil {
@@ -314,6 +336,9 @@ func (c *httpClient) post(body string) (*http.Response, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -367,13 +392,13 @@ type stdioFloor struct {
 	stdin   io.WriteCloser
 	wmu     sync.Mutex
 	mu      sync.Mutex
-	pending map[int64]chan bool
+	pending map[int64]chan []byte
 	id      atomic.Int64
 	done    chan struct{}
 }
 
 func startStdioFloor(command string, args ...string) (*stdioFloor, error) {
-	f := &stdioFloor{cmd: exec.Command(command, args...), pending: make(map[int64]chan bool), done: make(chan struct{})}
+	f := &stdioFloor{cmd: exec.Command(command, args...), pending: make(map[int64]chan []byte), done: make(chan struct{})}
 	var err error
 	if f.stdin, err = f.cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -386,7 +411,7 @@ func startStdioFloor(command string, args ...string) (*stdioFloor, error) {
 		return nil, err
 	}
 	go f.read(out)
-	if err := f.send(`"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`); err != nil {
+	if _, err := f.send(`"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`); err != nil {
 		f.close()
 		return nil, err
 	}
@@ -402,9 +427,8 @@ func (f *stdioFloor) read(out io.Reader) {
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var m struct {
-			ID     *int64          `json:"id"`
-			Method string          `json:"method"`
-			Error  json.RawMessage `json:"error"`
+			ID     *int64 `json:"id"`
+			Method string `json:"method"`
 		}
 		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil || m.Method != "" {
 			continue
@@ -414,14 +438,16 @@ func (f *stdioFloor) read(out io.Reader) {
 		delete(f.pending, *m.ID)
 		f.mu.Unlock()
 		if ch != nil {
-			ch <- m.Error == nil
+			ch <- bytes.Clone(sc.Bytes())
 		}
 	}
 }
 
-func (f *stdioFloor) send(rest string) error {
+// send sends a request whose fields after the id are rest, and returns
+// the response line, or an error when it is an error or the server exited.
+func (f *stdioFloor) send(rest string) ([]byte, error) {
 	id := f.id.Add(1)
-	ch := make(chan bool, 1)
+	ch := make(chan []byte, 1)
 	f.mu.Lock()
 	f.pending[id] = ch
 	f.mu.Unlock()
@@ -429,21 +455,22 @@ func (f *stdioFloor) send(rest string) error {
 	_, err := io.WriteString(f.stdin, `{"jsonrpc":"2.0","id":`+strconv.FormatInt(id, 10)+`,`+rest+"}\n")
 	f.wmu.Unlock()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	select {
-	case ok := <-ch:
-		if !ok {
-			return errors.New("error response")
+	case line := <-ch:
+		if bytes.Contains(line, []byte(`"error":`)) && !bytes.Contains(line, []byte(`"result":`)) {
+			return nil, fmt.Errorf("error response: %s", line)
 		}
-		return nil
+		return line, nil
 	case <-f.done:
-		return errors.New("server exited")
+		return nil, errors.New("server exited")
 	}
 }
 
 func (f *stdioFloor) call() error {
-	return f.send(`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}`)
+	_, err := f.send(`"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}`)
+	return err
 }
 
 func (f *stdioFloor) close() {
