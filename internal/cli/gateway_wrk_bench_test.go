@@ -15,8 +15,9 @@ import (
 
 // wrkScript is the Lua script wrk runs against an MCP endpoint: every
 // request a tools/call with an id unique in the session (thread number and
-// count), every response checked for a result. %s are the tool, the
-// headers as Lua table entries, and nothing else.
+// count), every response checked for a result, the bad ones counted and
+// the first printed. Its two %s are the headers, as Lua table entries, and
+// the tool's name.
 const wrkScript = `
 wrk.method = "POST"
 wrk.headers = { %s }
