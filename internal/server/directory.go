@@ -52,12 +52,15 @@ type Directory struct {
 	// and callers waiting for a check share the next one (see
 	// refreshLocked). All guarded by mu; checkDone is signalled when a
 	// check ends.
-	checking  bool
-	started   uint64 // checks started
-	finished  uint64 // checks ended
-	checkErr  error  // how the last check ended
-	waiting   int    // callers waiting for a check, for tests
-	checkDone sync.Cond
+	checking bool
+	started  uint64 // checks started
+	finished uint64 // checks ended
+	// invalidated is the number of checks started before the last
+	// Invalidate: none of those may mark the view fresh.
+	invalidated uint64
+	checkErr    error // how the last check ended
+	waiting     int   // callers waiting for a check, for tests
+	checkDone   sync.Cond
 }
 
 // NewDirectory returns a Directory over src. opts is copied; nil means
@@ -81,6 +84,7 @@ func NewDirectory(src UserSource, opts *DirectoryOptions) *Directory {
 func (d *Directory) Invalidate() {
 	d.mu.Lock()
 	d.checked = time.Time{}
+	d.invalidated = d.started
 	d.mu.Unlock()
 }
 
@@ -113,7 +117,7 @@ func (d *Directory) refreshLocked(ctx context.Context, maxAge time.Duration) err
 		}
 		d.checking = true
 		d.started++
-		n, loaded, version := d.started, d.loaded, d.version
+		n, loaded, version, at := d.started, d.loaded, d.version, d.now()
 		d.mu.Unlock()
 		v, us, err := d.read(ctx, loaded, version)
 		d.mu.Lock()
@@ -126,7 +130,13 @@ func (d *Directory) refreshLocked(ctx context.Context, maxAge time.Duration) err
 					d.byID[u.ID] = u
 				}
 			}
-			d.version, d.loaded, d.checked = v, true, d.now()
+			d.version, d.loaded = v, true
+			// The view is as fresh as the check's start, and not fresh at
+			// all when an Invalidate came while it ran: the change it
+			// announced may have been committed after the version was read.
+			if n > d.invalidated {
+				d.checked = at
+			}
 		}
 		d.finished, d.checkErr, d.checking = n, err, false
 		d.checkDone.Broadcast()

@@ -157,6 +157,36 @@ func TestDirectorySharesChecks(t *testing.T) {
 	}
 }
 
+// TestDirectoryInvalidateDuringCheck: an Invalidate that comes while a
+// check runs is not undone by that check, which may have read the version
+// before the change it announces: the next lookup, even within the check
+// interval, reads again.
+func TestDirectoryInvalidateDuringCheck(t *testing.T) {
+	src := &stallingSource{armed: make(chan struct{}, 1), entered: make(chan struct{}), release: make(chan struct{})}
+	d := NewDirectory(&src.countingSource, &DirectoryOptions{Check: time.Hour})
+	d.src = src
+	ctx := t.Context()
+	src.set(store.User{ID: "u1", Name: "ann", KeyHash: "h1"})
+	if _, ok, err := d.ByID(ctx, "u1"); err != nil || !ok {
+		t.Fatalf("ann: %v, %v", ok, err)
+	}
+
+	src.armed <- struct{}{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = d.Empty(ctx)
+	}()
+	<-src.entered
+	src.set(store.User{ID: "u1", Name: "ann", KeyHash: "h1"}, store.User{ID: "u2", Name: "bob", KeyHash: "h2"})
+	d.Invalidate() // as the change feed does when another replica adds bob
+	close(src.release)
+	<-done
+	if _, ok, err := d.ByID(ctx, "u2"); err != nil || !ok {
+		t.Errorf("bob, added and announced while a check ran, not found (%v, %v): the check marked a stale view fresh", ok, err)
+	}
+}
+
 // TestForeignHostNeverAnonymous: with users, a loopback server accepts any
 // Host from key holders (a reverse proxy's); without users, a foreign Host
 // is never served anonymously, also while the directory's cache still
