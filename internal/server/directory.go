@@ -118,9 +118,7 @@ func (d *Directory) refreshLocked(ctx context.Context, maxAge time.Duration) err
 		d.checking = true
 		d.started++
 		n, loaded, version, at := d.started, d.loaded, d.version, d.now()
-		d.mu.Unlock()
-		v, us, err := d.read(ctx, loaded, version)
-		d.mu.Lock()
+		v, us, err := d.readUnlocked(ctx, n, loaded, version)
 		if err == nil {
 			if us != nil {
 				d.byHash = make(map[string]store.User, len(us))
@@ -142,6 +140,25 @@ func (d *Directory) refreshLocked(ctx context.Context, maxAge time.Duration) err
 		d.checkDone.Broadcast()
 	}
 	return d.checkErr
+}
+
+// readUnlocked runs check n's read without holding mu. Should the read
+// panic (a store's bug), the check is ended before the panic goes on, with
+// mu held again as the caller expects: otherwise every later caller would
+// wait for it forever.
+func (d *Directory) readUnlocked(ctx context.Context, n uint64, loaded bool, version int64) (int64, []store.User, error) {
+	d.mu.Unlock()
+	ended := false
+	defer func() {
+		d.mu.Lock()
+		if !ended {
+			d.finished, d.checkErr, d.checking = n, fmt.Errorf("checking for changed users: the store panicked"), false
+			d.checkDone.Broadcast()
+		}
+	}()
+	v, us, err := d.read(ctx, loaded, version)
+	ended = true
+	return v, us, err
 }
 
 // read reads the users version and, when it is not version (or nothing is

@@ -230,3 +230,45 @@ func TestForeignHostNeverAnonymous(t *testing.T) {
 		t.Errorf("anonymous on localhost without users = %d; want 200", code)
 	}
 }
+
+// panickingSource panics on its first UsersVersion.
+type panickingSource struct {
+	countingSource
+	panicked bool
+}
+
+func (p *panickingSource) UsersVersion(ctx context.Context) (int64, error) {
+	if !p.panicked {
+		p.panicked = true
+		panic("store bug")
+	}
+	return p.countingSource.UsersVersion(ctx)
+}
+
+// TestDirectoryCheckThatPanics: a store that panics during a check fails
+// that lookup, and the next lookups still run (nobody waits forever for the
+// check that never ended).
+func TestDirectoryCheckThatPanics(t *testing.T) {
+	src := &panickingSource{}
+	d := NewDirectory(src, nil)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the store's panic was swallowed")
+			}
+		}()
+		_, _ = d.Empty(t.Context())
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if empty, err := d.Empty(t.Context()); err != nil || !empty {
+			t.Errorf("Empty after the panic = %v, %v; want true, nil", empty, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Empty after a check that panicked is still waiting")
+	}
+}
