@@ -3,10 +3,7 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
@@ -18,14 +15,5 @@ func main() {
 	if code, ok := sandbox.Shim(os.Args); ok {
 		os.Exit(code)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Run(ctx, &cli.Env{
-		Args:   os.Args[1:],
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
-	})
-	stop()
-	os.Exit(code)
+	os.Exit(cli.Main())
 }

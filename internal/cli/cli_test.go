@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -32,12 +30,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunMain) != "" {
 		// This binary as the switchboard command itself, for tests that
 		// run a real Switchboard process (the interop and gateway tests).
-		// Signals as cmd/switchboard handles them: tests stop it with an
-		// interrupt, which a shell's background job would otherwise ignore.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := Run(ctx, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
-		stop()
-		os.Exit(code)
+		os.Exit(Main())
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -36,7 +36,7 @@ var gwPprof = flag.String("gwpprof", "", "BenchmarkGatewayComparison: serve the 
 //
 //   - direct: a minimal stdio JSON-RPC client to the server (the floor);
 //   - the bare HTTP gateway: net/http and encoding/json in front of that
-//     same client and nothing else (the floor of any HTTP gateway);
+//     same client and nothing else (the floor of a gateway on net/http);
 //   - switchboard: `switchboard serve` (this test binary re-executed as the
 //     command, its own process) with the server configured, audit trail
 //     in SQLite on, through /mcp on a 2025-11-25 session, once with a
@@ -79,6 +79,8 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		segment func(time.Duration) segmentResult
 		proc    int // the gateway's pid, 0 for none
 	}
+	// The first five are in the order of these indices.
+	const floor, bareGW, keyed, _, superGW = 0, 1, 2, 3, 4
 	setups := []setup{
 		{"direct stdio (floor)", goClient(direct.call), 0},
 		{"bare HTTP gateway (HTTP floor)", goClient(bare.call), bareProc},
@@ -143,12 +145,12 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		if s.proc != 0 {
 			cpu = fmt.Sprintf("%.0f", cpus[i])
 		}
-		fmt.Printf("| %s | %.0f | %.2f | %s | %.0f |\n", s.name, rates[i], rates[i]/rates[0], cpu, clients[i])
+		fmt.Printf("| %s | %.0f | %.2f | %s | %.0f |\n", s.name, rates[i], rates[i]/rates[floor], cpu, clients[i])
 	}
-	b.ReportMetric(rates[2]/rates[0], "switchboard/floor")
-	b.ReportMetric(cpus[2], "switchboard-cpu-µs/call")
-	b.ReportMetric(rates[2]/rates[1], "switchboard/http-floor")
-	b.ReportMetric(rates[4]/rates[0], "supergateway/floor")
+	b.ReportMetric(rates[keyed]/rates[floor], "switchboard/floor")
+	b.ReportMetric(cpus[keyed], "switchboard-cpu-µs/call")
+	b.ReportMetric(rates[keyed]/rates[bareGW], "switchboard/http-floor")
+	b.ReportMetric(rates[superGW]/rates[floor], "supergateway/floor")
 }
 
 // segmentResult is what one segment of a setup measured.

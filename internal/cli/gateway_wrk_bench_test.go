@@ -70,7 +70,8 @@ func wrkClient(b *testing.B, wrk, dir string, c *httpClient) func(time.Duration)
 	}
 	script := filepath.Clean(f.Name())
 	return func(d time.Duration) segmentResult {
-		cmd := exec.Command(wrk, "-t2", "-c16", "-d"+strconv.Itoa(int(d.Seconds()))+"s", "-s", script, c.url)
+		secs := max(1, int(d.Round(time.Second).Seconds())) // wrk counts whole seconds
+		cmd := exec.Command(wrk, "-t2", "-c16", "-d"+strconv.Itoa(secs)+"s", "-s", script, c.url)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err := cmd.Run(); err != nil {

@@ -1,10 +1,7 @@
 package security
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
@@ -22,14 +19,7 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	if os.Getenv(envRunMain) != "" {
-		// Signals as cmd/switchboard handles them: tests stop it with an
-		// interrupt, which a shell's background job would otherwise ignore.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := cli.Run(ctx, &cli.Env{
-			Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		})
-		stop()
-		os.Exit(code)
+		os.Exit(cli.Main())
 	}
 	os.Exit(m.Run())
 }

@@ -1,0 +1,20 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Main runs the command line of this process (os.Args, the standard
+// streams, the real environment) and returns its exit code. An interrupt
+// or SIGTERM cancels the command, also when the process was started with
+// SIGINT ignored (a shell's background job). cmd/switchboard calls it, and
+// so do test binaries that run themselves as switchboard, so that they
+// stop the same way.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, &Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
+}
