@@ -19,11 +19,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
-	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
 	"github.com/switchboard-mcp/switchboard/internal/tools/openapi"
+	"github.com/switchboard-mcp/switchboard/internal/users"
 )
 
 // Options tune how an [App] is built. A nil *Options means defaults.
@@ -89,7 +89,7 @@ type App struct {
 
 	// users, set while serving, is the cached view of the users that the
 	// HTTP API and the gateway share; see [App.InvalidateUsers].
-	users atomic.Pointer[server.Directory]
+	users atomic.Pointer[users.Directory]
 
 	// onStatus, when set, receives MCP server state changes (for metrics).
 	onStatus atomic.Pointer[func(server string, up, restarted bool)]

@@ -36,6 +36,7 @@ var layers = map[string]int{
 	"internal/tools/pin":      3, // tool pinning: tools plus the store's pins; app, cli and server use it
 	"internal/mcphost":        3,
 	"internal/gate":           3, // the one enforcement path of tool calls: agent, server and mcpserve call it
+	"internal/users":          3, // the cached view of the users: server and the gateway authenticate through it
 	"internal/store/sqlite":   3,
 	"internal/store/postgres": 3,
 	"internal/store/sqlstore": 3, // the SQL both dialects share

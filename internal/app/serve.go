@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
+	"github.com/switchboard-mcp/switchboard/internal/users"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -79,7 +80,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	// One view of the users for the HTTP API and the gateway: a user
 	// created, changed or removed by any process applies to both at once.
-	users := server.NewDirectory(st, nil)
+	users := users.New(st, nil)
 	a.users.Store(users)
 	defer a.users.Store(nil)
 	if feed, ok := st.(store.Changes); ok {

@@ -98,7 +98,7 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 	if !hasKey {
 		// The cached view answers "users exist" without a read (stale only
 		// toward refusing); "no user" is confirmed against the store.
-		if s.opts.AllowAnonymous && s.users.mayBeEmpty(r.Context()) {
+		if s.opts.AllowAnonymous && s.users.MayBeEmpty(r.Context()) {
 			empty, err := s.users.Empty(r.Context())
 			if err != nil {
 				return User{}, err

@@ -180,3 +180,47 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("second tool call: %d Retry-After %q; want 429 and 10", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 }
+
+// TestForeignHostNeverAnonymous: with users, a loopback server accepts any
+// Host from key holders (a reverse proxy's); without users, a foreign Host
+// is never served anonymously, also while the directory's cache still
+// remembers a user that was just removed.
+func TestForeignHostNeverAnonymous(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.AllowAnonymous = true })
+	do := func(key, host string) int {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, e.ts.URL+"/api/v1/tools", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := e.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := do(e.key, "switchboard.example:443"); code != 200 {
+		t.Errorf("key holder through a proxy Host = %d; want 200", code)
+	}
+	if code := do("", "switchboard.example:443"); code != 401 {
+		t.Errorf("anonymous with users = %d; want 401", code)
+	}
+	// Another process removes alice: this server's cache still has her.
+	if err := e.db.DeleteUser(t.Context(), e.userID); err != nil {
+		t.Fatal(err)
+	}
+	if code := do("", "evil.example"); code == 200 {
+		t.Error("anonymous request with a foreign Host served right after the last user left (stale cache)")
+	}
+	e.srv.users.Invalidate()
+	if code := do("", "evil.example"); code == 200 {
+		t.Error("anonymous request with a foreign Host served without users")
+	}
+	if code := do("", "localhost"); code != 200 {
+		t.Errorf("anonymous on localhost without users = %d; want 200", code)
+	}
+}

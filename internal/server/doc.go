@@ -12,7 +12,7 @@
 // # Who may call
 //
 // Every /api/v1, /v1 and /mcp route needs "Authorization: Bearer sb_..."
-// (see [NewAPIKey]); the key's SHA-256 is looked up in a [Directory], the
+// (see [NewAPIKey]); the key's SHA-256 is looked up in a [users.Directory], the
 // server's cached view of the users, and what the caller may do is decided
 // by the user's ID, role and globs, never its name. Routes that change what
 // every user runs (agents and their servers) or read what only the

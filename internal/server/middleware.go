@@ -109,7 +109,7 @@ func (s *Server) guard(rt route, r *http.Request) error {
 	// cache here; authenticate checks the Host again, strictly, before it
 	// grants anonymous access, so a stale cache cannot open it to a
 	// foreign Host.
-	strict := s.opts.AllowAnonymous && s.users.mayBeEmpty(r.Context())
+	strict := s.opts.AllowAnonymous && s.users.MayBeEmpty(r.Context())
 	if !s.hostAllowed(host, strict) {
 		return errorf(http.StatusForbidden, "forbidden_host", "host %q is not accepted; add it to the server's allowed hosts", host)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/users"
 )
 
 // Store is the part of the store the routes use, by kind of record:
@@ -34,7 +35,7 @@ type Store interface {
 	store.AuditLog
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
 
-	UserSource
+	users.Source
 }
 
 var _ Store = store.Store(nil)
@@ -168,7 +169,7 @@ type Options struct {
 	// Users is the cached view of the users that authentication reads; nil
 	// makes one over the store. The app shares one with the MCP gateway and
 	// calls its Invalidate when the store announces a change.
-	Users *Directory
+	Users *users.Directory
 	// PublicProbes lets /metrics and /readyz answer without a key while
 	// users exist (for scrapers and orchestrators that cannot send one).
 	// /healthz is always public: it says only "ok".

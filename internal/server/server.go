@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
+	"github.com/switchboard-mcp/switchboard/internal/users"
 )
 
 // Server is Switchboard's HTTP service. Create it with [New], serve with
@@ -27,7 +28,7 @@ type Server struct {
 	handler   http.Handler
 	reqLimits gate.Limiter
 	gate      *gate.Gate
-	users     *Directory
+	users     *users.Directory
 	streams   *streamSlots
 	http      *http.Server
 
@@ -78,7 +79,7 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 	}
 	s.users = o.Users
 	if s.users == nil {
-		s.users = NewDirectory(st, &DirectoryOptions{Now: o.Now})
+		s.users = users.New(st, &users.Options{Now: o.Now})
 	}
 	s.streams = newStreamSlots(o.MaxStreams)
 	if o.Models == nil {
