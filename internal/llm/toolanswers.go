@@ -51,9 +51,9 @@ func ReadOllamaShow(b []byte) (ToolReport, bool) {
 	case s.Capabilities != nil:
 		r.Answer, r.Reason = ToolsText, `no "tools" capability`
 	case strings.Contains(s.Template, ".Tools"):
-		r.Answer, r.Reason = ToolsNative, "template uses .Tools (server without capabilities)"
+		r.Answer, r.Reason = ToolsNative, "template uses .Tools; server predates capabilities"
 	case s.Template != "":
-		r.Answer, r.Reason = ToolsText, "template has no .Tools (server without capabilities)"
+		r.Answer, r.Reason = ToolsText, "template has no .Tools; server predates capabilities"
 	default:
 		r.Reason = "model details have neither capabilities nor a template"
 	}
@@ -80,9 +80,9 @@ func ReadLlamaCppProps(b []byte) (ToolReport, bool) {
 	var tools bool
 	switch {
 	case json.Unmarshal(p.Caps["supports_tools"], &tools) == nil && tools:
-		r.Answer, r.Reason = ToolsNative, "chat template takes tools (chat_template_caps.supports_tools)"
+		r.Answer, r.Reason = ToolsNative, "chat template renders tools, per chat_template_caps"
 	case p.Caps["supports_tools"] != nil && json.Unmarshal(p.Caps["supports_tools"], &tools) == nil:
-		r.Answer, r.Reason = ToolsText, "chat template has no tool section (chat_template_caps.supports_tools is false)"
+		r.Answer, r.Reason = ToolsText, "chat template has no tool section, per chat_template_caps"
 	case p.ToolUse != "":
 		r.Answer, r.Reason = ToolsNative, "the model has a tool-use chat template"
 	case p.ChatTemplate == nil || *p.ChatTemplate == "":

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
+	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
 )
 
 // The bodies below are written from each server's published description of
@@ -191,13 +193,13 @@ func TestToolReport(t *testing.T) {
 			name:   "llama.cpp, caps say tools",
 			routes: map[string]string{"GET /props": propsCapsTools, "GET /v1/models": vllmModels},
 			model:  "qwen2.5-7b-instruct",
-			want:   llm.ToolReport{Answer: llm.ToolsNative, Source: "llama.cpp", Reason: "chat template takes tools (chat_template_caps.supports_tools)"},
+			want:   llm.ToolReport{Answer: llm.ToolsNative, Source: "llama.cpp", Reason: "chat template renders tools, per chat_template_caps"},
 		},
 		{
 			name:   "llama.cpp, caps say no tools",
 			routes: map[string]string{"GET /props": propsCapsNoTools},
 			model:  "gemma-2-9b-it",
-			want:   llm.ToolReport{Answer: llm.ToolsText, Source: "llama.cpp", Reason: "chat template has no tool section (chat_template_caps.supports_tools is false)"},
+			want:   llm.ToolReport{Answer: llm.ToolsText, Source: "llama.cpp", Reason: "chat template has no tool section, per chat_template_caps"},
 		},
 		{
 			name:   "older llama.cpp, template without tools",
@@ -233,13 +235,13 @@ func TestToolReport(t *testing.T) {
 			name:   "older ollama, template ranges over .Tools",
 			routes: map[string]string{"POST /api/show": showOldTools},
 			model:  "llama3.1",
-			want:   llm.ToolReport{Answer: llm.ToolsNative, Source: "ollama", Reason: "template uses .Tools (server without capabilities)"},
+			want:   llm.ToolReport{Answer: llm.ToolsNative, Source: "ollama", Reason: "template uses .Tools; server predates capabilities"},
 		},
 		{
 			name:   "older ollama, template without .Tools",
 			routes: map[string]string{"POST /api/show": showOldNoTools},
 			model:  "gemma2",
-			want:   llm.ToolReport{Answer: llm.ToolsText, Source: "ollama", Reason: "template has no .Tools (server without capabilities)"},
+			want:   llm.ToolReport{Answer: llm.ToolsText, Source: "ollama", Reason: "template has no .Tools; server predates capabilities"},
 		},
 		{
 			name:   "lm studio 0.4, trained for tool use",
@@ -496,3 +498,57 @@ func TestToolReportBadBaseURL(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestAutoModeFollowsTheEndpoint runs the tool-mode wrapper in auto mode
+// over a llama.cpp-shaped server: the template decides whether tools go out
+// natively or as the text protocol, and the server is asked once across
+// turns.
+func TestAutoModeFollowsTheEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		props  string
+		native bool
+	}{
+		{"template with tools", propsCapsTools, true},
+		{"template without tools", propsCapsNoTools, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFake(t, map[string]string{
+				"GET /props": tc.props,
+				"POST /v1/chat/completions": `{"id":"c1","object":"chat.completion","created":1,"model":"m",
+					"choices":[{"index":0,"message":{"role":"assistant","content":"Hello."},"finish_reason":"stop"}]}`,
+			})
+			w := textcall.Wrap(newProbeClient(t, srv.URL+"/v1", "m", 5*time.Second), &textcall.Options{Mode: textcall.ModeAuto})
+			req := &llm.Request{
+				Messages: []llm.Message{llm.UserText("Weather in Oslo?")},
+				Tools:    []llm.ToolSpec{{Name: "get_weather", Description: "Weather for a city", Parameters: []byte(`{"type":"object"}`)}},
+			}
+			for range 2 {
+				if _, err := llm.Collect(w.Stream(ctx(t), req)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			props, chats := 0, 0
+			for _, r := range srv.requests() {
+				switch r.Path {
+				case "/props":
+					props++
+				case "/v1/chat/completions":
+					chats++
+					var body struct {
+						Tools []any `json:"tools"`
+					}
+					if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+						t.Fatal(err)
+					}
+					if (len(body.Tools) > 0) != tc.native {
+						t.Errorf("chat request carries %d native tools, want native %v", len(body.Tools), tc.native)
+					}
+				}
+			}
+			if props != 1 || chats != 2 {
+				t.Errorf("%d /props and %d chat requests, want 1 and 2", props, chats)
+			}
+		})
+	}
+}
