@@ -25,8 +25,10 @@ func TestResolveToolMode(t *testing.T) {
 		{"empty means auto", "", ollamaText, nil, "text", `ollama: no "tools" capability`},
 		{"auto, endpoint silent: today's behaviour", "auto", silent, nil, "native", "the endpoint does not say; native first, text if the server rejects tools"},
 		{"auto, provider cannot ask", "auto", nil, nil, "native", "the anthropic API takes tools natively; text if the server rejects them"},
-		{"auto, asking did not finish", "auto", &llm.ToolReport{}, fmt.Errorf("asking: %w", context.DeadlineExceeded), "native",
-			"could not ask the endpoint (asking: context deadline exceeded); native first, text if the server rejects tools"},
+		{
+			"auto, asking did not finish", "auto", &llm.ToolReport{}, fmt.Errorf("asking: %w", context.DeadlineExceeded), "native",
+			"could not ask the endpoint (asking: context deadline exceeded); native first, text if the server rejects tools",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

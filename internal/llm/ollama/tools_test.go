@@ -24,9 +24,11 @@ const showQwen = `{"modelfile":"FROM qwen3:8b\n","parameters":"stop \"<|im_start
 
 func newOllama(t *testing.T, host string, timeout time.Duration, client *http.Client) *ollama.Client {
 	t.Helper()
-	c, err := ollama.New(&ollama.Options{Host: host, Model: "qwen3:8b", ProbeTimeout: timeout,
+	c, err := ollama.New(&ollama.Options{
+		Host: host, Model: "qwen3:8b", ProbeTimeout: timeout,
 		Headers:     map[string]string{"Authorization": "Bearer proxy-secret"},
-		HTTPOptions: llm.HTTPOptions{MaxRetries: -1, HTTPClient: client}})
+		HTTPOptions: llm.HTTPOptions{MaxRetries: -1, HTTPClient: client},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

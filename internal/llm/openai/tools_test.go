@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -159,6 +160,13 @@ func newFake(t *testing.T, routes map[string]string) *fakeServer {
 		f.mu.Unlock()
 		body, ok := routes[r.Method+" "+r.URL.Path]
 		if !ok {
+			if _, lms := routes["*"]; lms {
+				// LM Studio answers every path it does not serve with 200
+				// and an error object.
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"error":"Unexpected endpoint or method. (%s %s)"}`, r.Method, r.URL.Path)
+				return
+			}
 			http.NotFound(w, r)
 			return
 		}
@@ -177,8 +185,10 @@ func (f *fakeServer) requests() []seenRequest {
 
 func newProbeClient(t *testing.T, base, model string, timeout time.Duration) *openai.Client {
 	t.Helper()
-	return openai.New(&openai.Options{BaseURL: base, Model: model, APIKey: "sk-secret", ProbeTimeout: timeout,
-		HTTPOptions: llm.HTTPOptions{MaxRetries: -1}})
+	return openai.New(&openai.Options{
+		BaseURL: base, Model: model, APIKey: "sk-secret", ProbeTimeout: timeout,
+		HTTPOptions: llm.HTTPOptions{MaxRetries: -1},
+	})
 }
 
 func TestToolReport(t *testing.T) {
@@ -248,6 +258,18 @@ func TestToolReport(t *testing.T) {
 			routes: map[string]string{"GET /api/v1/models": lmsV1, "GET /api/v0/models": lmsV0},
 			model:  "qwen2.5-7b-instruct",
 			want:   llm.ToolReport{Answer: llm.ToolsNative, Source: "lm studio", Reason: "trained_for_tool_use"},
+		},
+		{
+			name:   "lm studio's 200 to unknown paths is not an answer",
+			routes: map[string]string{"*": "", "GET /api/v1/models": lmsV1, "GET /v1/models": `{"object":"list","data":[{"id":"gemma-3-270m-it-qat","object":"model","owned_by":"organization_owner"}]}`},
+			model:  "gemma-3-270m-it-qat",
+			want:   llm.ToolReport{Answer: llm.ToolsText, Source: "lm studio", Reason: "not trained_for_tool_use"},
+		},
+		{
+			name:   "lm studio's 200 to unknown paths, nothing else",
+			routes: map[string]string{"*": ""},
+			model:  "m",
+			want:   llm.ToolReport{Reason: "the endpoint does not say (no /props, /api/show or tool fields in its model list)"},
 		},
 		{
 			name:   "lm studio 0.4, not trained for tool use",
@@ -360,8 +382,10 @@ func TestToolReportOpenAIAsksOnlyTheList(t *testing.T) {
 		mu.Lock()
 		asked = append(asked, r.Method+" "+r.URL.String())
 		mu.Unlock()
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-			Body: io.NopCloser(strings.NewReader(`{"object":"list","data":[{"id":"gpt-4o-mini","object":"model","created":1721172741,"owned_by":"system"}]}`)), Request: r}, nil
+		return &http.Response{
+			StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(`{"object":"list","data":[{"id":"gpt-4o-mini","object":"model","created":1721172741,"owned_by":"system"}]}`)), Request: r,
+		}, nil
 	})
 	c := openai.New(&openai.Options{APIKey: "sk", Model: "gpt-4o-mini", HTTPOptions: llm.HTTPOptions{HTTPClient: &http.Client{Transport: tr}}})
 	got, err := c.ToolReport(ctx(t), "")
@@ -426,8 +450,10 @@ func TestToolReportHangingServer(t *testing.T) {
 	defer close(release)
 	transport := &http.Transport{}
 	defer transport.CloseIdleConnections()
-	c := openai.New(&openai.Options{BaseURL: srv.URL + "/v1", Model: "m", ProbeTimeout: 200 * time.Millisecond,
-		HTTPOptions: llm.HTTPOptions{HTTPClient: &http.Client{Transport: transport}}})
+	c := openai.New(&openai.Options{
+		BaseURL: srv.URL + "/v1", Model: "m", ProbeTimeout: 200 * time.Millisecond,
+		HTTPOptions: llm.HTTPOptions{HTTPClient: &http.Client{Transport: transport}},
+	})
 	start := time.Now()
 	got, err := c.ToolReport(ctx(t), "")
 	took := time.Since(start)
@@ -550,5 +576,28 @@ func TestAutoModeFollowsTheEndpoint(t *testing.T) {
 				t.Errorf("%d /props and %d chat requests, want 1 and 2", props, chats)
 			}
 		})
+	}
+}
+
+// TestToolReportHugeAnswer: an answer past llm.MaxProbeBody is not read
+// into memory as a capability description.
+func TestToolReportHugeAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/props" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"chat_template_caps":{"supports_tools":true},"chat_template":"`)
+		pad := strings.Repeat("x", 64<<10)
+		for range (llm.MaxProbeBody >> 16) + 1 {
+			io.WriteString(w, pad)
+		}
+		io.WriteString(w, `"}`)
+	}))
+	defer srv.Close()
+	got, err := newProbeClient(t, srv.URL+"/v1", "m", 5*time.Second).ToolReport(ctx(t), "")
+	if err != nil || got.Answer != llm.ToolsUnknown {
+		t.Errorf("ToolReport = %+v, %v; want unknown", got, err)
 	}
 }
