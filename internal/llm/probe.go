@@ -25,8 +25,9 @@ var ErrProbeBodyTooLarge = errors.New("answer too large to be a capability descr
 func (t *Transport) Probe(ctx context.Context, method, url string, header http.Header, body []byte) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, fmt.Errorf("building probe %s %s: %w", method, url, err)
+		return 0, nil, fmt.Errorf("building probe %s: %w", method, err)
 	}
+	where := method + " " + req.URL.Redacted() // no password from the URL in messages
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -34,15 +35,15 @@ func (t *Transport) Probe(ctx context.Context, method, url string, header http.H
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, nil, fmt.Errorf("probe %s %s: %w", method, url, err)
+		return 0, nil, fmt.Errorf("probe %s: %w", where, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxProbeBody+1))
 	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("reading probe %s %s: %w", method, url, err)
+		return resp.StatusCode, nil, fmt.Errorf("reading probe %s: %w", where, err)
 	}
 	if len(b) > MaxProbeBody {
-		return resp.StatusCode, nil, fmt.Errorf("probe %s %s: %w", method, url, ErrProbeBodyTooLarge)
+		return resp.StatusCode, nil, fmt.Errorf("probe %s: %w", where, ErrProbeBodyTooLarge)
 	}
 	return resp.StatusCode, b, nil
 }

@@ -122,7 +122,7 @@ func (c *Client) probeTools(ctx context.Context, model string) llm.ToolReport {
 	}
 	wg.Wait()
 	var said *llm.ToolReport // the first server that answered as itself
-	timedOut := false
+	timedOut, failed := false, 0
 	for i := range answers {
 		a := &answers[i]
 		if a.ok && a.report.Answer != llm.ToolsUnknown {
@@ -131,6 +131,9 @@ func (c *Client) probeTools(ctx context.Context, model string) llm.ToolReport {
 		if a.ok && said == nil {
 			said = &a.report
 		}
+		if a.err != nil {
+			failed++
+		}
 		timedOut = timedOut || errors.Is(a.err, context.DeadlineExceeded)
 	}
 	switch {
@@ -138,6 +141,8 @@ func (c *Client) probeTools(ctx context.Context, model string) llm.ToolReport {
 		return *said
 	case timedOut:
 		return llm.ToolReport{Reason: fmt.Sprintf("the endpoint did not say within %v", c.probeTimeout)}
+	case failed == len(answers):
+		return llm.ToolReport{Reason: "the endpoint did not answer: " + answers[0].err.Error()}
 	default:
 		return llm.ToolReport{Reason: "the endpoint does not say (no /props, /api/show or tool fields in its model list)"}
 	}

@@ -601,3 +601,19 @@ func TestToolReportHugeAnswer(t *testing.T) {
 		t.Errorf("ToolReport = %+v, %v; want unknown", got, err)
 	}
 }
+
+// TestToolReportDown: a server that is not there is reported as such, not
+// as one that said nothing.
+func TestToolReportDown(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	base := srv.URL
+	srv.Close()
+	withPassword := strings.Replace(base, "http://", "http://user:hunter2@", 1)
+	got, err := newProbeClient(t, withPassword+"/v1", "m", 5*time.Second).ToolReport(ctx(t), "")
+	if err != nil || got.Answer != llm.ToolsUnknown || !strings.HasPrefix(got.Reason, "the endpoint did not answer: probe GET http://user:xxxxx@") {
+		t.Errorf("ToolReport = %+v, %v; want unknown, the endpoint did not answer", got, err)
+	}
+	if strings.Contains(got.Reason, "hunter2") {
+		t.Errorf("the URL's password is in the reason: %s", got.Reason)
+	}
+}
