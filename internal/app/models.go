@@ -96,10 +96,18 @@ type ModelCheck struct {
 	OK       bool          `json:"ok"`
 	Error    string        `json:"error,omitempty"`
 	Took     time.Duration `json:"tookNs"`
+	// ResolvedToolMode is how the model gets its tools, "native" or "text":
+	// ToolMode when explicit, else what the endpoint said about the model
+	// (see [resolveToolMode]). Empty when the model could not be built.
+	ResolvedToolMode string `json:"resolvedToolMode,omitempty"`
+	// ToolModeReason says why, for people: "configured", or the endpoint's
+	// answer (`ollama: no "tools" capability`).
+	ToolModeReason string `json:"toolModeReason,omitempty"`
 }
 
 // CheckModels asks every model's endpoint, concurrently, whether it
-// answers, each within timeout.
+// answers, and, for toolMode auto, what it says about tool support, each
+// within timeout.
 func (a *App) CheckModels(ctx context.Context, timeout time.Duration) []ModelCheck {
 	models := a.Models()
 	out := make([]ModelCheck, len(models))
@@ -113,6 +121,11 @@ func (a *App) CheckModels(ctx context.Context, timeout time.Duration) []ModelChe
 			out[i].Error = m.Err.Error()
 			continue
 		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			out[i].ResolvedToolMode, out[i].ToolModeReason = toolMode(ctx, m)
+		})
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -132,16 +145,59 @@ func (a *App) CheckModels(ctx context.Context, timeout time.Duration) []ModelChe
 
 // checkModel uses the adapter's cheap check (every adapter has one).
 func checkModel(ctx context.Context, p llm.Provider) error {
-	for {
-		u, ok := p.(interface{ Unwrap() llm.Provider })
-		if !ok {
-			break
-		}
-		p = u.Unwrap()
-	}
-	c, ok := p.(llm.Checker)
+	c, ok := adapter(p).(llm.Checker)
 	if !ok {
 		return errors.New("this provider cannot be checked")
 	}
 	return c.Check(ctx)
+}
+
+// adapter returns the wire-API client under p's wrappers, for its optional
+// interfaces.
+func adapter(p llm.Provider) llm.Provider {
+	for {
+		u, ok := p.(interface{ Unwrap() llm.Provider })
+		if !ok {
+			return p
+		}
+		p = u.Unwrap()
+	}
+}
+
+// toolMode resolves m's tool mode, asking its endpoint when toolMode is
+// auto and the adapter can ask. The answer is remembered by the adapter, so
+// the first turn with tools does not ask again.
+func toolMode(ctx context.Context, m Model) (mode, reason string) {
+	if m.Config.ToolMode != config.ToolModeAuto && m.Config.ToolMode != "" {
+		return resolveToolMode(m.Config.ToolMode, m.Config.Provider, nil, nil)
+	}
+	r, ok := adapter(m.Provider).(llm.ToolReporter)
+	if !ok {
+		return resolveToolMode(m.Config.ToolMode, m.Config.Provider, nil, nil)
+	}
+	rep, err := r.ToolReport(ctx, "")
+	return resolveToolMode(m.Config.ToolMode, m.Config.Provider, &rep, err)
+}
+
+// resolveToolMode is the rule of toolMode: explicit native or text is
+// never overridden; auto follows what the endpoint said (rep nil when the
+// adapter cannot ask, err non-nil when asking did not finish), and, when it
+// said nothing, stays with native first and the text protocol once the
+// server rejects tools, as the tool-mode wrapper does.
+func resolveToolMode(configured, provider string, rep *llm.ToolReport, err error) (mode, reason string) {
+	const fallback = "native first, text if the server rejects tools"
+	switch {
+	case configured == config.ToolModeNative || configured == config.ToolModeText:
+		return configured, "configured"
+	case err != nil:
+		return config.ToolModeNative, fmt.Sprintf("could not ask the endpoint (%v); %s", err, fallback)
+	case rep == nil:
+		return config.ToolModeNative, fmt.Sprintf("the %s API takes tools natively; text if the server rejects them", provider)
+	case rep.Answer == llm.ToolsNative:
+		return config.ToolModeNative, rep.String()
+	case rep.Answer == llm.ToolsText:
+		return config.ToolModeText, rep.String()
+	default:
+		return config.ToolModeNative, rep.String() + "; " + fallback
+	}
 }

@@ -19,6 +19,10 @@ func newModelsCmd(g *globals) *cobra.Command {
 		Long: `Lists every configured model (from the models section, or the one that
 OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST create) and asks
 each endpoint, concurrently, whether it answers and knows the model.
+TOOLS shows how each model gets its tools: the configured toolMode and,
+for auto, what it resolves to and why ("auto -> text (ollama: no "tools"
+capability)"), from what the endpoint says about the model (see
+docs/PROVIDERS.md, "How toolMode auto decides").
 Exits 1 when a model does not answer.`,
 		Args: cobra.NoArgs,
 		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, _ []string) error {
@@ -39,7 +43,7 @@ Exits 1 when a model does not answer.`,
 				}
 			} else {
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL\tTOOLS\tSTATUS")
+				fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL\tSTATUS\tTOOLS")
 				for _, c := range checks {
 					name := c.Name
 					if c.Default {
@@ -49,7 +53,7 @@ Exits 1 when a model does not answer.`,
 					if !c.OK {
 						status = "error: " + oneLine(c.Error, 120)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, c.Provider, c.Model, c.ToolMode, status)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, c.Provider, c.Model, status, toolsColumn(c))
 				}
 				if err := tw.Flush(); err != nil {
 					return err
@@ -64,4 +68,21 @@ Exits 1 when a model does not answer.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long each model may take to answer")
 	return cmd
+}
+
+// toolsColumn renders how a model gets its tools: "text (configured)", or
+// for auto "auto -> native (reason)".
+func toolsColumn(c app.ModelCheck) string {
+	switch {
+	case c.ResolvedToolMode == "":
+		return c.ToolMode
+	case c.ToolMode == c.ResolvedToolMode:
+		return c.ToolMode + " (" + c.ToolModeReason + ")"
+	default:
+		configured := c.ToolMode
+		if configured == "" {
+			configured = "auto"
+		}
+		return configured + " -> " + c.ResolvedToolMode + " (" + oneLine(c.ToolModeReason, 160) + ")"
+	}
 }

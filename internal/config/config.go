@@ -277,8 +277,11 @@ type Model struct {
 	// BaseURL overrides the provider's endpoint; empty means its default.
 	BaseURL string `json:"baseURL,omitempty"`
 	// Model is the provider's model id.
-	Model    string `json:"model"`
-	APIKey   Secret `json:"apiKey,omitempty"`
+	Model  string `json:"model"`
+	APIKey Secret `json:"apiKey,omitempty"`
+	// ToolMode is native, text or auto. auto asks the endpoint whether the
+	// model takes tools (docs/PROVIDERS.md, "How toolMode auto decides");
+	// native and text are never overridden.
 	ToolMode string `json:"toolMode"`
 	// ContextWindow and MaxTokens: 0 means the provider's default.
 	ContextWindow int `json:"contextWindow,omitempty"`

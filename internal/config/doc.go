@@ -177,7 +177,7 @@
 //	    provider: openai          # openai | anthropic | gemini | ollama
 //	    baseURL: http://localhost:11434/v1
 //	    model: qwen2.5
-//	    toolMode: auto            # native | text | auto (default auto)
+//	    toolMode: auto            # native | text | auto: as the endpoint says (default auto)
 //	    contextWindow: 32768
 //	    maxTokens: 4096
 //	    temperature: 0.2

@@ -2,7 +2,7 @@
 // models: the values that cross it ([Message], [Part], [ToolCall], [ToolSpec],
 // [Request], [Event], [Response], [Usage]), the [Provider] interface every wire
 // adapter implements, optional extras found by type assertion ([Generator],
-// [Checker], [ToolSupport]), the typed [*Error] every adapter returns, and the
+// [Checker], [ToolSupport], [ToolReporter]), the typed [*Error] every adapter returns, and the
 // HTTP plumbing adapters share ([Transport]: retries with backoff that honour
 // Retry-After, connect, first-token and idle timeouts, error-body decoding).
 //

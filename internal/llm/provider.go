@@ -44,8 +44,10 @@ type Checker interface {
 }
 
 // ToolSupport is implemented by providers that can say whether a model
-// supports native tool calling (Ollama's /api/show capabilities). Callers
-// without it try native tools and fall back on [ErrToolsUnsupported].
+// supports native tool calling (Ollama's /api/show capabilities, llama.cpp's
+// /props chat template: see [ToolReporter]). An endpoint that does not say
+// gives an error wrapping [ErrToolSupportUnknown]. Callers without an answer
+// try native tools and fall back on [ErrToolsUnsupported].
 type ToolSupport interface {
 	SupportsTools(ctx context.Context, model string) (bool, error)
 }

@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 )
@@ -37,6 +39,9 @@ type Options struct {
 	// KeepAlive is how long the model stays loaded after a request ("5m",
 	// "-1" for ever); empty means the server's default.
 	KeepAlive string
+	// ProbeTimeout bounds the /api/show question asked once per model about
+	// its tool support ([Client.ToolReport]). Zero means 3s.
+	ProbeTimeout time.Duration
 	// HTTPOptions set the HTTP client, timeouts, retries and logger.
 	llm.HTTPOptions
 }
@@ -51,14 +56,18 @@ type Client struct {
 	keepAlive string
 	header    http.Header
 	tr        *llm.Transport
+
+	probeTimeout time.Duration
+	tools        llm.ToolReports
 }
 
 var (
-	_ llm.Provider    = (*Client)(nil)
-	_ llm.Generator   = (*Client)(nil)
-	_ llm.Checker     = (*Client)(nil)
-	_ llm.Lister      = (*Client)(nil)
-	_ llm.ToolSupport = (*Client)(nil)
+	_ llm.Provider     = (*Client)(nil)
+	_ llm.Generator    = (*Client)(nil)
+	_ llm.Checker      = (*Client)(nil)
+	_ llm.Lister       = (*Client)(nil)
+	_ llm.ToolSupport  = (*Client)(nil)
+	_ llm.ToolReporter = (*Client)(nil)
 )
 
 // New returns a Client. opts nil means defaults; opts is copied. It fails
@@ -68,7 +77,10 @@ func New(opts *Options) (*Client, error) {
 	if opts != nil {
 		o = *opts
 	}
-	c := &Client{model: o.Model, name: o.Name, numCtx: o.NumCtx, keepAlive: o.KeepAlive}
+	c := &Client{model: o.Model, name: o.Name, numCtx: o.NumCtx, keepAlive: o.KeepAlive, probeTimeout: o.ProbeTimeout}
+	if c.probeTimeout <= 0 {
+		c.probeTimeout = 3 * time.Second
+	}
 	if c.name == "" {
 		c.name = "ollama"
 	}
@@ -158,33 +170,54 @@ func (c *Client) Generate(ctx context.Context, req *llm.Request) (*llm.Response,
 	return llm.Collect(func(yield func(llm.Event, error) bool) { newStream(c.name).run(r, yield) })
 }
 
-// SupportsTools implements [llm.ToolSupport] with POST /api/show: the
-// model's capabilities list "tools". Servers older than the capabilities
-// field are answered from the chat template, which mentions .Tools when the
-// model takes tools.
-func (c *Client) SupportsTools(ctx context.Context, model string) (bool, error) {
+// ToolReport implements [llm.ToolReporter] with POST /api/show, asked once
+// per model within the probe timeout: the model's capabilities list
+// "tools", or, on servers older than the capabilities field, its template
+// ranges over .Tools ([llm.ReadOllamaShow]). Redirects are not followed.
+func (c *Client) ToolReport(ctx context.Context, model string) (llm.ToolReport, error) {
 	if model == "" {
 		model = c.model
 	}
-	body, err := json.Marshal(map[string]string{"model": model})
-	if err != nil {
-		return false, fmt.Errorf("%s: encoding show request: %w", c.name, err)
-	}
-	b, err := c.tr.Fetch(ctx, http.MethodPost, c.base+"/api/show", c.header, body, "model details")
+	return c.tools.Get(ctx, model, func(ctx context.Context) llm.ToolReport { return c.show(ctx, model) })
+}
+
+// SupportsTools implements [llm.ToolSupport] from [Client.ToolReport].
+func (c *Client) SupportsTools(ctx context.Context, model string) (bool, error) {
+	r, err := c.ToolReport(ctx, model)
 	if err != nil {
 		return false, err
 	}
-	var show struct {
-		Capabilities []string `json:"capabilities"`
-		Template     string   `json:"template"`
+	return r.Supports()
+}
+
+// show asks /api/show about model and reads the answer.
+func (c *Client) show(ctx context.Context, model string) llm.ToolReport {
+	unknown := llm.ToolReport{Source: llm.SourceOllama}
+	body, err := json.Marshal(map[string]string{"model": model})
+	if err != nil {
+		unknown.Reason = "encoding the show request: " + err.Error()
+		return unknown
 	}
-	if err := json.Unmarshal(b, &show); err != nil {
-		return false, llm.MalformedError(c.name, "model details", err)
+	ctx, cancel := context.WithTimeout(ctx, c.probeTimeout)
+	defer cancel()
+	status, b, err := c.tr.Probe(ctx, http.MethodPost, c.base+"/api/show", c.header, body)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		unknown.Reason = fmt.Sprintf("/api/show did not answer within %v", c.probeTimeout)
+		return unknown
+	case err != nil:
+		unknown.Reason = "/api/show failed: " + err.Error()
+		return unknown
+	case status != http.StatusOK:
+		unknown.Reason = fmt.Sprintf("/api/show answered %d %s", status, http.StatusText(status))
+		return unknown
 	}
-	if show.Capabilities != nil {
-		return slices.Contains(show.Capabilities, "tools"), nil
+	r, ok := llm.ReadOllamaShow(b)
+	if !ok {
+		unknown.Reason = "/api/show answered something other than model details"
+		return unknown
 	}
-	return strings.Contains(show.Template, ".Tools"), nil
+	return r
 }
 
 // Models implements [llm.Lister] with GET /api/tags.

@@ -215,6 +215,8 @@ func TestSupportsTools(t *testing.T) {
 		{"old server, template with tools", jsonReply(`{"template":"{{- if .Tools }}tools{{ end }}"}`), true, false},
 		{"old server, plain template", jsonReply(`{"template":"{{ .Prompt }}"}`), false, false},
 		{"model missing", llmtest.Reply{Status: 404, Header: jsonHeader, Chunks: [][]byte{[]byte(`{"error":"model 'nope' not found"}`)}}, false, true},
+		{"no capabilities and no template", jsonReply(`{"modelfile":"FROM x","details":{"format":"gguf"}}`), false, true},
+		{"not model details", jsonReply(`{"models":[]}`), false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

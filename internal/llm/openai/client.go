@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	// max_tokens on reasoning models, and "max_tokens" for other servers,
 	// which may know only that.
 	MaxTokensField string
+	// ProbeTimeout bounds the questions asked once per model about its tool
+	// support ([Client.ToolReport]). Zero means [DefaultProbeTimeout].
+	ProbeTimeout time.Duration
 	// HTTPOptions set the HTTP client, timeouts, retries and logger.
 	llm.HTTPOptions
 }
@@ -45,13 +49,18 @@ type Client struct {
 	maxTokens string
 	header    http.Header
 	tr        *llm.Transport
+
+	probeTimeout time.Duration
+	tools        llm.ToolReports
 }
 
 var (
-	_ llm.Provider  = (*Client)(nil)
-	_ llm.Generator = (*Client)(nil)
-	_ llm.Checker   = (*Client)(nil)
-	_ llm.Lister    = (*Client)(nil)
+	_ llm.Provider     = (*Client)(nil)
+	_ llm.Generator    = (*Client)(nil)
+	_ llm.Checker      = (*Client)(nil)
+	_ llm.Lister       = (*Client)(nil)
+	_ llm.ToolReporter = (*Client)(nil)
+	_ llm.ToolSupport  = (*Client)(nil)
 )
 
 // New returns a Client. opts nil means defaults; opts is copied.
@@ -60,7 +69,13 @@ func New(opts *Options) *Client {
 	if opts != nil {
 		o = *opts
 	}
-	c := &Client{base: strings.TrimRight(o.BaseURL, "/"), model: o.Model, name: o.Name, maxTokens: o.MaxTokensField}
+	c := &Client{
+		base: strings.TrimRight(o.BaseURL, "/"), model: o.Model, name: o.Name, maxTokens: o.MaxTokensField,
+		probeTimeout: o.ProbeTimeout,
+	}
+	if c.probeTimeout <= 0 {
+		c.probeTimeout = DefaultProbeTimeout
+	}
 	if c.base == "" {
 		c.base = DefaultBaseURL
 	}

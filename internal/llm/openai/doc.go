@@ -4,7 +4,9 @@
 // the adapter tolerates their differences: tool calls without ids, with
 // whole or object arguments, or reusing one index; reasoning_content deltas;
 // missing usage; error bodies that are plain strings. A server that rejects
-// tools yields an error wrapping [llm.ErrToolsUnsupported].
+// tools yields an error wrapping [llm.ErrToolsUnsupported]. Which server it
+// is, and whether it gives a model native tools, is asked once per model
+// ([Client.ToolReport]) for `toolMode: auto`.
 //
 // Layer: adapter. It imports llm and sse; only app imports it.
 package openai
