@@ -1,0 +1,206 @@
+package protect
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Item is one protected object as the configuration names it.
+type Item struct {
+	// Path is the object's path; relative paths are made absolute
+	// against the working directory. It need not exist: a config file
+	// Switchboard would discover is protected before it is created.
+	Path string
+	// What names the object in errors, e.g. "Switchboard's data directory".
+	What string
+}
+
+// Set is the protected objects. Build it with [New]; it is safe for
+// concurrent use, and [Set.Close] releases its handles. A nil *Set
+// protects nothing.
+type Set struct {
+	objs []object // fixed after New
+}
+
+type object struct {
+	path string   // absolute and clean, as configured, symlinks resolved when it existed
+	what string   // for messages
+	h    *os.File // handle on the object when it existed at New; nil otherwise
+	dev  uint64   // identity of h
+	ino  uint64
+}
+
+// ProtectedError is what [Set.Check] returns: path is, lies below or (for
+// a change) contains a protected object.
+type ProtectedError struct {
+	Path string // the path refused, as the kernel names it
+	What string // the protected object, e.g. "Switchboard's data directory"
+	Obj  string // where that object is now
+}
+
+func (e *ProtectedError) Error() string {
+	switch {
+	case e.Path == e.Obj:
+		return fmt.Sprintf("%s is %s; tools may not read or change Switchboard's own files", e.Path, e.What)
+	case under(e.Path, e.Obj):
+		return fmt.Sprintf("%s lies inside %s (%s); tools may not read or change Switchboard's own files", e.Path, e.What, e.Obj)
+	}
+	return fmt.Sprintf("%s contains %s (%s); tools may not replace, move or delete it", e.Path, e.What, e.Obj)
+}
+
+// ErrProtected matches every [ProtectedError] with errors.Is.
+var ErrProtected = errors.New("protected by Switchboard")
+
+// Is makes errors.Is(err, ErrProtected) true.
+func (e *ProtectedError) Is(target error) bool { return target == ErrProtected }
+
+// New opens a handle on every item that exists, so that it is known by
+// identity from now on. Items with an empty Path are skipped. It fails
+// only when a path cannot be made absolute.
+func New(items []Item) (*Set, error) {
+	s := &Set{}
+	for _, it := range items {
+		if it.Path == "" {
+			continue
+		}
+		p, err := filepath.Abs(it.Path)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("protecting %s: %w", it.Path, err)
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		o := object{path: p, what: it.What}
+		if h, err := openPath(p); err == nil {
+			if st, err := h.Stat(); err == nil {
+				o.h = h
+				o.dev, o.ino = identity(st)
+			} else {
+				h.Close()
+			}
+		}
+		s.objs = append(s.objs, o)
+	}
+	return s, nil
+}
+
+// Close releases the handles. It is idempotent.
+func (s *Set) Close() error {
+	if s == nil {
+		return nil
+	}
+	for i := range s.objs {
+		if h := s.objs[i].h; h != nil {
+			_ = h.Close() // O_PATH handles: nothing to flush
+		}
+	}
+	return nil
+}
+
+// current returns where o is now: its configured path and, when its
+// handle's kernel path differs (a parent was renamed), that path too.
+func (o *object) current() []string {
+	out := []string{o.path}
+	if o.h != nil {
+		if p, ok := fdPath(o.h); ok && p != o.path {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Paths returns every path to hide now: each object's configured path and
+// its current location when it moved, absolute, sorted and without
+// duplicates. It is cheap (one readlink per object) and meant to be
+// called at every sandbox start.
+func (s *Set) Paths() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for i := range s.objs {
+		out = append(out, s.objs[i].current()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Check reports, as a [*ProtectedError], whether a tool may not use path,
+// an absolute path as the kernel names it (see [Path]): path is a
+// protected object or lies below one, or, when change is set, it contains
+// one (replacing, moving or deleting it would move the object).
+func (s *Set) Check(path string, change bool) error {
+	if s == nil {
+		return nil
+	}
+	path = filepath.Clean(path)
+	for i := range s.objs {
+		o := &s.objs[i]
+		for _, c := range o.current() {
+			if path == c || under(path, c) || change && under(c, path) {
+				return &ProtectedError{Path: path, What: o.what, Obj: c}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckFile is [Set.Check] for an open file: it names f by the kernel's
+// path of the descriptor, so a symlink or a rename since f was opened by
+// path does not matter, and also refuses f when it is one of the
+// protected objects by identity (a hard link to a protected file).
+func (s *Set) CheckFile(f *os.File, change bool) error {
+	if s == nil {
+		return nil
+	}
+	p, err := Path(f)
+	if err != nil {
+		return err
+	}
+	if err := s.Check(p, change); err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", p, err)
+	}
+	dev, ino := identity(st)
+	for i := range s.objs {
+		if o := &s.objs[i]; o.h != nil && o.dev == dev && o.ino == ino {
+			return &ProtectedError{Path: p, What: o.what, Obj: o.current()[len(o.current())-1]}
+		}
+	}
+	return nil
+}
+
+// Path returns where the kernel says f is now, absolute with symlinks
+// resolved. It fails when f was deleted.
+func Path(f *os.File) (string, error) {
+	p, ok := fdPath(f)
+	if !ok {
+		return "", fmt.Errorf("finding where %s is: it was deleted or cannot be named", f.Name())
+	}
+	return p, nil
+}
+
+// under reports whether p lies strictly below dir.
+func under(p, dir string) bool {
+	if dir == "/" {
+		return p != "/" && strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// identity returns the device and inode of st.
+func identity(st os.FileInfo) (dev, ino uint64) {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Dev), uint64(s.Ino) //nolint:unconvert // the field types differ between platforms
+	}
+	return 0, 0
+}
