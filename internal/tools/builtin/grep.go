@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -155,8 +156,11 @@ func (g *grepper) searchRoot(ctx context.Context, l loc) error {
 	}
 	var walk func(rel string) error
 	walk = func(rel string) error {
-		es, err := readDir(r, rel)
+		es, err := readDir(rs, r, rel)
 		if err != nil {
+			if rel == l.rel && errors.Is(err, protect.ErrProtected) {
+				return protectedError(l, err)
+			}
 			if rel == l.rel {
 				return rs.fsError("searching", l, err)
 			}
@@ -211,6 +215,9 @@ func (g *grepper) globMatch(base, rel string) bool {
 func (g *grepper) searchFile(r *os.Root, l loc, rel string, explicit bool) {
 	f, st, err := openRegular(g.rs, r, l, rel)
 	if err != nil {
+		if explicit && errors.Is(err, protect.ErrProtected) {
+			fmt.Fprintf(&g.out, "[skipped %s: %v]\n", displayPath(l.root, l.first, rel), err)
+		}
 		return
 	}
 	defer f.Close()

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 )
 
 // maxPathLen bounds path arguments; longer ones are refused before any system call.
@@ -23,9 +25,12 @@ type root struct {
 // relative paths. It is immutable after [newRoots].
 type roots struct {
 	list []root
+	// prot is what the file tools may not touch inside the roots; nil
+	// protects nothing.
+	prot *protect.Set
 }
 
-func newRoots(dirs []string) (*roots, error) {
+func newRoots(dirs []string, prot *protect.Set) (*roots, error) {
 	if len(dirs) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -33,7 +38,7 @@ func newRoots(dirs []string) (*roots, error) {
 		}
 		dirs = []string{wd}
 	}
-	rs := &roots{}
+	rs := &roots{prot: prot}
 	for _, d := range dirs {
 		if d == "" {
 			return nil, errors.New("configuring roots: a root is empty; give a directory path")
