@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -24,13 +25,16 @@ type Item struct {
 // concurrent use, and [Set.Close] releases its handles. A nil *Set
 // protects nothing.
 type Set struct {
-	objs []object // fixed after New
+	// mu guards the handles of objs: an object absent at New (the data
+	// directory before the first database) is adopted when it appears.
+	mu   sync.Mutex
+	objs []object // the list is fixed after New
 }
 
 type object struct {
 	path string   // absolute and clean, as configured, symlinks resolved when it existed
 	what string   // for messages
-	h    *os.File // handle on the object when it existed at New; nil otherwise
+	h    *os.File // handle on the object since it was first seen; nil before
 	dev  uint64   // identity of h
 	ino  uint64
 }
@@ -77,14 +81,7 @@ func New(items []Item) (*Set, error) {
 			p = r
 		}
 		o := object{path: p, what: it.What}
-		if h, err := openPath(p); err == nil {
-			if st, err := h.Stat(); err == nil {
-				o.h = h
-				o.dev, o.ino = identity(st)
-			} else {
-				h.Close()
-			}
-		}
+		o.adopt()
 		s.objs = append(s.objs, o)
 	}
 	return s, nil
@@ -95,17 +92,41 @@ func (s *Set) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := range s.objs {
 		if h := s.objs[i].h; h != nil {
 			_ = h.Close() // O_PATH handles: nothing to flush
+			s.objs[i].h = nil
 		}
 	}
+	s.objs = nil
 	return nil
 }
 
-// current returns where o is now: its configured path and, when its
-// handle's kernel path differs (a parent was renamed), that path too.
-func (o *object) current() []string {
+// adopt opens a handle on o when it has none and its path exists now.
+func (o *object) adopt() {
+	if o.h != nil {
+		return
+	}
+	h, err := openPath(o.path)
+	if err != nil {
+		return
+	}
+	st, err := h.Stat()
+	if err != nil {
+		h.Close()
+		return
+	}
+	o.h = h
+	o.dev, o.ino = identity(st)
+}
+
+// currentLocked returns where o is now: its configured path and, when
+// its handle's kernel path differs (a parent was renamed), that path too.
+// The caller holds s.mu.
+func (o *object) currentLocked() []string {
+	o.adopt()
 	out := []string{o.path}
 	if o.h != nil {
 		if p, ok := fdPath(o.h); ok && p != o.path {
@@ -117,15 +138,24 @@ func (o *object) current() []string {
 
 // Paths returns every path to hide now: each object's configured path and
 // its current location when it moved, absolute, sorted and without
-// duplicates. It is cheap (one readlink per object) and meant to be
-// called at every sandbox start.
+// duplicates. Paths that do not exist now are left out (a sandbox would
+// have to create something there to cover it, and an empty directory
+// where a config file belongs would break discovery). It is cheap (a
+// readlink and a stat per object) and meant to be called at every
+// sandbox start.
 func (s *Set) Paths() []string {
 	if s == nil {
 		return nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []string
 	for i := range s.objs {
-		out = append(out, s.objs[i].current()...)
+		for _, p := range s.objs[i].currentLocked() {
+			if _, err := os.Lstat(p); err == nil {
+				out = append(out, p)
+			}
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -140,9 +170,11 @@ func (s *Set) Check(path string, change bool) error {
 		return nil
 	}
 	path = filepath.Clean(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := range s.objs {
 		o := &s.objs[i]
-		for _, c := range o.current() {
+		for _, c := range o.currentLocked() {
 			if path == c || under(path, c) || change && under(c, path) {
 				return &ProtectedError{Path: path, What: o.what, Obj: c}
 			}
@@ -171,9 +203,12 @@ func (s *Set) CheckFile(f *os.File, change bool) error {
 		return fmt.Errorf("checking %s: %w", p, err)
 	}
 	dev, ino := identity(st)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := range s.objs {
 		if o := &s.objs[i]; o.h != nil && o.dev == dev && o.ino == ino {
-			return &ProtectedError{Path: p, What: o.what, Obj: o.current()[len(o.current())-1]}
+			cur := o.currentLocked()
+			return &ProtectedError{Path: p, What: o.what, Obj: cur[len(cur)-1]}
 		}
 	}
 	return nil
