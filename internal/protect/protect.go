@@ -50,11 +50,11 @@ type ProtectedError struct {
 func (e *ProtectedError) Error() string {
 	switch {
 	case e.Path == e.Obj:
-		return fmt.Sprintf("%s is %s; tools may not read or change Switchboard's own files", e.Path, e.What)
+		return fmt.Sprintf("%s is %s, which is out of reach of tools", e.Path, e.What)
 	case under(e.Path, e.Obj):
-		return fmt.Sprintf("%s lies inside %s (%s); tools may not read or change Switchboard's own files", e.Path, e.What, e.Obj)
+		return fmt.Sprintf("%s lies inside %s (%s), which is out of reach of tools", e.Path, e.What, e.Obj)
 	}
-	return fmt.Sprintf("%s contains %s (%s); tools may not replace, move or delete it", e.Path, e.What, e.Obj)
+	return fmt.Sprintf("%s contains %s (%s), which is out of reach of tools: it may not be replaced, moved or deleted", e.Path, e.What, e.Obj)
 }
 
 // ErrProtected matches every [ProtectedError] with errors.Is.

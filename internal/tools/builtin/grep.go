@@ -148,6 +148,15 @@ func (g *grepper) searchRoot(ctx context.Context, l loc) error {
 		return rs.fsError("searching", l, err)
 	}
 	if st.Mode().IsRegular() {
+		// A protected file named outright is refused as read_file
+		// refuses it; searchFile itself skips unreadable files quietly.
+		f, _, err := openRegular(rs, r, l, l.rel)
+		if errors.Is(err, protect.ErrProtected) {
+			return err
+		}
+		if f != nil {
+			f.Close()
+		}
 		g.searchFile(r, l, l.rel, true)
 		return nil
 	}
@@ -215,9 +224,6 @@ func (g *grepper) globMatch(base, rel string) bool {
 func (g *grepper) searchFile(r *os.Root, l loc, rel string, explicit bool) {
 	f, st, err := openRegular(g.rs, r, l, rel)
 	if err != nil {
-		if explicit && errors.Is(err, protect.ErrProtected) {
-			fmt.Fprintf(&g.out, "[skipped %s: %v]\n", displayPath(l.root, l.first, rel), err)
-		}
 		return
 	}
 	defer f.Close()

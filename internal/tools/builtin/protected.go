@@ -21,7 +21,7 @@ import (
 
 // protectedError words a refusal for the model.
 func protectedError(l loc, err error) error {
-	return fmt.Errorf("refused %q: %w. Switchboard's data directory and config files are out of reach of tools; ask the person to change them", l.arg, err)
+	return fmt.Errorf("refused %q: %w; only the person running Switchboard may read or change its own files", l.arg, err)
 }
 
 // guardOpen refuses f, opened for l, when it is or lies in a protected

@@ -38,7 +38,7 @@ func protectedEnv(t *testing.T) (e *env, root string) {
 
 func TestFileToolsRefuseProtectedFiles(t *testing.T) {
 	e, root := protectedEnv(t)
-	const refused = "Switchboard's data directory and config files are out of reach of tools"
+	const refused = "which is out of reach of tools"
 	if err := os.Symlink("state/data", filepath.Join(root, "sneaky")); err != nil {
 		t.Fatal(err)
 	}
