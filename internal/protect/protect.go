@@ -161,20 +161,57 @@ func (s *Set) Paths() []string {
 	return slices.Compact(out)
 }
 
+// View is where the protected objects are at one moment: a snapshot for
+// one tool call, so that a walk over many files asks the kernel about
+// each object once. Objects cannot move under a running call by a tool's
+// doing (the sandboxes pin their parents, the file tools rename only
+// regular files); a View is still meant to be short-lived. A nil *View
+// protects nothing.
+type View struct {
+	objs []viewObj
+}
+
+type viewObj struct {
+	what     string
+	paths    []string // configured path, and the current one when it moved
+	dev, ino uint64
+	known    bool // dev and ino are set
+}
+
+// View returns a snapshot of where the objects are now.
+func (s *Set) View() *View {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := &View{objs: make([]viewObj, 0, len(s.objs))}
+	for i := range s.objs {
+		o := &s.objs[i]
+		cur := o.currentLocked()
+		v.objs = append(v.objs, viewObj{what: o.what, paths: cur, dev: o.dev, ino: o.ino, known: o.h != nil})
+	}
+	return v
+}
+
+// Check is [View.Check] on a fresh view.
+func (s *Set) Check(path string, change bool) error { return s.View().Check(path, change) }
+
+// CheckFile is [View.CheckFile] on a fresh view.
+func (s *Set) CheckFile(f *os.File, change bool) error { return s.View().CheckFile(f, change) }
+
 // Check reports, as a [*ProtectedError], whether a tool may not use path,
 // an absolute path as the kernel names it (see [Path]): path is a
 // protected object or lies below one, or, when change is set, it contains
 // one (replacing, moving or deleting it would move the object).
-func (s *Set) Check(path string, change bool) error {
-	if s == nil {
+func (v *View) Check(path string, change bool) error {
+	if v == nil {
 		return nil
 	}
 	path = filepath.Clean(path)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.objs {
-		o := &s.objs[i]
-		for _, c := range o.currentLocked() {
+	for i := range v.objs {
+		o := &v.objs[i]
+		for _, c := range o.paths {
 			if path == c || under(path, c) || change && under(c, path) {
 				return &ProtectedError{Path: path, What: o.what, Obj: c}
 			}
@@ -183,19 +220,19 @@ func (s *Set) Check(path string, change bool) error {
 	return nil
 }
 
-// CheckFile is [Set.Check] for an open file: it names f by the kernel's
+// CheckFile is [View.Check] for an open file: it names f by the kernel's
 // path of the descriptor, so a symlink or a rename since f was opened by
 // path does not matter, and also refuses f when it is one of the
 // protected objects by identity (a hard link to a protected file).
-func (s *Set) CheckFile(f *os.File, change bool) error {
-	if s == nil {
+func (v *View) CheckFile(f *os.File, change bool) error {
+	if v == nil {
 		return nil
 	}
 	p, err := Path(f)
 	if err != nil {
 		return err
 	}
-	if err := s.Check(p, change); err != nil {
+	if err := v.Check(p, change); err != nil {
 		return err
 	}
 	st, err := f.Stat()
@@ -203,12 +240,9 @@ func (s *Set) CheckFile(f *os.File, change bool) error {
 		return fmt.Errorf("checking %s: %w", p, err)
 	}
 	dev, ino := identity(st)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.objs {
-		if o := &s.objs[i]; o.h != nil && o.dev == dev && o.ino == ino {
-			cur := o.currentLocked()
-			return &ProtectedError{Path: p, What: o.what, Obj: cur[len(cur)-1]}
+	for i := range v.objs {
+		if o := &v.objs[i]; o.known && o.dev == dev && o.ino == ino {
+			return &ProtectedError{Path: p, What: o.what, Obj: o.paths[len(o.paths)-1]}
 		}
 	}
 	return nil

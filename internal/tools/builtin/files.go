@@ -220,7 +220,7 @@ func readDir(rs *roots, r *os.Root, rel string) ([]fs.DirEntry, error) {
 	if !st.IsDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: rel, Err: syscall.ENOTDIR}
 	}
-	if err := rs.prot.CheckFile(f, false); err != nil {
+	if err := rs.protected().CheckFile(f, false); err != nil {
 		return nil, err
 	}
 	es, err := f.ReadDir(-1)

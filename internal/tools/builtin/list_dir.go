@@ -57,6 +57,7 @@ func newListDir(rs *roots) *tool {
 }
 
 func listDir(ctx context.Context, rs *roots, a listDirArgs) (string, error) {
+	rs = rs.forCall() // one look at where Switchboard's files are, for this call
 	if a.Path == "" {
 		a.Path = "."
 	}

@@ -27,7 +27,7 @@ func protectedError(l loc, err error) error {
 // guardOpen refuses f, opened for l, when it is or lies in a protected
 // object.
 func (rs *roots) guardOpen(l loc, f *os.File) error {
-	if err := rs.prot.CheckFile(f, false); err != nil {
+	if err := rs.protected().CheckFile(f, false); err != nil {
 		if errors.Is(err, protect.ErrProtected) {
 			return protectedError(l, err)
 		}
@@ -68,13 +68,13 @@ func (rs *roots) guardChange(r *os.Root, l loc, rel string) error {
 // checkBelow checks f, or the path rest below f when rest is not empty.
 func (rs *roots) checkBelow(f *os.File, rest string) error {
 	if rest == "" {
-		return rs.prot.CheckFile(f, true)
+		return rs.protected().CheckFile(f, true)
 	}
 	base, err := protect.Path(f)
 	if err != nil {
 		return err
 	}
-	return rs.prot.Check(filepath.Join(base, rest), true)
+	return rs.protected().Check(filepath.Join(base, rest), true)
 }
 
 // guardTemp checks where a write's temporary file f landed: its directory,
@@ -87,5 +87,5 @@ func (rs *roots) guardTemp(f *os.File, rel string) error {
 	if err != nil {
 		return err
 	}
-	return rs.prot.Check(filepath.Join(filepath.Dir(p), filepath.Base(rel)), true)
+	return rs.protected().Check(filepath.Join(filepath.Dir(p), filepath.Base(rel)), true)
 }

@@ -28,6 +28,31 @@ type roots struct {
 	// prot is what the file tools may not touch inside the roots; nil
 	// protects nothing.
 	prot *protect.Set
+	// view is prot at the start of one call (see [roots.forCall]); nil
+	// on the shared value.
+	view *protect.View
+}
+
+// forCall returns rs with a snapshot of where the protected files are,
+// taken once for this call, so that a walk over many files does not ask
+// the kernel about each protected file again per file.
+func (rs *roots) forCall() *roots {
+	if rs.prot == nil {
+		return rs
+	}
+	c := *rs
+	c.view = rs.prot.View()
+	return &c
+}
+
+// protected is the view checks use: the call's snapshot, or a fresh one
+// where a path into the tools forgot [roots.forCall] (slower, never
+// unprotected).
+func (rs *roots) protected() *protect.View {
+	if rs.view != nil || rs.prot == nil {
+		return rs.view
+	}
+	return rs.prot.View()
 }
 
 func newRoots(dirs []string, prot *protect.Set) (*roots, error) {
