@@ -49,7 +49,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	read := opts.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = readRegular
 	}
 	cwd := opts.Cwd
 	if cwd == "" {

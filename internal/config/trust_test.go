@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -135,5 +136,18 @@ func TestTrustFollowsSymlinkedConfig(t *testing.T) {
 	_, err = Load(LoadOptions{Cwd: cwd, Getenv: envMap{"XDG_STATE_HOME": filepath.Dir(dir)}.get})
 	if err == nil {
 		t.Fatal("a config linked to a file a tool wrote was loaded")
+	}
+}
+
+// A FIFO planted where discovery looks is refused at once, not read
+// (which would block every command).
+func TestDiscoveredFIFORefused(t *testing.T) {
+	cwd := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(cwd, "switchboard.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(LoadOptions{Cwd: cwd, Getenv: envMap{}.get})
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Load with a FIFO as switchboard.yaml = %v; want a refusal", err)
 	}
 }
