@@ -123,12 +123,10 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		return nil, err
 	}
 	a.protected = prot
-	if cfg.TrustDir != "" {
-		// Before any tool can write: a config discovered later in these
-		// directories needs the person's trust (see config.Trust).
-		if err := config.RecordWritable(cfg.TrustDir, writableDirs(cfg)); err != nil {
-			logger.Warn("tool roots not recorded; a config file a tool writes there may be loaded later", logKeyErr, err)
-		}
+	// Before any tool can write: a config discovered later in these
+	// directories needs the person's trust (see config.Config.Trust).
+	if err := cfg.RecordWritable(writableDirs(cfg)); err != nil {
+		logger.Warn("tool roots not recorded; a config file a tool writes there may be loaded later", logKeyErr, err)
 	}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,

@@ -15,7 +15,9 @@ func protectedItems(cfg *config.Config) []protect.Item {
 	items := []protect.Item{
 		{Path: cfg.Data, What: "Switchboard's data directory"},
 		{Path: cfg.Source, What: "Switchboard's config file"},
-		{Path: cfg.TrustDir, What: "Switchboard's record of trusted config files"},
+	}
+	for _, d := range cfg.TrustDirs {
+		items = append(items, protect.Item{Path: d, What: "Switchboard's record of trusted config files"})
 	}
 	for _, c := range cfg.Candidates {
 		if c != cfg.Source {

@@ -53,7 +53,7 @@ func terminalPolicy(cfg *config.Config) sandbox.Policy {
 // Policy.Protected (see protect.go).
 func hidden(cfg *config.Config) []string {
 	var out []string
-	for _, p := range []string{cfg.Data, cfg.Source, cfg.TrustDir} {
+	for _, p := range append([]string{cfg.Data, cfg.Source}, cfg.TrustDirs...) {
 		if p == "" {
 			continue
 		}

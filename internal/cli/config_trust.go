@@ -67,7 +67,10 @@ with --config is always loaded.`,
 				}
 				fmt.Fprintf(out, "  runs %s (%s): %s\n", n, confined, strings.Join(append([]string{s.Command}, s.Args...), " "))
 			}
-			if err := config.Trust(cfg.TrustDir, cfg.Source, data); err != nil {
+			if g.dataDir != "" {
+				cfg.Data = g.dataDir // the records go where this data directory is too
+			}
+			if err := cfg.Trust(cfg.Source, data); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "trusted %s as it is now; a later change needs `switchboard config trust` again\n", cfg.Source)

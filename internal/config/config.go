@@ -18,10 +18,10 @@ type Config struct {
 	// exist or not (see [Find]): Switchboard protects them from tools,
 	// since a tool that wrote one would choose the next configuration.
 	Candidates []string `json:"-"`
-	// TrustDir holds the records of discovered config files the person
-	// accepted and of the directories tools may write (see [Trust]); it
-	// never comes from the file itself.
-	TrustDir string `json:"-"`
+	// TrustDirs are where the records of discovered config files the
+	// person accepted, and of the directories tools may write, are read
+	// (see [Config.Trust]); they never come from the file itself.
+	TrustDirs []string `json:"-"`
 
 	MCPServers map[string]MCPServer `json:"mcpServers"`
 	// MCPRoots are the roots (directories or file:// URIs) offered to

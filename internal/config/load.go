@@ -70,14 +70,14 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := trustDir(cwd, getenv)
+	dirs := trustDirs(cwd, getenv)
 	if path != "" && opts.Path == "" && opts.ReadFile == nil && !opts.SkipTrust {
-		if err := checkTrust(dir, path, data); err != nil {
+		if err := checkTrust(dirs, path, data); err != nil {
 			return nil, err
 		}
 	}
 	c := Default()
-	c.Candidates, c.TrustDir = candidates(cwd, getenv), dir
+	c.Candidates, c.TrustDirs = candidates(cwd, getenv), dirs
 	base := cwd
 	if path != "" {
 		c.Source = path

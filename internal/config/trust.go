@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,8 +34,11 @@ import (
 //     the person has looked at it, and --config names a file outright.
 //
 // Also refused: a discovered file that another user owns or that others
-// may write. TrustDir is protected like the data directory (internal/protect),
-// so no tool reaches the records.
+// may write. The records are read from TrustDirs, which the file cannot
+// choose, and written to the first of them and to the data directory in
+// use, so a container whose home is fresh at each start still finds them
+// in ./.switchboard. All of these are protected like the data directory
+// (internal/protect), so no tool reaches the records.
 
 // UntrustedError is why a discovered config file was not loaded.
 type UntrustedError struct {
@@ -46,18 +50,47 @@ func (e *UntrustedError) Error() string {
 	return fmt.Sprintf("not loading config file %s: %s. Check what it contains (mcpServers with a command run programs), then run `switchboard config trust` to accept it, or name it with --config", e.Path, e.Reason)
 }
 
-// trustDir is where the trust records live: $XDG_STATE_HOME/switchboard,
-// else ~/.local/state/switchboard, else the default data directory of the
-// working directory. Never a place the config file itself names, which
-// an attacker's file would choose.
-func trustDir(cwd string, getenv func(string) string) string {
+// trustDirs are where the trust records are read: the person's state
+// directory ($XDG_STATE_HOME/switchboard, else ~/.local/state/switchboard),
+// the working directory's default data directory, and $SWITCHBOARD_DATA.
+// Never a place the config file itself names, which an attacker's file
+// would choose.
+func trustDirs(cwd string, getenv func(string) string) []string {
+	var out []string
 	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "switchboard")
+		out = append(out, filepath.Join(d, "switchboard"))
+	} else if home := getenv("HOME"); filepath.IsAbs(home) {
+		out = append(out, filepath.Join(home, ".local", "state", "switchboard"))
 	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "switchboard")
+	out = append(out, filepath.Join(cwd, ".switchboard"))
+	if d := getenv("SWITCHBOARD_DATA"); d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		if d = filepath.Clean(d); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
 	}
-	return filepath.Join(cwd, ".switchboard")
+	return out
+}
+
+// trustWriteDirs are where c writes trust records: the first place they
+// are read from and the data directory in use.
+func (c *Config) trustWriteDirs() []string {
+	var out []string
+	for _, d := range []string{c.firstTrustDir(), c.Data} {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (c *Config) firstTrustDir() string {
+	if len(c.TrustDirs) == 0 {
+		return ""
+	}
+	return c.TrustDirs[0]
 }
 
 // key names a path's record.
@@ -79,7 +112,7 @@ func digest(data []byte) string {
 
 // checkTrust decides whether the discovered file path, read as data, may
 // be loaded; see the comment at the top of this file.
-func checkTrust(dir, path string, data []byte) error {
+func checkTrust(dirs []string, path string, data []byte) error {
 	lst, err := os.Lstat(path)
 	if err != nil {
 		return fmt.Errorf("checking config file %s: %w", path, err)
@@ -95,8 +128,10 @@ func checkTrust(dir, path string, data []byte) error {
 		return &UntrustedError{Path: path, Reason: fmt.Sprintf("other users may change it (mode %v); run chmod go-w on it", st.Mode().Perm())}
 	}
 	sum := digest(data)
-	if r, err := readRecord(dir, path); err == nil && r.SHA256 == sum {
-		return nil
+	for _, dir := range dirs {
+		if r, err := readRecord(dir, path); err == nil && r.SHA256 == sum {
+			return nil
+		}
 	}
 	changed := ctime(st)
 	if c := ctime(lst); c.After(changed) {
@@ -106,12 +141,16 @@ func checkTrust(dir, path string, data []byte) error {
 	if err != nil {
 		real = path
 	}
-	if root, since, ok := writableSince(dir, path, real, changed); ok {
-		return &UntrustedError{Path: path, Reason: fmt.Sprintf("it was created or changed after Switchboard let tools write in %s (since %s), so a tool may have written it", root, since.Format(time.RFC3339))}
+	for _, dir := range dirs {
+		if root, since, ok := writableSince(dir, path, real, changed); ok {
+			return &UntrustedError{Path: path, Reason: fmt.Sprintf("it was created or changed after Switchboard let tools write in %s (since %s), so a tool may have written it", root, since.Format(time.RFC3339))}
+		}
 	}
 	// Best effort: without the record, a later change is judged by time
 	// again, which refuses it all the same when tools could write there.
-	_ = Trust(dir, path, data)
+	if len(dirs) > 0 {
+		_ = trustIn(dirs[0], path, data)
+	}
 	return nil
 }
 
@@ -162,9 +201,16 @@ func readRecord(dir, path string) (configRecord, error) {
 }
 
 // Trust records data, the content of the config file path, as accepted
-// in dir (a Config's TrustDir): a discovered file with this content loads
-// from now on.
-func Trust(dir, path string, data []byte) error {
+// by the person: a discovered file with this content loads from now on.
+func (c *Config) Trust(path string, data []byte) error {
+	var errs []error
+	for _, d := range c.trustWriteDirs() {
+		errs = append(errs, trustIn(d, path, data))
+	}
+	return errors.Join(errs...)
+}
+
+func trustIn(dir, path string, data []byte) error {
 	d := filepath.Join(dir, "configs")
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return fmt.Errorf("recording trust in %s: %w", dir, err)
@@ -196,7 +242,15 @@ func Trust(dir, path string, data []byte) error {
 // a discovered config changed there afterwards needs the person's trust.
 // Call it before any tool runs. The first record of a directory is kept,
 // so its time is when tools first could write there.
-func RecordWritable(trust string, dirs []string) error {
+func (c *Config) RecordWritable(dirs []string) error {
+	var errs []error
+	for _, d := range c.trustWriteDirs() {
+		errs = append(errs, recordWritableIn(d, dirs))
+	}
+	return errors.Join(errs...)
+}
+
+func recordWritableIn(trust string, dirs []string) error {
 	d := filepath.Join(trust, "roots")
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return fmt.Errorf("recording tool roots in %s: %w", trust, err)

@@ -74,7 +74,8 @@ func TestDiscoveredConfigTrust(t *testing.T) {
 		t.Fatalf("a config written before any tool ran: %v", err)
 	}
 	dir := filepath.Join(state, "switchboard")
-	if err := RecordWritable(dir, []string{cwd}); err != nil {
+	rec := &Config{TrustDirs: []string{dir}}
+	if err := rec.RecordWritable([]string{cwd}); err != nil {
 		t.Fatal(err)
 	}
 	if err := load(LoadOptions{}); err != nil {
@@ -92,7 +93,7 @@ func TestDiscoveredConfigTrust(t *testing.T) {
 		t.Errorf("SkipTrust: %v", err)
 	}
 	data, _ := os.ReadFile(file)
-	if err := Trust(dir, file, data); err != nil {
+	if err := rec.Trust(file, data); err != nil {
 		t.Fatal(err)
 	}
 	if err := load(LoadOptions{}); err != nil {
@@ -103,7 +104,7 @@ func TestDiscoveredConfigTrust(t *testing.T) {
 	untrusted(t, load(LoadOptions{}), "a tool may have written it")
 
 	// Others may write it: never loaded by discovery.
-	if err := Trust(dir, file, []byte("log: {level: info}\n")); err != nil {
+	if err := rec.Trust(file, []byte("log: {level: info}\n")); err != nil {
 		t.Fatal(err)
 	}
 	write("log: {level: info}\n", 0o666)
@@ -122,7 +123,7 @@ func TestTrustFollowsSymlinkedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "switchboard")
-	if err := RecordWritable(dir, []string{root}); err != nil {
+	if err := (&Config{TrustDirs: []string{dir}}).RecordWritable([]string{root}); err != nil {
 		t.Fatal(err)
 	}
 	nextTick(t, filepath.Join(dir, "roots", key(root)))
@@ -149,5 +150,41 @@ func TestDiscoveredFIFORefused(t *testing.T) {
 	_, err := Load(LoadOptions{Cwd: cwd, Getenv: envMap{}.get})
 	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("Load with a FIFO as switchboard.yaml = %v; want a refusal", err)
+	}
+}
+
+// A container's home is fresh at each start: the records kept in the data
+// directory of the working directory still refuse a config planted in an
+// earlier life, and still accept the one the person trusted.
+func TestTrustRecordsSurviveAFreshHome(t *testing.T) {
+	cwd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(cwd, "switchboard.yaml")
+	first := envMap{"HOME": t.TempDir()}
+	c, err := Load(LoadOptions{Cwd: cwd, Getenv: first.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RecordWritable([]string{cwd}); err != nil {
+		t.Fatal(err)
+	}
+	nextTick(t, filepath.Join(cwd, ".switchboard", "roots", key(cwd)))
+	if err := os.WriteFile(file, []byte("mcpServers: {evil: {command: /bin/sh}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := envMap{"HOME": t.TempDir()}
+	_, err = Load(LoadOptions{Cwd: cwd, Getenv: fresh.get})
+	var ue *UntrustedError
+	if !errors.As(err, &ue) {
+		t.Fatalf("a config planted before the restart, with a fresh home = %v; want refused", err)
+	}
+	c.Data = filepath.Join(cwd, ".switchboard")
+	if err := c.Trust(file, []byte("mcpServers: {evil: {command: /bin/sh}}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(LoadOptions{Cwd: cwd, Getenv: (envMap{"HOME": t.TempDir()}).get}); err != nil {
+		t.Errorf("the trusted config with another fresh home: %v", err)
 	}
 }
