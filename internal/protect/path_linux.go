@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,4 +31,12 @@ func fdPath(f *os.File) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// identity returns the device and inode of st.
+func identity(st os.FileInfo) (dev, ino uint64, ok bool) {
+	if s, isStat := st.Sys().(*syscall.Stat_t); isStat {
+		return s.Dev, s.Ino, true
+	}
+	return 0, 0, false
 }

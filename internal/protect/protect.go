@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // Item is one protected object as the configuration names it.
@@ -35,8 +34,9 @@ type object struct {
 	path string   // absolute and clean, as configured, symlinks resolved when it existed
 	what string   // for messages
 	h    *os.File // handle on the object since it was first seen; nil before
-	dev  uint64   // identity of h
+	dev  uint64   // identity of h, when known (see identity)
 	ino  uint64
+	idOK bool
 }
 
 // ProtectedError is what [Set.Check] returns: path is, lies below or (for
@@ -119,7 +119,7 @@ func (o *object) adopt() {
 		return
 	}
 	o.h = h
-	o.dev, o.ino = identity(st)
+	o.dev, o.ino, o.idOK = identity(st)
 }
 
 // currentLocked returns where o is now: its configured path and, when
@@ -189,7 +189,7 @@ func (s *Set) View() *View {
 	for i := range s.objs {
 		o := &s.objs[i]
 		cur := o.currentLocked()
-		v.objs = append(v.objs, viewObj{what: o.what, paths: cur, dev: o.dev, ino: o.ino, known: o.h != nil})
+		v.objs = append(v.objs, viewObj{what: o.what, paths: cur, dev: o.dev, ino: o.ino, known: o.h != nil && o.idOK})
 	}
 	return v
 }
@@ -239,9 +239,9 @@ func (v *View) CheckFile(f *os.File, change bool) error {
 	if err != nil {
 		return fmt.Errorf("checking %s: %w", p, err)
 	}
-	dev, ino := identity(st)
+	dev, ino, ok := identity(st)
 	for i := range v.objs {
-		if o := &v.objs[i]; o.known && o.dev == dev && o.ino == ino {
+		if o := &v.objs[i]; ok && o.known && o.dev == dev && o.ino == ino {
 			return &ProtectedError{Path: p, What: o.what, Obj: o.paths[len(o.paths)-1]}
 		}
 	}
@@ -264,12 +264,4 @@ func under(p, dir string) bool {
 		return p != "/" && strings.HasPrefix(p, "/")
 	}
 	return strings.HasPrefix(p, dir+string(filepath.Separator))
-}
-
-// identity returns the device and inode of st.
-func identity(st os.FileInfo) (dev, ino uint64) {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return uint64(s.Dev), uint64(s.Ino) //nolint:unconvert // the field types differ between platforms
-	}
-	return 0, 0
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/switchboard-mcp/switchboard/internal/protect"
 )
 
@@ -46,7 +44,7 @@ func (rs *roots) guardChange(r *os.Root, l loc, rel string) error {
 	}
 	rest := ""
 	for p := rel; ; p = filepath.Dir(p) {
-		f, err := r.OpenFile(p, unix.O_PATH, 0)
+		f, err := r.OpenFile(p, openPathFlag, 0)
 		if err == nil {
 			err = rs.checkBelow(f, rest)
 			f.Close()
