@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -55,6 +56,10 @@ type App struct {
 	// secrets hides the configuration's secret values in the status texts
 	// (errors, servers' stderr) that Servers shows.
 	secrets *redact.Secrets
+
+	// protected is Switchboard's own files, which no tool may reach
+	// (internal/protect); closed by Close.
+	protected *protect.Set
 
 	// builtinErr is why the built-in tools are missing, if they are.
 	builtinErr error
@@ -113,6 +118,16 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient, secrets: redact.NewSecrets(cfg.SecretValues()...)}
+	prot, err := protect.New(protectedItems(cfg))
+	if err != nil {
+		return nil, err
+	}
+	a.protected = prot
+	// Before any tool can write: a config discovered later in these
+	// directories needs the person's trust (see config.Config.Trust).
+	if err := cfg.RecordWritable(writableDirs(cfg)); err != nil {
+		logger.Warn("tool roots not recorded; a config file a tool writes there may be loaded later", logKeyErr, err)
+	}
 	a.registry = tools.NewRegistry(&tools.RegistryOptions{
 		ResultLimit: cfg.Results.MaxBytes,
 		OutputDir:   a.outputDir(),
@@ -129,7 +144,8 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		OutputDir:         a.outputDir(),
 
 		TerminalSandbox:    cfg.Builtin.Terminal.Sandbox,
-		TerminalPolicy:     terminalPolicy(cfg),
+		TerminalPolicy:     a.protectTerminal(terminalPolicy(cfg)),
+		Protected:          a.protected,
 		TerminalInheritEnv: cfg.Builtin.Terminal.InheritEnv,
 	})
 	if err != nil {
@@ -141,7 +157,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe(tools.KindBuiltin, "builtin", bt))
 	}
 
-	a.pool = mcphost.NewPool(mcpServers(cfg, o.Only), &mcphost.Options{
+	a.pool = mcphost.NewPool(a.protectServers(mcpServers(cfg, o.Only)), &mcphost.Options{
 		Logger:  logger.With(logKeyComponent, "mcphost"),
 		DataDir: cfg.Data,
 		OnToolsChanged: func(server string, ts []tools.Tool) {
@@ -239,6 +255,7 @@ func (a *App) Close() error {
 			err = errors.Join(err, a.store.Close())
 		}
 		a.storeMu.Unlock()
+		err = errors.Join(err, a.protected.Close())
 		a.closeErr = err
 	})
 	return a.closeErr
@@ -258,7 +275,7 @@ type ServerReport = mcphost.Report
 // only, when non-nil), concurrently, in name order. It starts its own
 // processes and leaves none behind; it does not need Start.
 func (a *App) Diagnose(ctx context.Context, only []string) []*ServerReport {
-	servers := mcpServers(a.cfg, only)
+	servers := a.protectServers(mcpServers(a.cfg, only))
 	out := make([]*ServerReport, len(servers))
 	var wg sync.WaitGroup
 	for i, sc := range servers {

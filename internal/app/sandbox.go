@@ -47,10 +47,13 @@ func terminalPolicy(cfg *config.Config) sandbox.Policy {
 }
 
 // hidden lists what no sandboxed command may see: the data directory
-// (database, OAuth tokens, stored tool outputs) and the config file.
+// (database, OAuth tokens, stored tool outputs), the config file and the
+// trust records, where the config puts them. Where they are at each start
+// (after a parent was renamed) comes from internal/protect, through
+// Policy.Protected (see protect.go).
 func hidden(cfg *config.Config) []string {
 	var out []string
-	for _, p := range []string{cfg.Data, cfg.Source} {
+	for _, p := range append([]string{cfg.Data, cfg.Source}, cfg.TrustDirs...) {
 		if p == "" {
 			continue
 		}

@@ -25,7 +25,7 @@ Exits 2 when the configuration is invalid.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(config.LoadOptions{Path: g.configPath, Cwd: g.env.Cwd, Getenv: g.env.Getenv})
 			if cfg == nil {
-				return usageErr(err, "fix the problems listed above")
+				return usageErr(err, loadHint(err, "fix the problems listed above"))
 			}
 			if g.dataDir != "" {
 				cfg.Data = g.dataDir
@@ -52,6 +52,6 @@ Exits 2 when the configuration is invalid.`,
 		},
 	}
 	check.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of YAML")
-	cmd.AddCommand(check)
+	cmd.AddCommand(check, newConfigTrustCmd(g))
 	return cmd
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,7 +43,7 @@ func (g *globals) load() (*config.Config, error) {
 		Getenv: g.env.Getenv,
 	})
 	if err != nil {
-		return nil, usageErr(err, "fix the problems listed above; `switchboard config check` shows the effective config")
+		return nil, usageErr(err, loadHint(err, "fix the problems listed above; `switchboard config check` shows the effective config"))
 	}
 	if g.dataDir != "" {
 		cfg.Data = g.dataDir
@@ -60,6 +61,16 @@ func (g *globals) load() (*config.Config, error) {
 		return nil, usageErr(fmt.Errorf("invalid flags:\n%w", err), "")
 	}
 	return cfg, nil
+}
+
+// loadHint is the hint for a failed config load: none for a refused
+// discovered file, whose error says what to do; otherwise hint.
+func loadHint(err error, hint string) string {
+	var ue *config.UntrustedError
+	if errors.As(err, &ue) {
+		return ""
+	}
+	return hint
 }
 
 // logger builds the process logger on stderr at defaultLevel unless

@@ -14,6 +14,14 @@ type Config struct {
 	// Source is the file Load read, or "" when no file was found and only
 	// defaults and the environment apply.
 	Source string `json:"-"`
+	// Candidates are the files discovery tries, in order, whether they
+	// exist or not (see [Find]): Switchboard protects them from tools,
+	// since a tool that wrote one would choose the next configuration.
+	Candidates []string `json:"-"`
+	// TrustDirs are where the records of discovered config files the
+	// person accepted, and of the directories tools may write, are read
+	// (see [Config.Trust]); they never come from the file itself.
+	TrustDirs []string `json:"-"`
 
 	MCPServers map[string]MCPServer `json:"mcpServers"`
 	// MCPRoots are the roots (directories or file:// URIs) offered to

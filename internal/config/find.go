@@ -3,9 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // candidates lists the files Find tries, in order: switchboard.yaml, .yml and
@@ -77,4 +79,30 @@ func locate(explicit, cwd string, getenv func(string) string, read func(string) 
 		return p, data, nil
 	}
 	return "", nil, nil
+}
+
+// readRegular reads a config file from disk, refusing anything but a
+// regular file: a FIFO planted where discovery looks would otherwise
+// block every command, and a device would be read without end. It opens
+// non-blocking and checks the opened file again.
+func readRegular(p string) ([]byte, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v); a config file must be one", p, st.Mode().Type())
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v); a config file must be one", p, st.Mode().Type())
+	}
+	return io.ReadAll(f)
 }

@@ -22,6 +22,11 @@ type LoadOptions struct {
 	// ReadFile reads a file; nil means os.ReadFile. It must return an error
 	// wrapping fs.ErrNotExist for a missing file.
 	ReadFile func(string) ([]byte, error)
+	// SkipTrust loads a discovered file even when it is not trusted (see
+	// [Trust]); `switchboard config trust` uses it to show the file before
+	// recording it. Trust is checked only on the real disk: when ReadFile
+	// is nil.
+	SkipTrust bool
 	// Override, if not nil, changes the config after the file and the
 	// environment and before Validate: this is where the cli applies flags.
 	// (Changing fields after Load and calling Validate again works too.)
@@ -44,7 +49,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	read := opts.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = readRegular
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -65,7 +70,14 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	dirs := trustDirs(cwd, getenv)
+	if path != "" && opts.Path == "" && opts.ReadFile == nil && !opts.SkipTrust {
+		if err := checkTrust(dirs, path, data); err != nil {
+			return nil, err
+		}
+	}
 	c := Default()
+	c.Candidates, c.TrustDirs = candidates(cwd, getenv), dirs
 	base := cwd
 	if path != "" {
 		c.Source = path

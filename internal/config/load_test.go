@@ -201,6 +201,11 @@ func TestLoadWithoutFile(t *testing.T) {
 	want := Default()
 	want.Builtin.Roots = []string{"/work"}
 	want.Data = "/work/.switchboard"
+	want.Candidates = []string{
+		"/work/switchboard.yaml", "/work/switchboard.yml", "/work/switchboard.json",
+		"/home/u/.config/switchboard/config.yaml", "/home/u/.config/switchboard/config.yml", "/home/u/.config/switchboard/config.json",
+	}
+	want.TrustDirs = []string{"/home/u/.local/state/switchboard", "/work/.switchboard"}
 	if diff := cmp.Diff(want, c, cmpConfig); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
 	}

@@ -32,7 +32,7 @@ func confined(p *Policy, exe, dir string, env []string, path string, args []stri
 	sp := spec{
 		Read:    realPaths(p.Read),
 		Write:   realPaths(p.Write),
-		Hide:    realPaths(p.Hide),
+		Hide:    realPaths(p.hidden()),
 		Network: p.Network,
 		Limits:  p.Limits,
 	}

@@ -20,8 +20,12 @@
 //     before ABI 9 does not guard), binding back the policy's paths that
 //     lie below them;
 //  2. covers every Hide path (Switchboard's data directory and config
-//     file, root-only files under /etc) with an empty read-only tmpfs or
-//     /dev/null, so they cannot be read even below a Read or Write path;
+//     file, root-only files under /etc, and where [Policy.Protected] says
+//     Switchboard's files are now) with an empty read-only tmpfs or
+//     /dev/null, so they cannot be read even below a Read or Write path,
+//     after binding each of their parents below a Write path onto itself:
+//     a mount point cannot be renamed, so the command cannot move a hidden
+//     path away from its cover or out of the next sandbox's sight;
 //  3. caps the number of processes (RLIMIT_NPROC, and the pid namespace's
 //     pid_max, which also binds root), open files, CPU time and memory;
 //  4. applies Landlock: read and execute below Read, read and write below

@@ -30,6 +30,13 @@ type Policy struct {
 	// lies below a Read or Write path outside [SystemRead], so that it
 	// cannot appear there later; elsewhere it is skipped.
 	Hide []string
+	// Protected, when set, is asked at every start for more paths to
+	// hide: where Switchboard's own files are now (internal/protect
+	// follows them by identity when a parent folder was renamed). Every
+	// parent of a hidden path that lies below a Write path is made a
+	// mount point of its own in the sandbox, so the command cannot rename
+	// it (EBUSY) and move what is hidden away from its cover.
+	Protected func() []string
 	// Network allows network access. Without it the command has a network
 	// namespace of its own with no interface up, and TCP bind and connect
 	// are refused by Landlock with EACCES.

@@ -76,6 +76,9 @@ func setup(sp *spec) error {
 		return err
 	}
 	visible := append(append([]string{}, sp.Read...), sp.Write...)
+	if err := pinParents(sp); err != nil {
+		return err
+	}
 	for _, h := range sp.Hide {
 		// A hidden directory that does not exist yet (the data directory
 		// before the first database) could appear later below a path the

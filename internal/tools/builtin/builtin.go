@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -64,6 +65,11 @@ type Options struct {
 	// roots; Hide (the data directory, the config file), Network and
 	// Limits are used as given. Confine is set by TerminalSandbox.
 	TerminalPolicy sandbox.Policy
+	// Protected is what the file tools refuse to read or change, even
+	// inside the roots: Switchboard's data directory and config files
+	// (see internal/protect). Terminal commands get it through
+	// TerminalPolicy's Protected. Nil protects nothing.
+	Protected *protect.Set
 }
 
 // Values of [Options.TerminalSandbox].
@@ -132,7 +138,7 @@ func New(opts *Options) ([]tools.Tool, error) {
 		}
 		disabled[n] = true
 	}
-	rs, err := newRoots(o.Roots)
+	rs, err := newRoots(o.Roots, o.Protected)
 	if err != nil {
 		return nil, err
 	}

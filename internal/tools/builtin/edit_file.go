@@ -54,6 +54,7 @@ func newEditFile(rs *roots) *tool {
 }
 
 func editFile(rs *roots, a editFileArgs) (string, error) {
+	rs = rs.forCall() // one look at where Switchboard's files are, for this call
 	if a.OldText == "" {
 		return "", errors.New("old_text is empty; give the exact text to replace (use write_file to create or overwrite a whole file)")
 	}

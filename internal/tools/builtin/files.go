@@ -70,6 +70,10 @@ func openRegular(rs *roots, r *os.Root, l loc, rel string) (*os.File, fs.FileInf
 		f.Close()
 		return nil, nil, notRegular(l, st.Mode())
 	}
+	if err := rs.guardOpen(l, f); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
 	return f, st, nil
 }
 
@@ -157,6 +161,11 @@ func writeAtomic(rs *roots, r *os.Root, l loc, data []byte) (created bool, err e
 	default:
 		return false, rs.fsError("writing", l, err)
 	}
+	// Before anything is created: the target, its parents and what it
+	// would replace must not be Switchboard's own files.
+	if err := rs.guardChange(r, l, rel); err != nil {
+		return false, err
+	}
 	dir := filepath.Dir(rel)
 	if dir != "." {
 		if err := r.MkdirAll(dir, 0o755); err != nil {
@@ -167,6 +176,13 @@ func writeAtomic(rs *roots, r *os.Root, l loc, data []byte) (created bool, err e
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return false, rs.fsError("writing", l, err)
+	}
+	// The temporary file is where the write lands: name its directory by
+	// descriptor, so a parent swapped since the check above is caught.
+	if perr := rs.guardTemp(f, rel); perr != nil {
+		f.Close()
+		_ = r.Remove(tmp) // best effort: nothing was written
+		return false, protectedError(l, perr)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -189,8 +205,9 @@ func writeAtomic(rs *roots, r *os.Root, l loc, data []byte) (created bool, err e
 }
 
 // readDir lists rel in r, sorted by name, without following a FIFO or
-// blocking on one.
-func readDir(r *os.Root, rel string) ([]fs.DirEntry, error) {
+// blocking on one. A protected directory is refused with an error
+// matching [protect.ErrProtected].
+func readDir(rs *roots, r *os.Root, rel string) ([]fs.DirEntry, error) {
 	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -202,6 +219,9 @@ func readDir(r *os.Root, rel string) ([]fs.DirEntry, error) {
 	}
 	if !st.IsDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: rel, Err: syscall.ENOTDIR}
+	}
+	if err := rs.protected().CheckFile(f, false); err != nil {
+		return nil, err
 	}
 	es, err := f.ReadDir(-1)
 	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })

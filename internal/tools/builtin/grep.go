@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -80,6 +81,7 @@ type grepper struct {
 }
 
 func grep(ctx context.Context, rs *roots, a grepArgs) (string, error) {
+	rs = rs.forCall() // one look at where Switchboard's files are, for this call
 	if a.Pattern == "" {
 		return "", errors.New("pattern is required; give a regular expression such as `TODO|FIXME`")
 	}
@@ -147,6 +149,15 @@ func (g *grepper) searchRoot(ctx context.Context, l loc) error {
 		return rs.fsError("searching", l, err)
 	}
 	if st.Mode().IsRegular() {
+		// A protected file named outright is refused as read_file
+		// refuses it; searchFile itself skips unreadable files quietly.
+		f, _, err := openRegular(rs, r, l, l.rel)
+		if errors.Is(err, protect.ErrProtected) {
+			return err
+		}
+		if f != nil {
+			f.Close()
+		}
 		g.searchFile(r, l, l.rel, true)
 		return nil
 	}
@@ -155,8 +166,11 @@ func (g *grepper) searchRoot(ctx context.Context, l loc) error {
 	}
 	var walk func(rel string) error
 	walk = func(rel string) error {
-		es, err := readDir(r, rel)
+		es, err := readDir(rs, r, rel)
 		if err != nil {
+			if rel == l.rel && errors.Is(err, protect.ErrProtected) {
+				return protectedError(l, err)
+			}
 			if rel == l.rel {
 				return rs.fsError("searching", l, err)
 			}

@@ -4,11 +4,13 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -55,6 +57,7 @@ func newListDir(rs *roots) *tool {
 }
 
 func listDir(ctx context.Context, rs *roots, a listDirArgs) (string, error) {
+	rs = rs.forCall() // one look at where Switchboard's files are, for this call
 	if a.Path == "" {
 		a.Path = "."
 	}
@@ -90,8 +93,14 @@ func listDir(ctx context.Context, rs *roots, a listDirArgs) (string, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		es, err := readDir(r, rel)
-		if err != nil {
+		es, err := readDir(rs, r, rel)
+		switch {
+		case errors.Is(err, protect.ErrProtected) && rel != l.rel:
+			lines = append(lines, prefix+"  (Switchboard's own files: not listed)")
+			return nil
+		case errors.Is(err, protect.ErrProtected):
+			return protectedError(l, err)
+		case err != nil:
 			return rs.fsError("listing", l, err)
 		}
 		for _, e := range es {

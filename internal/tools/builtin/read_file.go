@@ -54,6 +54,7 @@ func newReadFile(rs *roots, maxBytes int64) *tool {
 }
 
 func readFile(rs *roots, a readFileArgs, maxBytes int64) (string, error) {
+	rs = rs.forCall() // one look at where Switchboard's files are, for this call
 	if a.Offset < 0 || a.Limit < 0 {
 		return "", errors.New("offset and limit must be positive; offset is the 1-based first line, limit a line count")
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/switchboard-mcp/switchboard/internal/protect"
 )
 
 // maxPathLen bounds path arguments; longer ones are refused before any system call.
@@ -23,9 +25,37 @@ type root struct {
 // relative paths. It is immutable after [newRoots].
 type roots struct {
 	list []root
+	// prot is what the file tools may not touch inside the roots; nil
+	// protects nothing.
+	prot *protect.Set
+	// view is prot at the start of one call (see [roots.forCall]); nil
+	// on the shared value.
+	view *protect.View
 }
 
-func newRoots(dirs []string) (*roots, error) {
+// forCall returns rs with a snapshot of where the protected files are,
+// taken once for this call, so that a walk over many files does not ask
+// the kernel about each protected file again per file.
+func (rs *roots) forCall() *roots {
+	if rs.prot == nil {
+		return rs
+	}
+	c := *rs
+	c.view = rs.prot.View()
+	return &c
+}
+
+// protected is the view checks use: the call's snapshot, or a fresh one
+// where a path into the tools forgot [roots.forCall] (slower, never
+// unprotected).
+func (rs *roots) protected() *protect.View {
+	if rs.view != nil || rs.prot == nil {
+		return rs.view
+	}
+	return rs.prot.View()
+}
+
+func newRoots(dirs []string, prot *protect.Set) (*roots, error) {
 	if len(dirs) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -33,7 +63,7 @@ func newRoots(dirs []string) (*roots, error) {
 		}
 		dirs = []string{wd}
 	}
-	rs := &roots{}
+	rs := &roots{prot: prot}
 	for _, d := range dirs {
 		if d == "" {
 			return nil, errors.New("configuring roots: a root is empty; give a directory path")

@@ -53,7 +53,7 @@ func newConfinement(rs *roots, o *Options, s sandbox.Support) confinement {
 		policy: &p,
 		about: fmt.Sprintf("Sandboxed by the kernel: commands can read the system's programs and libraries (/usr, /etc, ...) and the allowed roots, "+
 			"and write only inside the roots (%s) and a private, empty /tmp. %s Other processes, Switchboard's data directory and its "+
-			"configuration are not visible; the home directory is not readable, so tools that need caches there (npx, go) may fail. "+
+			"configuration are not visible, and the folders above them cannot be renamed (\"Device or resource busy\"); the home directory is not readable, so tools that need caches there (npx, go) may fail. "+
 			"A \"Permission denied\" or \"No such file or directory\" outside the roots is the sandbox.",
 			strings.Join(dirs, ", "), net),
 	}

@@ -157,7 +157,7 @@ func TestTerminalSandboxNetworkOn(t *testing.T) {
 // TestTerminalWithoutKernelSupport checks what the terminal says and does
 // on a system that cannot sandbox, for each mode.
 func TestTerminalWithoutKernelSupport(t *testing.T) {
-	rs, err := newRoots([]string{t.TempDir()})
+	rs, err := newRoots([]string{t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

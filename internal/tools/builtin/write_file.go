@@ -48,6 +48,7 @@ func newWriteFile(rs *roots) *tool {
 }
 
 func writeFile(rs *roots, path, content string) (string, error) {
+	rs = rs.forCall() // one look at where Switchboard's files are, for this call
 	l, err := rs.resolve(path)
 	if err != nil {
 		return "", err
