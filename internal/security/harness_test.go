@@ -93,13 +93,19 @@ type served struct {
 // serve starts `switchboard serve` in dir; the test's cleanup stops it.
 func serve(t *testing.T, dir string) *served {
 	t.Helper()
+	return serveArgs(t, dir)
+}
+
+// serveArgs is serve with further arguments (--config), in dir.
+func serveArgs(t *testing.T, dir string, args ...string) *served {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	s := &served{stderr: &clitest.Buffer{}}
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
 		cli.Run(ctx, &cli.Env{
-			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
+			Args: append(append([]string{}, args...), "serve", "--addr", "127.0.0.1:0"), Stdout: io.Discard, Stderr: s.stderr,
 			Getenv: func(string) string { return "" }, Cwd: dir,
 		})
 	}()

@@ -1,45 +1,15 @@
 package security
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/cli"
-	"github.com/switchboard-mcp/switchboard/internal/cli/clitest"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox/sandboxtest"
 )
-
-// serveArgs is serve with further arguments (--config), in dir.
-func serveArgs(t *testing.T, dir string, args ...string) *served {
-	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	s := &served{stderr: &clitest.Buffer{}}
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		cli.Run(ctx, &cli.Env{
-			Args: append(append([]string{}, args...), "serve", "--addr", "127.0.0.1:0"), Stdout: io.Discard, Stderr: s.stderr,
-			Getenv: func(string) string { return "" }, Cwd: dir,
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
-	})
-	s.base = clitest.Listening(t, "serve", s.stderr, exited)
-	return s
-}
 
 // TestProtectRenamedParentsDoNotUncoverData: the data directory and the
 // config lie below folders inside the root (proj/state/data,
