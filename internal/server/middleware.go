@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 type loggerKey struct{}
@@ -48,7 +50,9 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 			}
 			if err == nil {
 				logger = logger.With(logKeyUser, u.Name)
-				ctx = context.WithValue(withUser(ctx, u), loggerKey{}, logger)
+				// Tool calls made for this request (the tools API, runs,
+				// /mcp) act for u: what they keep is u's alone.
+				ctx = context.WithValue(tools.WithUser(withUser(ctx, u), u.ID), loggerKey{}, logger)
 				r = r.WithContext(ctx)
 			}
 		}

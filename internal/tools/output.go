@@ -14,12 +14,17 @@ import (
 
 // OutputStore keeps the full text of tool outputs too long for a model to
 // see whole, as <dir>/<id>.txt, where read_tool_output reads them. The
-// [Registry] owns one and hands it to every call as [CallRequest].Output,
-// so that a tool reading a very large result as a stream can put the text
-// there as it arrives ([OutputStore.NewText]) instead of holding all of it
-// in memory. It is safe for concurrent use and owns no goroutines.
+// [Registry] owns one for its output directory and hands every call the
+// store of the call's user ([OutputStore.ForUser], [UserOf] the call's
+// context) as [CallRequest].Output, so that a tool reading a very large
+// result as a stream can put the text there as it arrives
+// ([OutputStore.NewText]) instead of holding all of it in memory. Outputs
+// are filed by user ([UserOutputDir]): an output ID alone never reaches
+// another user's output. It is safe for concurrent use and owns no
+// goroutines.
 type OutputStore struct {
 	dir    string // "" keeps nothing
+	root   string // the output directory dir was derived from by ForUser; "" when dir is the root
 	limit  int    // bytes of text a model sees; negative means no limit
 	logger *slog.Logger
 }
@@ -32,6 +37,20 @@ func NewOutputStore(dir string, limit int, logger *slog.Logger) *OutputStore {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &OutputStore{dir: dir, limit: limit, logger: logger}
+}
+
+// ForUser returns the store of the outputs of the user with the store ID
+// id ("" the local user): the same limit, writing to [UserOutputDir] of s's
+// directory. A nil s, or one keeping nothing, is returned as it is.
+func (s *OutputStore) ForUser(id string) *OutputStore {
+	if s == nil || s.dir == "" {
+		return s
+	}
+	root := s.dir
+	if s.root != "" {
+		root = s.root
+	}
+	return &OutputStore{dir: UserOutputDir(root, id), root: root, limit: s.limit, logger: s.logger}
 }
 
 // StoredOutput describes a text that was kept in the [OutputStore] rather
