@@ -18,7 +18,7 @@ func TestReadToolOutput(t *testing.T) {
 	dir := t.TempDir()
 	e := newEnv(t, &Options{OutputDir: dir})
 	const id = "out_0190f3c2-7d1e-7c4a-9b2e-3f1a2b3c4d5e"
-	dir = tools.UserOutputDir(dir, "") // the local user's, whom e's calls act for
+	dir = tools.UserOutputDir(dir, "")                                    // the local user's, whom e's calls act for
 	write(t, filepath.Join(dir, id+".txt"), "hello world\nsecond line\n") // 24 bytes
 	write(t, filepath.Join(dir, "utf8.txt"), "aé€b")                      // 1+2+3+1 bytes
 	write(t, filepath.Join(dir, "empty.txt"), "")
