@@ -40,9 +40,11 @@ func RunOnce(ctx context.Context, b Backend, prompt string, opts *Options) int {
 	req := &agent.Request{
 		ConversationID: o.ConversationID,
 		User:           o.User,
-		Agent:          o.Agent,
-		Model:          o.Model,
-		Message:        prompt,
+		// The person at the terminal owns this Switchboard: an admin.
+		Role:    store.RoleAdmin,
+		Agent:   o.Agent,
+		Model:   o.Model,
+		Message: prompt,
 	}
 	code := exitOK
 	for ev, err := range b.Run(ctx, req) {

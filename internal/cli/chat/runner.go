@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // turnRun is one turn running on its own goroutine. The goroutine ranges
@@ -49,6 +50,8 @@ func (m *model) startTurn(message string) tea.Cmd {
 	req := &agent.Request{
 		ConversationID: m.conv, User: m.opts.User, Agent: m.opts.Agent, Model: m.opts.Model,
 		Message: message,
+		// The person at the terminal owns this Switchboard: an admin.
+		Role: store.RoleAdmin,
 	}
 	b := m.b
 	go func() {
