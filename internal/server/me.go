@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-
 )
 
 // meJSON is GET /api/v1/me: who the caller is and what its role lets it
