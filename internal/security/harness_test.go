@@ -90,8 +90,9 @@ type served struct {
 	stderr *clitest.Buffer
 }
 
-// serve starts `switchboard serve` in dir; the test's cleanup stops it.
-func serve(t *testing.T, dir string) *served {
+// serve starts `switchboard serve` in dir, with extra flags if any; the
+// test's cleanup stops it.
+func serve(t *testing.T, dir string, extra ...string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	s := &served{stderr: &clitest.Buffer{}}
@@ -99,7 +100,7 @@ func serve(t *testing.T, dir string) *served {
 	go func() {
 		defer close(exited)
 		cli.Run(ctx, &cli.Env{
-			Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: io.Discard, Stderr: s.stderr,
+			Args: append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...), Stdout: io.Discard, Stderr: s.stderr,
 			Getenv: func(string) string { return "" }, Cwd: dir,
 		})
 	}()

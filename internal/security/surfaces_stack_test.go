@@ -47,10 +47,16 @@ agents:
 
 func newSurfaceStack(t *testing.T) *surfaceStack {
 	t.Helper()
+	return newStack(t, stackConfig)
+}
+
+// newStack is newSurfaceStack with config in place of stackConfig.
+func newStack(t *testing.T, config string) *surfaceStack {
+	t.Helper()
 	sc, _ := mcptest.HTTPServer(t, "test", nil)
 	m := newSurfaceModel(t)
 	servers, _ := json.Marshal(map[string]any{"test": map[string]any{"type": "http", "url": sc.URL}})
-	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+stackConfig)
+	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+config)
 	a := clitest.App(t, dir)
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatal(err)
