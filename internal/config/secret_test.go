@@ -51,8 +51,10 @@ func TestSecretNeverPrints(t *testing.T) {
 }
 
 func TestWriteEffectiveRedacts(t *testing.T) {
-	secrets := []string{"sk-file-key", "sk-env-key", "bearer-tok", "oauth-secret", "brave-key", "hdr-token", "ghp_fromvar", "url-pass", "cookie-val", "mdl-auth",
-		"db-url-pass", "dsn-pass", "arg-dsn-pass", "sas-sig", "amz-sig"}
+	secrets := []string{
+		"sk-file-key", "sk-env-key", "bearer-tok", "oauth-secret", "brave-key", "hdr-token", "ghp_fromvar", "url-pass", "cookie-val", "mdl-auth",
+		"db-url-pass", "dsn-pass", "arg-dsn-pass", "sas-sig", "amz-sig",
+	}
 	env := envMap{"ANTHROPIC_API_KEY": "sk-env-key", "GITHUB_TOKEN": "ghp_fromvar"}
 	c := mustLoad(t, "switchboard.yaml", `
 mcpServers:
@@ -88,8 +90,10 @@ defaultModel: a
 				t.Errorf("%s output contains the secret %q:\n%s", f, s, text)
 			}
 		}
-		for _, visible := range []string{"LOG_LEVEL", "debug", "core", "--verbose", "https://bob:REDACTED@example.com/mcp", "app",
-			"postgres://sb:REDACTED@db:5432/sb", "host=db user=sb password=REDACTED", "sig=REDACTED", "X-Amz-Signature=REDACTED"} {
+		for _, visible := range []string{
+			"LOG_LEVEL", "debug", "core", "--verbose", "https://bob:REDACTED@example.com/mcp", "app",
+			"postgres://sb:REDACTED@db:5432/sb", "host=db user=sb password=REDACTED", "sig=REDACTED", "X-Amz-Signature=REDACTED",
+		} {
 			if !strings.Contains(text, visible) {
 				t.Errorf("%s output lacks %q:\n%s", f, visible, text)
 			}

@@ -70,17 +70,23 @@ func FuzzText(f *testing.F) {
 // is (host, path, user, expiry) stays.
 func TestSignedURLsAndConnectionStrings(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-12-01&sp=r&sig=AbC%2Bd3f%3D",
-			"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-12-01&sp=r&sig=REDACTED"},
-		{"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261126&X-Amz-Signature=9f86d081&X-Amz-Expires=900",
-			"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Expires=900"},
+		{
+			"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-12-01&sp=r&sig=AbC%2Bd3f%3D",
+			"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-12-01&sp=r&sig=REDACTED",
+		},
+		{
+			"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261126&X-Amz-Signature=9f86d081&X-Amz-Expires=900",
+			"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Expires=900",
+		},
 		{"https://storage.googleapis.com/b/o?X-Goog-Signature=abcdef&x=1", "https://storage.googleapis.com/b/o?X-Goog-Signature=REDACTED&x=1"},
 		{"https://cdn.example.com/f?expires=1&signature=zzz", "https://cdn.example.com/f?expires=1&signature=REDACTED"},
 		{"https://cdn.example.com/f?SIG=zzz&token=t0k", "https://cdn.example.com/f?SIG=REDACTED&token=REDACTED"},
 		{"fetching https://x.example/a?sig=s3cr3t: 403", "fetching https://x.example/a?sig=REDACTED: 403"},
 		{"postgres://sb:hunter2@db:5432/sb", "postgres://sb:REDACTED@db:5432/sb"},
-		{"host=db port=5432 user=sb password=hunter2 dbname=sb sslmode=disable",
-			"host=db port=5432 user=sb password=REDACTED dbname=sb sslmode=disable"},
+		{
+			"host=db port=5432 user=sb password=hunter2 dbname=sb sslmode=disable",
+			"host=db port=5432 user=sb password=REDACTED dbname=sb sslmode=disable",
+		},
 		{"host=db password = 'a b\\' c' dbname=sb", "host=db password = REDACTED dbname=sb"},
 		{`Server=db;Database=sb;Uid=sb;Pwd=hunter2;`, `Server=db;Database=sb;Uid=sb;Pwd=REDACTED;`},
 		{`dsn: "user=sb PASSWORD=hunter2"`, `dsn: "user=sb PASSWORD=REDACTED"`},

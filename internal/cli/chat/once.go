@@ -193,9 +193,9 @@ func (w *onceWriter) finish() {
 // errLine writes one line to stderr; what it quotes (tool names, errors,
 // results) shows its control characters as escapes.
 func (w *onceWriter) errLine(format string, args ...any) {
-	io.WriteString(w.errw, visible(fmt.Sprintf(format, args...))+"\n")
+	_, _ = io.WriteString(w.errw, visible(fmt.Sprintf(format, args...))+"\n")
 }
 
 func (w *onceWriter) errorf(format string, args ...any) {
-	io.WriteString(w.errw, "switchboard: "+visible(fmt.Sprintf(format, args...))+"\n")
+	_, _ = io.WriteString(w.errw, "switchboard: "+visible(fmt.Sprintf(format, args...))+"\n")
 }

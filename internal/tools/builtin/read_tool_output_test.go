@@ -84,10 +84,12 @@ func TestReadToolOutputMissingStore(t *testing.T) {
 func TestReadToolOutputOnlyTheCallersOwn(t *testing.T) {
 	dir := t.TempDir()
 	reg := tools.NewRegistry(&tools.RegistryOptions{ResultLimit: 400, OutputDir: dir})
-	big := &tools.Func{Spec: tools.Info{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	big := &tools.Func{
+		Spec: tools.Info{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		Run: func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 			return tools.TextResult("alice's secret " + strings.Repeat("x", 1000)), nil
-		}}
+		},
+	}
 	ts, err := New(&Options{Roots: []string{t.TempDir()}, OutputDir: dir})
 	if err != nil {
 		t.Fatal(err)
