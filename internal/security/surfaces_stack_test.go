@@ -84,11 +84,17 @@ func newStack(t *testing.T, config string) *surfaceStack {
 // user creates a user with the permission globs and returns its API key.
 func (s *surfaceStack) user(t *testing.T, name string, perms ...string) string {
 	t.Helper()
+	return s.userWithRole(t, name, store.RoleUser, perms...)
+}
+
+// userWithRole is user with a role.
+func (s *surfaceStack) userWithRole(t *testing.T, name string, role store.Role, perms ...string) string {
+	t.Helper()
 	key, hash := server.NewAPIKey()
 	if perms == nil {
 		perms = []string{}
 	}
-	u, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms})
+	u, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}
