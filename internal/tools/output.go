@@ -23,9 +23,13 @@ import (
 // another user's output. It is safe for concurrent use and owns no
 // goroutines.
 type OutputStore struct {
-	dir    string // "" keeps nothing
-	root   string // the output directory dir was derived from by ForUser; "" when dir is the root
-	limit  int    // bytes of text a model sees; negative means no limit
+	dir string // the output directory; "" keeps nothing
+	// user is the store ID of the user of a store made by ForUser, whose
+	// outputs go to UserOutputDir(dir, user) (computed only when an output
+	// is kept, so a call pays nothing for it otherwise).
+	user   string
+	byUser bool
+	limit  int // bytes of text a model sees; negative means no limit
 	logger *slog.Logger
 }
 
@@ -46,11 +50,15 @@ func (s *OutputStore) ForUser(id string) *OutputStore {
 	if s == nil || s.dir == "" {
 		return s
 	}
-	root := s.dir
-	if s.root != "" {
-		root = s.root
+	return &OutputStore{dir: s.dir, user: id, byUser: true, limit: s.limit, logger: s.logger}
+}
+
+// target is the directory the store's outputs go to.
+func (s *OutputStore) target() string {
+	if s.byUser {
+		return UserOutputDir(s.dir, s.user)
 	}
-	return &OutputStore{dir: UserOutputDir(root, id), root: root, limit: s.limit, logger: s.logger}
+	return s.dir
 }
 
 // StoredOutput describes a text that was kept in the [OutputStore] rather
@@ -110,12 +118,13 @@ func (s *OutputStore) create(tool string) *outputFile {
 		s.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, err)
 		return nil
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+	dir := s.target()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		s.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, fmt.Errorf("creating tool output directory: %w", err))
 		return nil
 	}
 	id := "out_" + u.String()
-	path := filepath.Join(s.dir, id+".txt")
+	path := filepath.Join(dir, id+".txt")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		s.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, fmt.Errorf("creating tool output file: %w", err))
