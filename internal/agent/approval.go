@@ -21,6 +21,9 @@ type verdict struct {
 // approve resolves the approval of a call under the policy, the
 // conversation's grants and the run's approver.
 func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) verdict {
+	if why := roleRefusal(&t.req, e.Name); why != "" {
+		return verdict{label: store.AuditForbidden, reason: why}
+	}
 	switch t.r.gate.Decide(e) {
 	case ActionAllow:
 		return verdict{ok: true, label: store.AuditAutoApproved}

@@ -49,7 +49,36 @@ func (r *Runtime) assistantTools() []tools.Entry {
 	return r.ownReg.List()
 }
 
+// sharedStateTools are the management tools that change what every user
+// runs. They need the role the REST API's routes for the same changes
+// need ([store.Role.ManagesShared]): approving a call is the user's say on
+// this call, not a grant of powers the user does not have.
+var sharedStateTools = map[string]bool{"assign_server": true, "remove_server": true}
+
+// roleRefusal says why the run's user may not call the management tool
+// name, or returns "" when it may. It is the one check of the rule, asked
+// before approval (so nobody is asked to approve what cannot run) and again
+// at the call.
+func roleRefusal(req *Request, name string) string {
+	if !sharedStateTools[name] || req.Role.ManagesShared() {
+		return ""
+	}
+	return fmt.Sprintf("not run: %s changes an agent for every user, which needs the admin role, as the API's agent routes do; "+
+		"the user of this conversation is not an admin. Tell the user to ask an admin to make the change "+
+		"(an admin can also make them one with `switchboard users set NAME --admin`)", name)
+}
+
+// ownCall calls one of the assistant's management tools for the run whose
+// call ctx carries. A call outside a run (no turn in ctx) has no role and
+// cannot change shared state.
 func (r *Runtime) ownCall(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error) {
+	run := &Request{}
+	if t, ok := ctx.Value(callKey{}).(*turn); ok {
+		run = &t.req
+	}
+	if why := roleRefusal(run, name); why != "" {
+		return tools.ErrorResult(why), nil
+	}
 	return r.ownReg.Call(ctx, name, req)
 }
 

@@ -1,11 +1,13 @@
 package agent_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -30,12 +32,54 @@ func TestAssistantTools(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			main := llmtest.NewFakeProvider(calls("a1", tc.call, tc.args), say("ok"))
 			e := handoffEnv(t, main, llmtest.NewFakeProvider(), []string{"mail"})
-			evs := e.mustRun(t, &agent.Request{Message: "manage", Approver: agent.AutoApprove})
+			evs := e.mustRun(t, &agent.Request{Message: "manage", Approver: agent.AutoApprove, Role: store.RoleAdmin})
 			ends := find(evs, agent.EventToolEnd)
 			if len(ends) != 1 || ends[0].Result.IsError != tc.wantError || !strings.Contains(ends[0].Result.Text, tc.wantText) {
 				t.Errorf("result = %+v, want error %v and %q", ends, tc.wantError, tc.wantText)
 			}
 		})
+	}
+}
+
+// TestAssistantToolsNeedTheAdminRole: assign_server and remove_server
+// change an agent for every user, so they need the role the API's agent
+// routes need. A run for a user without it (or whose surface set no role)
+// gets a tool error saying so, whether its calls are approved by the user,
+// automatically or not asked at all; nobody is asked to approve, the
+// agent stays as it was, and the audit records the call as forbidden. The
+// read-only management tools stay open to everyone.
+func TestAssistantToolsNeedTheAdminRole(t *testing.T) {
+	for _, role := range []store.Role{store.RoleUser, ""} {
+		for _, approver := range []agent.Approver{agent.AutoApprove, agent.Interactive} {
+			for _, call := range []string{"assign_server", "remove_server"} {
+				main := llmtest.NewFakeProvider(calls("a1", call, `{"agent":"bob","server":"mail"}`), calls("a2", "list_agents", `{}`), say("ok"))
+				e := handoffEnv(t, main, llmtest.NewFakeProvider(), []string{"builtin"})
+				evs := e.mustRun(t, &agent.Request{Message: "give bob mail", Approver: approver, Role: role, User: "bob-the-user", UserID: "u1"})
+				if n := len(find(evs, agent.EventApproval)); n != 0 {
+					t.Errorf("role %q, %s: the user was asked %d times to approve a call that cannot run", role, call, n)
+				}
+				ends := find(evs, agent.EventToolEnd)
+				if len(ends) != 2 || !ends[0].Result.IsError || !strings.Contains(ends[0].Result.Text, "needs the admin role") {
+					t.Fatalf("role %q, %s: results %+v; want a tool error naming the admin role", role, call, ends)
+				}
+				if ends[1].Result.IsError {
+					t.Errorf("role %q: list_agents refused: %s", role, ends[1].Result.Text)
+				}
+				if got := e.agents.agents["bob"].Servers; !slices.Equal(got, []string{"builtin"}) {
+					t.Errorf("role %q, %s: bob's servers became %v; want [builtin]", role, call, got)
+				}
+				if recs := e.audit.all(); len(recs) == 0 || recs[0].Rec.Approval != store.AuditForbidden {
+					t.Errorf("role %q, %s: audit %+v; want the call recorded as forbidden", role, call, recs)
+				}
+			}
+		}
+	}
+	// The same call for an admin changes the agent.
+	main := llmtest.NewFakeProvider(calls("a1", "assign_server", `{"agent":"bob","server":"mail"}`), say("ok"))
+	e := handoffEnv(t, main, llmtest.NewFakeProvider(), []string{"builtin"})
+	e.mustRun(t, &agent.Request{Message: "give bob mail", Approver: agent.AutoApprove, Role: store.RoleAdmin})
+	if got := e.agents.agents["bob"].Servers; !slices.Equal(got, []string{"builtin", "mail"}) {
+		t.Errorf("admin: bob's servers are %v; want [builtin mail]", got)
 	}
 }
 

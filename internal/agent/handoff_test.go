@@ -125,7 +125,7 @@ func TestAssignServerLive(t *testing.T) {
 	if tl := bob.Requests()[0].Tools; len(tl) != 0 {
 		t.Fatalf("bob had tools before the assignment: %+v", tl)
 	}
-	evs := e.runDeciding(t, &agent.Request{Message: "give bob email access"}, func(a *store.Approval) *agent.Decision {
+	evs := e.runDeciding(t, &agent.Request{Message: "give bob email access", Role: store.RoleAdmin}, func(a *store.Approval) *agent.Decision {
 		if a.Tool != "assign_server" {
 			t.Errorf("approval for %s", a.Tool)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // Approver says how the approvals of one run are answered.
@@ -37,6 +38,14 @@ type Request struct {
 	// UserID is the store ID of the user the run acts for, recorded in
 	// the audit trail beside User; empty for the local user.
 	UserID string
+	// Role is the role of the user the run acts for. The management tools
+	// that change what every user runs (assign_server, remove_server) run
+	// only when it [store.Role.ManagesShared], as the REST API's routes
+	// for the same changes require; otherwise they are refused with a tool
+	// error, whoever approves the call. The zero value may not: a surface
+	// that sets no role gets no such power. The local user at the terminal
+	// is an admin.
+	Role store.Role
 	// Agent is the agent spoken to; "" means the default assistant, which
 	// hands messages that mention a named agent to that agent.
 	Agent string

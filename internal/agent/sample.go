@@ -15,8 +15,11 @@ import (
 // conversation to ask in.
 type callKey struct{}
 
+// withCall returns ctx marked with t, and with the run's user as the user
+// the call acts for (tools.WithUser), so that what the call keeps (stored
+// outputs) is that user's and read_tool_output reads only that user's.
 func withCall(ctx context.Context, t *turn) context.Context {
-	return context.WithValue(ctx, callKey{}, t)
+	return context.WithValue(tools.WithUser(ctx, t.req.UserID), callKey{}, t)
 }
 
 // turnFor finds the running turn a request from server belongs to: the one

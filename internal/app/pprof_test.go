@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -81,6 +83,62 @@ func TestProfileAdminOnly(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Profile after cancel: %v", err)
+	}
+}
+
+// TestProfileRefusesForeignHostAndOrigin: without users the listener
+// answers without a key, so a page of another site that rebinds its own
+// name to 127.0.0.1 must not read it: a foreign Host, a foreign Origin and
+// a cross-site fetch are refused (403, saying why) before anything is
+// served; loopback names and the listener's own origin are not.
+func TestProfileRefusesForeignHostAndOrigin(t *testing.T) {
+	cfg := config.Default()
+	cfg.Data = filepath.Join(t.TempDir(), "data")
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Profile(ctx, ln) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, tt := range []struct {
+		name, host string
+		headers    map[string]string
+		want       int
+		wantBody   string
+	}{
+		{"loopback address", ln.Addr().String(), nil, http.StatusOK, ""},
+		{"localhost", fmt.Sprintf("localhost:%d", port), nil, http.StatusOK, ""},
+		{"own origin", ln.Addr().String(), map[string]string{"Origin": "http://" + ln.Addr().String()}, http.StatusOK, ""},
+		{"rebound name", fmt.Sprintf("attacker.example:%d", port), nil, http.StatusForbidden, "loopback names"},
+		{"rebound name without port", "attacker.example", nil, http.StatusForbidden, "loopback names"},
+		{"foreign origin", ln.Addr().String(), map[string]string{"Origin": "http://attacker.example"}, http.StatusForbidden, "may not read profiles"},
+		{"cross-site fetch", ln.Addr().String(), map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross-site"},
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+ln.Addr().String()+"/debug/pprof/cmdline", nil)
+		req.Host = tt.host
+		for k, v := range tt.headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want || !strings.Contains(string(body), tt.wantBody) {
+			t.Errorf("%s: %d %q; want %d with %q", tt.name, resp.StatusCode, body, tt.want, tt.wantBody)
+		}
 	}
 }
 

@@ -113,8 +113,16 @@ func (c *Config) node(path, key string, v reflect.Value) *yaml.Node {
 			if child == nil {
 				child = scalar("!!null", "null")
 			}
-			if (key == "env" || key == "headers") && looksSecret(k) && child.Value != "" {
-				child = scalar("!!str", Redacted)
+			if key == "env" || key == "headers" {
+				switch {
+				case looksSecret(k) && child.Value != "":
+					child = scalar("!!str", Redacted)
+				case child.Kind == yaml.ScalarNode:
+					// A value under an ordinary name may still hold one:
+					// DATABASE_URL=postgres://u:pw@db, a signed URL, a
+					// connection string with password=.
+					child.Value = redact.Text(child.Value)
+				}
 			}
 			n.Content = append(n.Content, scalar("!!str", k), child)
 		}
@@ -149,6 +157,10 @@ func (c *Config) node(path, key string, v reflect.Value) *yaml.Node {
 			s = Redacted
 		case key == "url" || key == "baseURL" || key == "spec" || key == "redirectURL":
 			s = redact.URL(s)
+		default:
+			// Any other text may quote a URL with a password or a
+			// signature, or a connection string.
+			s = redact.Text(s)
 		}
 		return scalar("!!str", s)
 	case reflect.Bool:

@@ -51,7 +51,10 @@ func TestSecretNeverPrints(t *testing.T) {
 }
 
 func TestWriteEffectiveRedacts(t *testing.T) {
-	secrets := []string{"sk-file-key", "sk-env-key", "bearer-tok", "oauth-secret", "brave-key", "hdr-token", "ghp_fromvar", "url-pass", "cookie-val", "mdl-auth"}
+	secrets := []string{
+		"sk-file-key", "sk-env-key", "bearer-tok", "oauth-secret", "brave-key", "hdr-token", "ghp_fromvar", "url-pass", "cookie-val", "mdl-auth",
+		"db-url-pass", "dsn-pass", "arg-dsn-pass", "sas-sig", "amz-sig",
+	}
 	env := envMap{"ANTHROPIC_API_KEY": "sk-env-key", "GITHUB_TOKEN": "ghp_fromvar"}
 	c := mustLoad(t, "switchboard.yaml", `
 mcpServers:
@@ -59,6 +62,12 @@ mcpServers:
     command: npx
     args: [--token, "${GITHUB_TOKEN}", --verbose]
     env: {BRAVE_API_KEY: brave-key, LOG_LEVEL: debug, Session_Cookie: cookie-val}
+  db:
+    command: pg-mcp
+    args: ["host=db user=sb password=arg-dsn-pass", "--docs", "https://b.s3.amazonaws.com/k?X-Amz-Signature=amz-sig"]
+    env: {DATABASE_URL: "postgres://sb:db-url-pass@db:5432/sb", PGCONN: "host=db password=dsn-pass"}
+  blob:
+    url: https://acct.blob.core.windows.net/mcp?sv=2022&sig=sas-sig
   remote:
     url: https://bob:url-pass@example.com/mcp
     headers: {X-Auth-Token: hdr-token, X-Team: core}
@@ -81,7 +90,10 @@ defaultModel: a
 				t.Errorf("%s output contains the secret %q:\n%s", f, s, text)
 			}
 		}
-		for _, visible := range []string{"LOG_LEVEL", "debug", "core", "--verbose", "https://bob:REDACTED@example.com/mcp", "app"} {
+		for _, visible := range []string{
+			"LOG_LEVEL", "debug", "core", "--verbose", "https://bob:REDACTED@example.com/mcp", "app",
+			"postgres://sb:REDACTED@db:5432/sb", "host=db user=sb password=REDACTED", "sig=REDACTED", "X-Amz-Signature=REDACTED",
+		} {
 			if !strings.Contains(text, visible) {
 				t.Errorf("%s output lacks %q:\n%s", f, visible, text)
 			}

@@ -83,6 +83,7 @@ func TestNPMHugeResult(t *testing.T) {
 	}
 	dir := t.TempDir()
 	reg := tools.NewRegistry(&tools.RegistryOptions{OutputDir: dir})
+	dir = tools.UserOutputDir(dir, "") // where the local user's outputs go
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "noisy"}, pool.Tools())
 	const size = 50 << 20
 	want := bigText(size)
@@ -127,6 +128,7 @@ func TestNPMResultOverTheCap(t *testing.T) {
 	pool := startPool(t, []mcphost.ServerConfig{noisyServer(t)}, opts)
 	dir := t.TempDir()
 	reg := tools.NewRegistry(&tools.RegistryOptions{OutputDir: dir})
+	dir = tools.UserOutputDir(dir, "") // where the local user's outputs go
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "noisy"}, pool.Tools())
 	for _, args := range []string{`{"bytes":3000000}`, `{"bytes":1500000,"structured":true}`} {
 		res, err := reg.Call(t.Context(), "noisy__big", &tools.CallRequest{Arguments: json.RawMessage(args)})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // ErrNeedsLogin reports that a server demands OAuth and neither a stored
@@ -30,7 +33,18 @@ const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
 
 // storedGrant is the JSON kept in DataDir/oauth/<server>.json: enough to
 // refresh the token without talking to the user again.
+//
+// A grant is the operator's (made by `switchboard mcp login`) and bound to
+// the server it was made for: it is used only while the server's URL is
+// the one it was made with (ServerURL), so a config edit that points the
+// name at another server does not hand it the token, and only from a file
+// that belongs to the user Switchboard runs as and that no one else can
+// write (checked at every read and write, see load and save).
 type storedGrant struct {
+	// ServerURL is the MCP server's URL when the grant was made; empty in
+	// files written before it was recorded, which are taken as they are
+	// and get it on the next save.
+	ServerURL    string        `json:"server_url,omitempty"`
 	ClientID     string        `json:"client_id"`
 	ClientSecret string        `json:"client_secret,omitempty"`
 	AuthURL      string        `json:"auth_url"`
@@ -102,7 +116,7 @@ func newOAuthState(s *server) *oauthState {
 		cfg.ScopeFilter = func([]string) []string { return scopes }
 	}
 	if g, err := a.load(); err != nil {
-		s.log.Warn("ignoring unreadable oauth token file", logKeyPath, a.path, logKeyErr, err)
+		s.log.Warn("ignoring stored oauth grant; log in again with `switchboard mcp login`", logKeyPath, a.path, logKeyErr, err)
 	} else if g != nil {
 		ocfg := g.config()
 		ctx := context.Background()
@@ -213,15 +227,36 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// load reads the stored grant; nil, nil when there is none.
+// load reads the stored grant; nil, nil when there is none. A grant is
+// refused (with the reason) when its file is a symlink, not a regular file,
+// not Switchboard's user's or open to other users, or when it was made for
+// another URL than the server's.
 func (a *oauthState) load() (*storedGrant, error) {
 	if a.path == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(a.path)
+	f, err := os.OpenFile(a.path, os.O_RDONLY|openNoFollow, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		if fi, lerr := os.Lstat(a.path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is a symbolic link; a grant is read only from a file of its own", a.path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", a.path)
+	}
+	if why := ownedBySelf(fi); why != "" {
+		return nil, fmt.Errorf("%s is not Switchboard's own: %s; remove it", a.path, why)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +267,10 @@ func (a *oauthState) load() (*storedGrant, error) {
 	if g.Token == nil || g.TokenURL == "" || g.ClientID == "" {
 		return nil, fmt.Errorf("%s lacks a token, token url or client id", a.path)
 	}
+	if g.ServerURL != "" && g.ServerURL != a.s.cfg.URL {
+		return nil, fmt.Errorf("%s was made for %s, but server %q is now at %s; its token is not sent elsewhere",
+			a.path, redact.URL(g.ServerURL), a.s.cfg.Name, redact.URL(a.s.cfg.URL))
+	}
 	return &g, nil
 }
 
@@ -241,7 +280,8 @@ func (a *oauthState) save(cfg *oauth2.Config, tok *oauth2.Token) error {
 		return nil
 	}
 	g := storedGrant{
-		ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+		ServerURL: a.s.cfg.URL,
+		ClientID:  cfg.ClientID, ClientSecret: cfg.ClientSecret,
 		AuthURL: cfg.Endpoint.AuthURL, TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle),
 		RedirectURL: cfg.RedirectURL, Scopes: cfg.Scopes, Token: tok,
 	}
@@ -251,8 +291,21 @@ func (a *oauthState) save(cfg *oauth2.Config, tok *oauth2.Token) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
+	dir := filepath.Dir(a.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating oauth token directory: %w", err)
+	}
+	// The grant is written only into a directory of Switchboard's own,
+	// which no one else could have swapped or could replace it in.
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("writing oauth token: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("writing oauth token: %s is not a directory (a symbolic link?)", dir)
+	}
+	if why := ownedBySelf(fi); why != "" {
+		return fmt.Errorf("writing oauth token: %s is not Switchboard's own: %s", dir, why)
 	}
 	f, err := os.CreateTemp(filepath.Dir(a.path), ".tmp-*")
 	if err != nil {

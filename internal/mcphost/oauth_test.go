@@ -2,10 +2,13 @@ package mcphost_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,7 +58,83 @@ func TestOAuth(t *testing.T) {
 		if err := json.Unmarshal(b, &stored); err != nil || stored["client_id"] == "" || stored["token"] == nil {
 			t.Errorf("token file %s is not the expected JSON: %v", b, err)
 		}
+		if stored["server_url"] != sc.URL {
+			t.Errorf("token file names server url %v, want %s: the grant is bound to its server", stored["server_url"], sc.URL)
+		}
 	})
+
+	// The grant is used only as it was made: for its server's URL, from a
+	// file of Switchboard's own. Each case starts from a copy of it.
+	grantCases := []struct {
+		name  string
+		plant func(t *testing.T, path string, grant []byte)
+		url   string // the server's URL in the config; "" is sc.URL
+		ok    bool
+		why   string
+	}{
+		{name: "as made", ok: true, plant: func(t *testing.T, path string, g []byte) { writeGrant(t, path, g, 0o600) }},
+		{name: "from before grants named their server", ok: true, plant: func(t *testing.T, path string, g []byte) {
+			var m map[string]any
+			_ = json.Unmarshal(g, &m)
+			delete(m, "server_url")
+			g, _ = json.Marshal(m)
+			writeGrant(t, path, g, 0o600)
+		}},
+		{name: "for another url", url: sc.URL + "?tenant=other", why: "was made for", plant: func(t *testing.T, path string, g []byte) { writeGrant(t, path, g, 0o600) }},
+		{name: "readable by others", why: "lets other users at it", plant: func(t *testing.T, path string, g []byte) { writeGrant(t, path, g, 0o644) }},
+		{name: "a symlink", why: "symbolic link", plant: func(t *testing.T, path string, g []byte) {
+			real := filepath.Join(t.TempDir(), "planted.json")
+			writeGrant(t, real, g, 0o600)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(real, path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "another user's", why: "belongs to uid", plant: func(t *testing.T, path string, g []byte) {
+			if os.Geteuid() != 0 {
+				t.Skip("giving a file to another user needs root")
+			}
+			writeGrant(t, path, g, 0o600)
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, gc := range grantCases {
+		t.Run("stored grant "+gc.name, func(t *testing.T) {
+			grant, err := os.ReadFile(tokenFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			gc.plant(t, filepath.Join(dir, "oauth", "secure.json"), grant)
+			var logs strings.Builder
+			opts := testOptions()
+			opts.DataDir = dir
+			opts.OAuthHTTPClient = loopbackClient()
+			opts.Logger = slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
+			cfg := sc
+			if gc.url != "" {
+				cfg.URL = gc.url
+			}
+			p := startPool(t, []mcphost.ServerConfig{cfg}, opts)
+			st := statusOf(t, p, "secure")
+			if gc.ok {
+				if st.State != mcphost.StateReady {
+					t.Errorf("not ready with the grant: %s %s", st.State, st.LastError)
+				}
+				return
+			}
+			if st.State == mcphost.StateReady {
+				t.Errorf("ready with a grant it must not use")
+			}
+			if l := logs.String(); !strings.Contains(l, gc.why) || !strings.Contains(l, "mcp login") {
+				t.Errorf("log does not say why the grant was refused (%q) and what to do:\n%s", gc.why, l)
+			}
+		})
+	}
 
 	t.Run("stored token is reused and refreshed", func(t *testing.T) {
 		before := as.Authorizations.Load()
@@ -114,4 +193,31 @@ func TestLogin(t *testing.T) {
 	if as.Authorizations.Load() != 1 {
 		t.Errorf("the pool asked the user again after Login")
 	}
+}
+
+// writeGrant writes a grant file with mode, making its directory.
+func writeGrant(t *testing.T, path string, grant []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, grant, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // past the umask
+		t.Fatal(err)
+	}
+}
+
+// syncWriter serialises writes to w, for a logger used by several
+// goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

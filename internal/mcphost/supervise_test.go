@@ -303,6 +303,7 @@ func TestHugeResult(t *testing.T) {
 	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
 	dir := t.TempDir()
 	reg := tools.NewRegistry(&tools.RegistryOptions{OutputDir: dir})
+	dir = tools.UserOutputDir(dir, "") // where the local user's outputs go
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "big"}, p.Tools())
 
 	res, err := reg.Call(t.Context(), "big__big", &tools.CallRequest{Arguments: []byte(`{"bytes":40000000}`)})

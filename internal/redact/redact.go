@@ -20,12 +20,23 @@ const Mask = "REDACTED"
 // parameter) that make its value a secret.
 var secretWords = [...]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "AUTH", "COOKIE", "CREDENTIAL", "BEARER", "SESSION", "SIGNATURE"}
 
+// secretNames are whole names that make a value a secret, too short to
+// look for inside other names: the signature of a signed URL (Azure SAS
+// `sig`), ODBC's `PWD`, a bare `jwt`.
+var secretNames = [...]string{"SIG", "PWD", "JWT"}
+
 // SecretName reports whether a value under this name (an environment
-// variable, header, flag or query parameter) is to be hidden: the name
-// contains KEY, TOKEN, SECRET, PASSWORD, AUTH, COOKIE, CREDENTIAL... in any
-// case.
+// variable, header, flag, query parameter or connection-string keyword) is
+// to be hidden: the name contains KEY, TOKEN, SECRET, PASSWORD, AUTH,
+// COOKIE, CREDENTIAL, SIGNATURE... in any case (X-Amz-Signature,
+// X-Goog-Credential, access_token), or is one of sig, pwd, jwt.
 func SecretName(name string) bool {
 	up := strings.ToUpper(name)
+	for _, w := range secretNames {
+		if up == w {
+			return true
+		}
+	}
 	for _, w := range secretWords {
 		if strings.Contains(up, w) {
 			return true
@@ -109,12 +120,71 @@ func Header(name, value string) string {
 // urlInText finds URLs with user info or a query inside free text.
 var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
 
-// Text returns s with every URL in it passed through [URL]: error texts
-// and log lines quote the URLs they failed on.
+// pairInText finds name=value pairs inside free text: the keywords of a
+// libpq or ODBC connection string (`host=db password=hunter2`,
+// `Pwd=x;`), a query string quoted without its URL, an option written
+// out. A value is a quoted string (with backslash escapes, as libpq
+// writes `password='a b'`) or runs to a space, quote or separator.
+var pairInText = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s;&,'"<>]+)`)
+
+// Text returns s with every URL in it passed through [URL] (error texts and
+// log lines quote the URLs they failed on) and the value of every
+// name=value pair whose name is secret ([SecretName]) hidden, as in a
+// connection string such as `host=db user=sb password=hunter2`.
 func Text(s string) string {
-	if !strings.Contains(s, "://") {
+	if strings.Contains(s, "://") {
+		s = urlsInText(s)
+	}
+	if strings.IndexByte(s, '=') < 0 {
 		return s
 	}
+	return pairInText.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pairInText.FindStringSubmatch(m)
+		if !SecretName(sub[1]) {
+			return m
+		}
+		v, trail := splitTrail(sub[2])
+		if v == Mask || v == "" {
+			return m
+		}
+		return m[:len(m)-len(sub[2])] + Mask + trail
+	})
+}
+
+// PairValues returns the values [Text] hides in s as name=value pairs,
+// unquoted, so that a secret given inside a connection string is hidden
+// also where it is quoted alone.
+func PairValues(s string) []string {
+	var out []string
+	for _, sub := range pairInText.FindAllStringSubmatch(s, -1) {
+		if SecretName(sub[1]) {
+			v, _ := splitTrail(sub[2])
+			if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') {
+				v = v[1 : len(v)-1]
+			}
+			if v != "" && v != Mask {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// splitTrail splits the punctuation that ends a sentence (and is not part
+// of an unquoted value) off v.
+func splitTrail(v string) (string, string) {
+	if v != "" && (v[0] == '\'' || v[0] == '"') {
+		return v, ""
+	}
+	i := len(v)
+	for i > 0 && strings.ContainsRune(".:)]}", rune(v[i-1])) {
+		i--
+	}
+	return v[:i], v[i:]
+}
+
+// urlsInText passes every URL in s through [URL].
+func urlsInText(s string) string {
 	return urlInText.ReplaceAllStringFunc(s, func(m string) string {
 		// A URL quoted as %q ends before the closing quote; trailing
 		// punctuation is not part of it.

@@ -62,3 +62,53 @@ func FuzzText(f *testing.F) {
 		_ = URL(s)
 	})
 }
+
+// TestSignedURLsAndConnectionStrings: the signature of a signed URL (S3,
+// GCS, Azure SAS, generic sig/signature/token parameters) and the password
+// of a connection string (URL form, libpq and ODBC keyword form, quoted or
+// not) are hidden, wherever a text quotes them; what says where the thing
+// is (host, path, user, expiry) stays.
+func TestSignedURLsAndConnectionStrings(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{
+			"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-12-01&sp=r&sig=AbC%2Bd3f%3D",
+			"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-12-01&sp=r&sig=REDACTED",
+		},
+		{
+			"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261126&X-Amz-Signature=9f86d081&X-Amz-Expires=900",
+			"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Expires=900",
+		},
+		{"https://storage.googleapis.com/b/o?X-Goog-Signature=abcdef&x=1", "https://storage.googleapis.com/b/o?X-Goog-Signature=REDACTED&x=1"},
+		{"https://cdn.example.com/f?expires=1&signature=zzz", "https://cdn.example.com/f?expires=1&signature=REDACTED"},
+		{"https://cdn.example.com/f?SIG=zzz&token=t0k", "https://cdn.example.com/f?SIG=REDACTED&token=REDACTED"},
+		{"fetching https://x.example/a?sig=s3cr3t: 403", "fetching https://x.example/a?sig=REDACTED: 403"},
+		{"postgres://sb:hunter2@db:5432/sb", "postgres://sb:REDACTED@db:5432/sb"},
+		{
+			"host=db port=5432 user=sb password=hunter2 dbname=sb sslmode=disable",
+			"host=db port=5432 user=sb password=REDACTED dbname=sb sslmode=disable",
+		},
+		{"host=db password = 'a b\\' c' dbname=sb", "host=db password = REDACTED dbname=sb"},
+		{`Server=db;Database=sb;Uid=sb;Pwd=hunter2;`, `Server=db;Database=sb;Uid=sb;Pwd=REDACTED;`},
+		{`dsn: "user=sb PASSWORD=hunter2"`, `dsn: "user=sb PASSWORD=REDACTED"`},
+		{"--db=host=db password=pw9", "--db=host=db password=REDACTED"},
+		{"nothing=secret here, max=3", "nothing=secret here, max=3"},
+		{"a design=signal", "a design=signal"},
+	} {
+		if got := Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q)\n = %q\nwant %q", tc.in, got, tc.want)
+		}
+		if got := Text(Text(tc.in)); got != tc.want {
+			t.Errorf("Text twice (%q) = %q; want it unchanged by the second pass", tc.in, got)
+		}
+	}
+	if got := URL("https://a.example/f?sig=abc&sp=r"); got != "https://a.example/f?sig=REDACTED&sp=r" {
+		t.Errorf("URL with sig = %q", got)
+	}
+	if diff := cmp.Diff([]string{"hunter2", "a b\\' c"}, PairValues("host=db password=hunter2 pwd='a b\\' c'")); diff != "" {
+		t.Errorf("PairValues mismatch (-want +got):\n%s", diff)
+	}
+	got := NewSecrets(MapValues(map[string]string{"DATABASE_URL": "postgres://u:pw-in-url@db/x", "PGCONN": "host=db password=pw-in-pairs", "HOME": "/root"})...)
+	if out := got.Text("leaked pw-in-url and pw-in-pairs from /root"); out != "leaked REDACTED and REDACTED from /root" {
+		t.Errorf("secrets from env values: %q", out)
+	}
+}

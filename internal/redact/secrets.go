@@ -57,6 +57,7 @@ func ArgValues(args []string) []string {
 				out = append(out, args[i])
 			}
 			out = append(out, URLValues(args[i])...)
+			out = append(out, PairValues(args[i])...)
 		}
 	}
 	return out
@@ -85,8 +86,9 @@ func URLValues(raw string) []string {
 }
 
 // MapValues returns the values of m whose keys name a secret (headers,
-// environment variables); with all, every value (headers whose values are
-// credentials whatever their names, such as a bearer).
+// environment variables), and the secrets inside the other values: the
+// password of a URL (DATABASE_URL=postgres://u:pw@db) and the secret
+// pairs of a connection string (PGCONN="host=db password=pw").
 func MapValues(m map[string]string) []string {
 	var out []string
 	for k, v := range m {
@@ -96,7 +98,10 @@ func MapValues(m map[string]string) []string {
 			if _, tok, ok := strings.Cut(v, " "); ok {
 				out = append(out, tok)
 			}
+			continue
 		}
+		out = append(out, URLValues(v)...)
+		out = append(out, PairValues(v)...)
 	}
 	return out
 }

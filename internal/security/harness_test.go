@@ -90,14 +90,9 @@ type served struct {
 	stderr *clitest.Buffer
 }
 
-// serve starts `switchboard serve` in dir; the test's cleanup stops it.
-func serve(t *testing.T, dir string) *served {
-	t.Helper()
-	return serveArgs(t, dir)
-}
-
-// serveArgs is serve with further arguments (--config), in dir.
-func serveArgs(t *testing.T, dir string, args ...string) *served {
+// serve starts `switchboard serve` in dir, with extra flags if any; the
+// test's cleanup stops it.
+func serve(t *testing.T, dir string, extra ...string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	s := &served{stderr: &clitest.Buffer{}}
@@ -105,7 +100,7 @@ func serveArgs(t *testing.T, dir string, args ...string) *served {
 	go func() {
 		defer close(exited)
 		cli.Run(ctx, &cli.Env{
-			Args: append(append([]string{}, args...), "serve", "--addr", "127.0.0.1:0"), Stdout: io.Discard, Stderr: s.stderr,
+			Args: append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...), Stdout: io.Discard, Stderr: s.stderr,
 			Getenv: func(string) string { return "" }, Cwd: dir,
 		})
 	}()

@@ -39,7 +39,7 @@ models:
 	withCfg := []string{"--config", cfgPath}
 	admin := addUser(t, proj, append(withCfg, "ada", "--admin")...)
 	mallory := addUser(t, proj, append(withCfg, "mallory", "--allow", "terminal", "--allow", "read_file", "--allow", "list_dir")...)
-	s := serveArgs(t, proj, withCfg...)
+	s := serve(t, proj, withCfg...)
 	db := filepath.Join(proj, "state", "data", "switchboard.db")
 	if _, err := os.Stat(db); err != nil {
 		t.Fatalf("the database is not where the test expects it: %v", err)

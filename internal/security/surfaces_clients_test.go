@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // surface is one way a tool is reached. call makes one call of tool with
@@ -30,6 +31,9 @@ type surface struct {
 	read, ask toolCall
 	// agent is the agent the audit records name ("" for the assistant).
 	agent string
+	// admin makes the row's users admins: the assistant's tools that
+	// change agents need the role the API's agent routes need.
+	admin bool
 	call  func(t *testing.T, s *surfaceStack, key, tool, args string) bool
 	// callN, when set, makes n calls in one session (a stdio process is
 	// one session, with its own in-process limiter).
@@ -66,8 +70,19 @@ var surfaces = []surface{
 	{
 		name: "assistant tool",
 		read: toolCall{"list_agents", `{}`}, ask: toolCall{"assign_server", `{"agent":"helper","server":"test"}`},
-		call: runWith(""),
+		admin: true, call: runWith(""),
 	},
+}
+
+// user creates a user of the row's role with the permission globs and
+// returns its API key.
+func (sf surface) user(t *testing.T, s *surfaceStack, name string, perms ...string) string {
+	t.Helper()
+	role := store.RoleUser
+	if sf.admin {
+		role = store.RoleAdmin
+	}
+	return s.userWithRole(t, name, role, perms...)
 }
 
 func (sf surface) readCall() toolCall {

@@ -47,10 +47,16 @@ agents:
 
 func newSurfaceStack(t *testing.T) *surfaceStack {
 	t.Helper()
+	return newStack(t, stackConfig)
+}
+
+// newStack is newSurfaceStack with config in place of stackConfig.
+func newStack(t *testing.T, config string) *surfaceStack {
+	t.Helper()
 	sc, _ := mcptest.HTTPServer(t, "test", nil)
 	m := newSurfaceModel(t)
 	servers, _ := json.Marshal(map[string]any{"test": map[string]any{"type": "http", "url": sc.URL}})
-	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+stackConfig)
+	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+config)
 	a := clitest.App(t, dir)
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -78,11 +84,17 @@ func newSurfaceStack(t *testing.T) *surfaceStack {
 // user creates a user with the permission globs and returns its API key.
 func (s *surfaceStack) user(t *testing.T, name string, perms ...string) string {
 	t.Helper()
+	return s.userWithRole(t, name, store.RoleUser, perms...)
+}
+
+// userWithRole is user with a role.
+func (s *surfaceStack) userWithRole(t *testing.T, name string, role store.Role, perms ...string) string {
+	t.Helper()
 	key, hash := server.NewAPIKey()
 	if perms == nil {
 		perms = []string{}
 	}
-	u, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms})
+	u, err := s.st.CreateUser(t.Context(), store.User{Name: name, KeyHash: hash, Permissions: perms, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}

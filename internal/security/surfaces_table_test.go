@@ -53,7 +53,7 @@ func controlForbidden(t *testing.T, sf surface) {
 	}
 	s := newSurfaceStack(t)
 	read, ask := sf.readCall(), sf.askCall()
-	key := s.user(t, "bob", read.name)
+	key := sf.user(t, s, "bob", read.name)
 	if sf.call(t, s, key, ask.name, ask.args) {
 		t.Fatal("a tool outside the user's permissions ran")
 	}
@@ -66,7 +66,7 @@ func controlForbidden(t *testing.T, sf surface) {
 func controlRateLimit(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
 	read := sf.readCall()
-	key := s.user(t, "carol", "*")
+	key := sf.user(t, s, "carol", "*")
 	got := sf.calls(t, s, key, read.name, read.args, 2)
 	if !got[0] {
 		t.Fatal("the first call was refused")
@@ -88,7 +88,7 @@ func controlRateLimit(t *testing.T, sf surface) {
 func controlApproval(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
 	ask := sf.askCall()
-	key := s.user(t, "dave", "*")
+	key := sf.user(t, s, "dave", "*")
 	if sf.call(t, s, key, ask.name, ask.args) {
 		t.Fatal("a call the person declined ran")
 	}
@@ -110,7 +110,7 @@ func controlApproval(t *testing.T, sf surface) {
 func controlAudited(t *testing.T, sf surface) {
 	s := newSurfaceStack(t)
 	read := sf.readCall()
-	key := s.user(t, "erin", "*")
+	key := sf.user(t, s, "erin", "*")
 	if !sf.call(t, s, key, read.name, read.args) {
 		t.Fatal("the call was refused")
 	}

@@ -54,6 +54,14 @@ type User struct {
 	Admin bool
 }
 
+// role is u's role: the anonymous local user is an admin.
+func (u *User) role() store.Role {
+	if u.Admin {
+		return store.RoleAdmin
+	}
+	return store.RoleUser
+}
+
 // key identifies the user in per-user limits: its ID, so that a user
 // re-created under an old name starts afresh.
 func (u *User) key() string {
@@ -127,7 +135,7 @@ func userOf(u store.User) User {
 	if perms == nil {
 		perms = []string{} // a stored user without permissions may call nothing
 	}
-	return User{ID: u.ID, Name: u.Name, Permissions: perms, Admin: u.IsAdmin()}
+	return User{ID: u.ID, Name: u.Name, Permissions: perms, Admin: u.Role.ManagesShared()}
 }
 
 // bearerKey returns the Switchboard key of an Authorization header value,

@@ -152,7 +152,7 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		permit, limit := s.runGate(r.Context(), u)
 		req := &agent.Request{
-			ConversationID: c.ID, User: u.Name, UserID: u.ID, Agent: name, Message: body.Message,
+			ConversationID: c.ID, User: u.Name, UserID: u.ID, Role: u.role(), Agent: name, Message: body.Message,
 			Model: body.Model, RunID: store.NewID(), Permit: permit, Limit: limit,
 		}
 		return s.stream(w, r, req)

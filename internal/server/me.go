@@ -2,8 +2,6 @@ package server
 
 import (
 	"net/http"
-
-	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // meJSON is GET /api/v1/me: who the caller is and what its role lets it
@@ -19,10 +17,7 @@ type meJSON struct {
 func (s *Server) me() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		u := mustUser(r)
-		role := store.RoleUser
-		if u.Admin {
-			role = store.RoleAdmin
-		}
+		role := u.role()
 		tools := u.Permissions
 		if tools == nil {
 			tools = []string{"*"}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 type loggerKey struct{}
@@ -48,7 +50,9 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 			}
 			if err == nil {
 				logger = logger.With(logKeyUser, u.Name)
-				ctx = context.WithValue(withUser(ctx, u), loggerKey{}, logger)
+				// Tool calls made for this request (the tools API, runs,
+				// /mcp) act for u: what they keep is u's alone.
+				ctx = context.WithValue(tools.WithUser(withUser(ctx, u), u.ID), loggerKey{}, logger)
 				r = r.WithContext(ctx)
 			}
 		}
@@ -120,32 +124,49 @@ func (s *Server) guard(rt route, r *http.Request) error {
 	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
 		return errorf(http.StatusForbidden, "forbidden_origin", "cross-site requests are not accepted")
 	}
-	origin := r.Header.Get("Origin")
-	if origin == "" || slices.Contains(s.opts.AllowedOrigins, origin) {
-		return nil
-	}
-	u, err := url.Parse(origin)
-	if err != nil || !strings.EqualFold(u.Host, host) {
+	if origin := r.Header.Get("Origin"); !OriginAllowed(origin, host, s.opts.AllowedOrigins) {
 		return errorf(http.StatusForbidden, "forbidden_origin", "origin %q may not call this server; only its own pages may", origin)
 	}
 	return nil
 }
 
-// hostAllowed reports whether the Host header value host is accepted:
-// one in AllowedHosts, or any when AllowedHosts is empty and strict is
-// false; a loopback name always.
-func (s *Server) hostAllowed(host string, strict bool) bool {
-	if slices.Contains(s.opts.AllowedHosts, host) {
+// OriginAllowed reports whether a browser request with the Origin header
+// value origin may call a server it reached as host (its Host header): a
+// request without an Origin, one from an origin in allowed, or one from
+// the server's own pages. The API checks it on requests that change
+// state; the profiling listener on every request.
+func OriginAllowed(origin, host string, allowed []string) bool {
+	if origin == "" || slices.Contains(allowed, origin) {
 		return true
 	}
-	if len(s.opts.AllowedHosts) == 0 && !strict {
+	u, err := url.Parse(origin)
+	return err == nil && strings.EqualFold(u.Host, host)
+}
+
+// hostAllowed reports whether the Host header value host is accepted by
+// this server (see [HostAllowed]).
+func (s *Server) hostAllowed(host string, strict bool) bool {
+	return HostAllowed(host, s.opts.AllowedHosts, strict)
+}
+
+// HostAllowed reports whether the Host header value host is accepted:
+// one in allowed, or any when allowed is empty and strict is false; a
+// loopback name always. Strict is for a listener that answers without a
+// key (anonymous loopback access, the profiling listener without users):
+// there a foreign name is a DNS-rebinding page reaching 127.0.0.1 from
+// the person's browser.
+func HostAllowed(host string, allowed []string, strict bool) bool {
+	if slices.Contains(allowed, host) {
+		return true
+	}
+	if len(allowed) == 0 && !strict {
 		return true
 	}
 	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		name = h
 	}
-	if slices.Contains(s.opts.AllowedHosts, name) {
+	if slices.Contains(allowed, name) {
 		return true
 	}
 	if strings.EqualFold(name, "localhost") {

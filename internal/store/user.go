@@ -28,6 +28,14 @@ const (
 // Valid reports whether r is a known role.
 func (r Role) Valid() bool { return r == RoleUser || r == RoleAdmin }
 
+// ManagesShared reports whether r may change what every user runs: agents
+// and their servers, server restarts. It is the one rule for that: the
+// REST API's admin routes and the assistant's management tools
+// (assign_server, remove_server) both ask it, so an assistant can do no
+// more for a user than the API lets the user do, whoever approves the
+// call. The empty role (a caller whose role nobody set) may not.
+func (r Role) ManagesShared() bool { return r == RoleAdmin }
+
 // User is an API user. Only the SHA-256 of the user's API key is stored, so
 // a leaked database does not leak keys. Everything a user may do is decided
 // by its ID and the fields below, never by its name.

@@ -16,7 +16,8 @@ import (
 // limit/2 of its tail, cut on UTF-8 boundaries, with a note in between that
 // says how many bytes were cut and, when an output directory is configured,
 // the tool output ID under which the whole string is kept as
-// <OutputDir>/<id>.txt (offsets in the note are byte offsets into that file).
+// <OutputDir>/<user>/<id>.txt, filed under the call's user (see
+// [UserOutputDir]; offsets in the note are byte offsets into that file).
 // Images, audio, resource links and binary resources pass through untouched.
 // Structured content longer than the limit is dropped from the result and
 // kept the same way under its own ID, with a note saying so.
@@ -37,7 +38,8 @@ func isText(c Content) bool {
 
 // bound returns res cut to the registry's limit, with stored texts shown as
 // head, note and tail. res itself is not modified.
-func (r *Registry) bound(tool string, res *Result) *Result {
+// Outputs it keeps go to out, the store of the call's user.
+func (r *Registry) bound(out *OutputStore, tool string, res *Result) *Result {
 	var n, texts int
 	stored := res.StoredStructured != nil
 	for _, c := range res.Content {
@@ -57,23 +59,23 @@ func (r *Registry) bound(tool string, res *Result) *Result {
 	if !stored && !cut && !dropStructured {
 		return res
 	}
-	out := &Result{Content: res.Content, Structured: res.Structured, IsError: res.IsError}
+	b := &Result{Content: res.Content, Structured: res.Structured, IsError: res.IsError}
 	if cut {
-		out.Content = r.cutText(tool, out.Content, n)
+		b.Content = r.cutText(out, tool, b.Content, n)
 	}
 	if stored {
-		out.Content = r.showStored(out.Content)
+		b.Content = r.showStored(b.Content)
 	}
 	switch {
 	case res.StoredStructured != nil:
-		out.Structured = nil
-		out.Content = append(slices.Clip(out.Content), Content{Type: ContentText, Text: r.structuredNote(res.StoredStructured.Size, res.StoredStructured.ID)})
+		b.Structured = nil
+		b.Content = append(slices.Clip(b.Content), Content{Type: ContentText, Text: r.structuredNote(res.StoredStructured.Size, res.StoredStructured.ID)})
 	case dropStructured:
-		out.Structured = nil
-		id, _ := r.outputs.save(tool, string(res.Structured))
-		out.Content = append(slices.Clip(out.Content), Content{Type: ContentText, Text: r.structuredNote(int64(len(res.Structured)), id)})
+		b.Structured = nil
+		id, _ := out.save(tool, string(res.Structured))
+		b.Content = append(slices.Clip(b.Content), Content{Type: ContentText, Text: r.structuredNote(int64(len(res.Structured)), id)})
 	}
-	return out
+	return b
 }
 
 // structuredNote says that structured content of size bytes was dropped,
@@ -129,9 +131,9 @@ func (r *Registry) showStored(content []Content) []Content {
 // 256 KiB per page.
 func (r *Registry) pageSize() int { return min(max(r.limit, 1024), 256<<10) }
 
-// cutText returns content with its text cut to the limit; n is the length of
-// the joined text.
-func (r *Registry) cutText(tool string, content []Content, n int) []Content {
+// cutText returns content with its text cut to the limit, keeping the whole
+// text in keep; n is the length of the joined text.
+func (r *Registry) cutText(keep *OutputStore, tool string, content []Content, n int) []Content {
 	var full strings.Builder
 	full.Grow(n)
 	first := true
@@ -154,7 +156,7 @@ func (r *Registry) cutText(tool string, content []Content, n int) []Content {
 	for tail < n && !utf8.RuneStart(s[tail]) {
 		tail++
 	}
-	id, _ := r.outputs.save(tool, s)
+	id, _ := keep.save(tool, s)
 	note := r.cutNote(int64(tail-head), id, head)
 
 	out := make([]Content, 0, len(content)+2)

@@ -53,7 +53,7 @@ func TestBoundCutsTextAndStoresIt(t *testing.T) {
 	if diff := cmp.Diff(want, text); diff != "" {
 		t.Errorf("cut text mismatch (-want +got):\n%s", diff)
 	}
-	path := filepath.Join(dir, id+".txt")
+	path := filepath.Join(UserOutputDir(dir, ""), id+".txt") // the local user's
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestBoundStructured(t *testing.T) {
 		t.Fatalf("content = %+v, want the text and a note", got.Content)
 	}
 	id := idRE.FindString(got.Content[1].Text)
-	b, err := os.ReadFile(filepath.Join(dir, id+".txt"))
+	b, err := os.ReadFile(filepath.Join(UserOutputDir(dir, ""), id+".txt"))
 	if err != nil || string(b) != string(structured) {
 		t.Errorf("stored structured content = %q, %v; want %s", b, err, structured)
 	}

@@ -32,8 +32,11 @@ func (r *Registry) Call(ctx context.Context, name string, req *CallRequest) (*Re
 		return ErrorResult("invalid arguments for " + name + ": " + problem), nil
 	}
 	call.Arguments = args
+	// What the call keeps is its user's: the outputs of this call and
+	// those it reads back with read_tool_output.
+	out := r.outputs.ForUser(UserOf(ctx))
 	if call.Output == nil {
-		call.Output = r.outputs
+		call.Output = out
 	}
 	res, err := e.Tool.Call(ctx, &call)
 	if err != nil {
@@ -42,5 +45,5 @@ func (r *Registry) Call(ctx context.Context, name string, req *CallRequest) (*Re
 	if res == nil {
 		res = &Result{}
 	}
-	return r.bound(name, res), nil
+	return r.bound(out, name, res), nil
 }

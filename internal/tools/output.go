@@ -14,13 +14,22 @@ import (
 
 // OutputStore keeps the full text of tool outputs too long for a model to
 // see whole, as <dir>/<id>.txt, where read_tool_output reads them. The
-// [Registry] owns one and hands it to every call as [CallRequest].Output,
-// so that a tool reading a very large result as a stream can put the text
-// there as it arrives ([OutputStore.NewText]) instead of holding all of it
-// in memory. It is safe for concurrent use and owns no goroutines.
+// [Registry] owns one for its output directory and hands every call the
+// store of the call's user ([OutputStore.ForUser], [UserOf] the call's
+// context) as [CallRequest].Output, so that a tool reading a very large
+// result as a stream can put the text there as it arrives
+// ([OutputStore.NewText]) instead of holding all of it in memory. Outputs
+// are filed by user ([UserOutputDir]): an output ID alone never reaches
+// another user's output. It is safe for concurrent use and owns no
+// goroutines.
 type OutputStore struct {
-	dir    string // "" keeps nothing
-	limit  int    // bytes of text a model sees; negative means no limit
+	dir string // the output directory; "" keeps nothing
+	// user is the store ID of the user of a store made by ForUser, whose
+	// outputs go to UserOutputDir(dir, user) (computed only when an output
+	// is kept, so a call pays nothing for it otherwise).
+	user   string
+	byUser bool
+	limit  int // bytes of text a model sees; negative means no limit
 	logger *slog.Logger
 }
 
@@ -32,6 +41,24 @@ func NewOutputStore(dir string, limit int, logger *slog.Logger) *OutputStore {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &OutputStore{dir: dir, limit: limit, logger: logger}
+}
+
+// ForUser returns the store of the outputs of the user with the store ID
+// id ("" the local user): the same limit, writing to [UserOutputDir] of s's
+// directory. A nil s, or one keeping nothing, is returned as it is.
+func (s *OutputStore) ForUser(id string) *OutputStore {
+	if s == nil || s.dir == "" {
+		return s
+	}
+	return &OutputStore{dir: s.dir, user: id, byUser: true, limit: s.limit, logger: s.logger}
+}
+
+// target is the directory the store's outputs go to.
+func (s *OutputStore) target() string {
+	if s.byUser {
+		return UserOutputDir(s.dir, s.user)
+	}
+	return s.dir
 }
 
 // StoredOutput describes a text that was kept in the [OutputStore] rather
@@ -91,12 +118,13 @@ func (s *OutputStore) create(tool string) *outputFile {
 		s.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, err)
 		return nil
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+	dir := s.target()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		s.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, fmt.Errorf("creating tool output directory: %w", err))
 		return nil
 	}
 	id := "out_" + u.String()
-	path := filepath.Join(s.dir, id+".txt")
+	path := filepath.Join(dir, id+".txt")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		s.logger.Warn("tool output not stored", logKeyTool, tool, logKeyErr, fmt.Errorf("creating tool output file: %w", err))

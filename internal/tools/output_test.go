@@ -154,3 +154,35 @@ func TestBoundShowsStoredOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsFiledByUser: the registry files what a call keeps under the
+// user the call acts for ([WithUser]), each user in a directory of its own
+// whose name no ID can steer outside the output directory.
+func TestOutputsFiledByUser(t *testing.T) {
+	dir := t.TempDir()
+	r := NewRegistry(&RegistryOptions{ResultLimit: 10, OutputDir: dir})
+	f := newFake("big", "")
+	f.Run = func(context.Context, *CallRequest) (*Result, error) { return TextResult(strings.Repeat("x", 100)), nil }
+	r.Set(Source{Kind: KindBuiltin}, []Tool{f})
+	for _, user := range []string{"", "u-alice", "u-bob", "../../etc", "local"} {
+		res, err := r.Call(WithUser(t.Context(), user), "big", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := idRE.FindString(res.Text())
+		want := UserOutputDir(dir, user)
+		if _, err := os.Stat(filepath.Join(want, id+".txt")); err != nil {
+			t.Errorf("user %q: output %s not in %s: %v", user, id, want, err)
+		}
+		if rel, err := filepath.Rel(dir, want); err != nil || strings.Contains(rel, "..") || strings.ContainsRune(rel, filepath.Separator) {
+			t.Errorf("user %q: directory %s is not one level inside %s", user, want, dir)
+		}
+	}
+	if UserOutputDir(dir, "local") == UserOutputDir(dir, "") {
+		t.Error("a stored user whose ID is \"local\" shares the local user's directory")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 5 {
+		t.Errorf("%d user directories, want 5", len(ents))
+	}
+}

@@ -35,7 +35,8 @@ type RegistryOptions struct {
 	// negative value means no limit.
 	ResultLimit int
 	// OutputDir is where the full text of cut results is kept, as
-	// <OutputDir>/<id>.txt for read_tool_output. "" keeps none.
+	// <OutputDir>/<user>/<id>.txt for read_tool_output, filed under the
+	// user the call acts for ([UserOf], [UserOutputDir]). "" keeps none.
 	OutputDir string
 	// Logger receives warnings (schemas that do not compile, outputs that
 	// could not be stored). Nil discards them.

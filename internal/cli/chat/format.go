@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
@@ -33,16 +32,16 @@ func shortArgs(raw json.RawMessage, limit int) string {
 	return truncate(oneLine(s), limit)
 }
 
-// oneLine replaces line breaks and other control characters with spaces
-// and makes s valid UTF-8, so a line stays one line.
+// oneLine replaces line breaks and tabs with spaces and shows every other
+// control character (and byte that is not UTF-8) as an escape ([visible]),
+// so a line stays one line and nothing in it drives the terminal.
 func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if r == '\n' || r == '\t' {
 			return ' '
 		}
 		return r
-	}, s)
+	}, visible(s))
 }
 
 // truncate cuts s to at most limit runes, the last being an ellipsis.

@@ -40,9 +40,11 @@ func RunOnce(ctx context.Context, b Backend, prompt string, opts *Options) int {
 	req := &agent.Request{
 		ConversationID: o.ConversationID,
 		User:           o.User,
-		Agent:          o.Agent,
-		Model:          o.Model,
-		Message:        prompt,
+		// The person at the terminal owns this Switchboard: an admin.
+		Role:    store.RoleAdmin,
+		Agent:   o.Agent,
+		Model:   o.Model,
+		Message: prompt,
 	}
 	code := exitOK
 	for ev, err := range b.Run(ctx, req) {
@@ -85,6 +87,10 @@ type onceWriter struct {
 	failed bool
 	// outErr is the first error writing the answer.
 	outErr error
+	// vis shows the answer's control characters as escapes (see
+	// visible.go): a tool's escape sequences repeated by the model must
+	// not reach the terminal.
+	vis visibleStream
 }
 
 // event handles one event and reports whether it makes the run fail.
@@ -143,7 +149,10 @@ func (w *onceWriter) approve(ctx context.Context, b Backend, o *Options, a *stor
 }
 
 func (w *onceWriter) text(s string) {
-	if s == "" || w.failed {
+	if w.failed {
+		return
+	}
+	if s = w.vis.next(s); s == "" {
 		return
 	}
 	if w.gap {
@@ -171,16 +180,22 @@ func (w *onceWriter) write(s string) {
 // finish ends the answer with a newline, so a shell prompt starts on its
 // own line.
 func (w *onceWriter) finish() {
+	if rest := w.vis.flush(); rest != "" && !w.failed {
+		w.write(rest)
+		w.wrote, w.last = true, rest[len(rest)-1]
+	}
 	if w.wrote && w.last != '\n' {
 		w.write("\n")
 		w.last = '\n'
 	}
 }
 
+// errLine writes one line to stderr; what it quotes (tool names, errors,
+// results) shows its control characters as escapes.
 func (w *onceWriter) errLine(format string, args ...any) {
-	fmt.Fprintf(w.errw, format+"\n", args...)
+	_, _ = io.WriteString(w.errw, visible(fmt.Sprintf(format, args...))+"\n")
 }
 
 func (w *onceWriter) errorf(format string, args ...any) {
-	fmt.Fprintf(w.errw, "switchboard: "+format+"\n", args...)
+	_, _ = io.WriteString(w.errw, "switchboard: "+visible(fmt.Sprintf(format, args...))+"\n")
 }

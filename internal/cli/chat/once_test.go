@@ -123,7 +123,7 @@ func TestRunOnceScripted(t *testing.T) {
 			if diff := cmp.Diff(tt.wantDecide, decisions); diff != "" {
 				t.Errorf("Decide calls mismatch (-want +got):\n%s", diff)
 			}
-			wantReq := []agent.Request{{ConversationID: "conv", User: "ann", Agent: "bob", Model: "fast", Message: "do it"}}
+			wantReq := []agent.Request{{ConversationID: "conv", User: "ann", Role: store.RoleAdmin, Agent: "bob", Model: "fast", Message: "do it"}}
 			if diff := cmp.Diff(wantReq, reqs); diff != "" {
 				t.Errorf("requests mismatch (-want +got):\n%s", diff)
 			}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // turnRun is one turn running on its own goroutine. The goroutine ranges
@@ -49,6 +50,8 @@ func (m *model) startTurn(message string) tea.Cmd {
 	req := &agent.Request{
 		ConversationID: m.conv, User: m.opts.User, Agent: m.opts.Agent, Model: m.opts.Model,
 		Message: message,
+		// The person at the terminal owns this Switchboard: an admin.
+		Role: store.RoleAdmin,
 	}
 	b := m.b
 	go func() {
@@ -195,7 +198,7 @@ func (m *model) appendText(agentName, text string) tea.Cmd {
 		m.answer = &entry{kind: entryAnswer, agent: agentName}
 		m.add(m.answer)
 	}
-	m.answer.text += text
+	m.answer.text += m.answer.vis.next(text)
 	m.answer.dirty = true
 	if m.renderDue {
 		return nil
@@ -210,6 +213,7 @@ type renderMsg struct{}
 // endAnswer renders the current answer in full and closes it.
 func (m *model) endAnswer() {
 	if m.answer != nil {
+		m.answer.text += m.answer.vis.flush()
 		m.answer.dirty = true // streaming renders were by blocks; render it whole
 		m.renderEntry(m.answer)
 		m.answer = nil
@@ -225,7 +229,15 @@ func (m *model) renderEntry(e *entry) {
 	}
 }
 
-func (m *model) add(e *entry) { m.entries = append(m.entries, e) }
+// add appends e to the transcript. Its text shows control characters as
+// escapes (see visible.go), except a block's: blocks are the chat's own
+// output, styled, whose cells were made one line (and visible) already.
+func (m *model) add(e *entry) {
+	if e.kind != entryBlock {
+		e.text = visible(e.text)
+	}
+	m.entries = append(m.entries, e)
+}
 
 func (m *model) note(s string) { m.add(&entry{kind: entryNote, text: s}) }
 

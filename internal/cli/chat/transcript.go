@@ -44,6 +44,10 @@ type entry struct {
 	view      string
 	viewWidth int
 
+	// vis holds back a character split between two pieces of a
+	// streaming answer (see visible.go).
+	vis visibleStream
+
 	// Tool calls only.
 	call     *agent.CallInfo
 	started  time.Time
@@ -137,11 +141,11 @@ func historyEntries(msgs []store.Message) []*entry {
 		switch m.Role {
 		case llm.RoleUser:
 			if t := m.Text(); t != "" {
-				out = append(out, &entry{kind: entryUser, text: t})
+				out = append(out, &entry{kind: entryUser, text: visible(t)})
 			}
 		case llm.RoleAssistant:
 			if t := m.Text(); strings.TrimSpace(t) != "" {
-				out = append(out, &entry{kind: entryAnswer, agent: m.Agent, text: t, dirty: true})
+				out = append(out, &entry{kind: entryAnswer, agent: m.Agent, text: visible(t), dirty: true})
 			}
 			for _, c := range m.ToolCalls {
 				e := &entry{kind: entryTool, call: &agent.CallInfo{ID: c.ID, Name: c.Name, Arguments: c.Arguments}, finished: true, ok: true}

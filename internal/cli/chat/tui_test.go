@@ -26,7 +26,7 @@ func TestTUIStreamsAnswer(t *testing.T) {
 	close(h.feed)
 	h.pump("the turn to end", func(string) bool { return h.m.turn == nil })
 	_, reqs := fb.recorded()
-	want := []agent.Request{{ConversationID: "conv1", User: "ann", Agent: "bob", Model: "fast", Message: "hello there"}}
+	want := []agent.Request{{ConversationID: "conv1", User: "ann", Role: store.RoleAdmin, Agent: "bob", Model: "fast", Message: "hello there"}}
 	if diff := cmp.Diff(want, reqs); diff != "" {
 		t.Errorf("requests mismatch (-want +got):\n%s", diff)
 	}

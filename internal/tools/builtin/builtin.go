@@ -43,8 +43,9 @@ type Options struct {
 	// TerminalMaxOutput caps terminal's output in bytes (default
 	// [DefaultTerminalMaxOutput]); the head and the tail are kept.
 	TerminalMaxOutput int
-	// OutputDir is where the registry stores oversized tool outputs as
-	// <id>.txt. Empty means read_tool_output is not created.
+	// OutputDir is where the registry stores oversized tool outputs, as
+	// <user>/<id>.txt ([tools.UserOutputDir]). Empty means
+	// read_tool_output is not created.
 	OutputDir string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time

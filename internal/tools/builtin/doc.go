@@ -43,6 +43,9 @@
 // in time and output, with the whole process group killed on timeout or
 // cancellation.
 //
-// read_tool_output reads only files named <id>.txt directly inside
-// Options.OutputDir, with ids restricted to [A-Za-z0-9_-]{1,80}.
+// read_tool_output reads only files named <id>.txt directly inside the
+// directory of the calling user under Options.OutputDir
+// ([tools.UserOutputDir] of [tools.UserOf] the call's context), with ids
+// restricted to [A-Za-z0-9_-]{1,80}: another user's output is "not found"
+// whatever its ID.
 package builtin

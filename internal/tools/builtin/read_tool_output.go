@@ -51,7 +51,9 @@ func newReadToolOutput(dir string) *tool {
 			if err := decodeArgs(nameReadToolOutput, raw, &a); err != nil {
 				return errResult(err), nil
 			}
-			text, err := readToolOutput(dir, a)
+			// Only the outputs of the user this call acts for: an ID
+			// alone never reaches another user's output.
+			text, err := readToolOutput(tools.UserOutputDir(dir, tools.UserOf(ctx)), a)
 			if err != nil {
 				return errResult(err), nil
 			}
@@ -73,7 +75,7 @@ func readToolOutput(dir string, a readToolOutputArgs) (string, error) {
 	if a.Offset < 0 {
 		return "", fmt.Errorf("offset %d is negative; use 0 or more", a.Offset)
 	}
-	notFound := fmt.Errorf("no stored output with id %q; it may have expired, or the id was mistyped", a.ID)
+	notFound := fmt.Errorf("no stored output with id %q among yours; it may have expired, the id was mistyped, or it is another user's output (each user reads only the outputs of their own calls)", a.ID)
 	r, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", notFound
