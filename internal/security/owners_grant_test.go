@@ -73,8 +73,11 @@ func TestOwnersGrantStaysWithItsServer(t *testing.T) {
 	}
 	state := func(url string) (string, cliResult) {
 		t.Helper()
-		writeFile(t, filepath.Join(dir, "switchboard.yaml"), fmt.Sprintf("mcpServers:\n  secure: {type: http, url: %q}\n", url))
-		r := switchboard(t, dir, "--log-level", "warn", "servers", "--json")
+		// The person edits the config by hand and names it: a discovered
+		// file changed after tools could write here needs `config trust`.
+		cfg := filepath.Join(dir, "switchboard.yaml")
+		writeFile(t, cfg, fmt.Sprintf("mcpServers:\n  secure: {type: http, url: %q}\n", url))
+		r := switchboard(t, dir, "--config", cfg, "--log-level", "warn", "servers", "--json")
 		var ss []struct{ Name, State string }
 		if err := json.Unmarshal([]byte(r.stdout), &ss); err != nil {
 			t.Fatalf("servers --json: %v\n%s\n%s", err, r.stdout, r.stderr)

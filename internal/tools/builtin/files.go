@@ -55,6 +55,17 @@ func openRegular(rs *roots, r *os.Root, l loc, rel string) (*os.File, fs.FileInf
 		return nil, nil, rs.fsError("opening", l, err)
 	}
 	if !st.Mode().IsRegular() {
+		// A protected folder is refused as protected, not described: what
+		// lies in Switchboard's own files is not for tools to learn.
+		if st.IsDir() {
+			if d, err := r.Open(rel); err == nil {
+				gerr := rs.guardOpen(l, d)
+				d.Close()
+				if gerr != nil {
+					return nil, nil, gerr
+				}
+			}
+		}
 		return nil, nil, notRegular(l, st.Mode())
 	}
 	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
