@@ -39,6 +39,9 @@ type Policy struct {
 	// Exe is the binary re-executed as the shim; "" means the running
 	// executable, whose main (or TestMain) must call [Shim].
 	Exe string
+
+	// pins are Read and Write as [Policy.Pin] resolved them; nil until then.
+	pins *pinSet
 }
 
 // Limits bound a confined command's resources; a zero field means no limit
