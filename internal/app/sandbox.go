@@ -54,23 +54,31 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 	return p
 }
 
-// insideAny reports whether path is one of dirs or below one, comparing
-// absolute paths with symlinks resolved where they exist.
+// insideAny reports whether path is one of dirs or below one, as named or
+// with symlinks resolved: a cwd inside a root that is now a symlink to /
+// is still inside the root (and left to it), not a read path for /.
 func insideAny(path string, dirs []string) bool {
-	path = realPath(path)
-	for _, d := range dirs {
-		d = realPath(d)
-		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return true
+	for _, p := range []string{absPath(path), realPath(path)} {
+		for _, d := range dirs {
+			for _, d := range []string{absPath(d), realPath(d)} {
+				if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+					return true
+				}
+			}
 		}
 	}
 	return false
 }
 
-func realPath(p string) string {
+func absPath(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
+		return abs
 	}
+	return p
+}
+
+func realPath(p string) string {
+	p = absPath(p)
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	}

@@ -75,6 +75,26 @@ func pin(read, write []string) *pinSet {
 		ps.wr = append(ps.wr, pinPath(w))
 	}
 	var errs []error
+	// Where the process can write, as named and as resolved.
+	var writable []string
+	for i, w := range write {
+		if abs, err := filepath.Abs(w); err == nil {
+			writable = append(writable, abs)
+		}
+		writable = append(writable, ps.wr[i].path)
+	}
+	for _, l := range []struct {
+		kind  string
+		paths []string
+	}{{"read", read}, {"write", write}} {
+		for _, p := range l.paths {
+			if link, w := plantedLink(p, writable); link != "" {
+				errs = append(errs, fmt.Errorf("sandbox %s path %s leads through the symlink %s, which lies inside the write path %s: "+
+					"the confined process could have planted it to widen its own policy; refusing it (name the real directory in "+
+					"the configuration, or remove the symlink)", l.kind, p, link, w))
+			}
+		}
+	}
 	for _, r := range read {
 		pr := pinPath(r)
 		if i := slices.IndexFunc(ps.wr, func(w pinned) bool { return w.path == pr.path }); i >= 0 {
@@ -92,6 +112,27 @@ func pin(read, write []string) *pinSet {
 	}
 	ps.err = errors.Join(errs...)
 	return ps
+}
+
+// plantedLink returns a symlink on the way to p (p itself or a directory
+// above it) that lies strictly inside one of writable, and that write path.
+func plantedLink(p string, writable []string) (link, dir string) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", ""
+	}
+	for c := abs; c != "/" && c != "."; c = filepath.Dir(c) {
+		fi, err := os.Lstat(c)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		for _, w := range writable {
+			if within(c, w) {
+				return c, w
+			}
+		}
+	}
+	return "", ""
 }
 
 func pinPath(p string) pinned {

@@ -80,3 +80,36 @@ func TestPinReplacedPath(t *testing.T) {
 		t.Errorf("after putting it back: exit %d %s", code, out)
 	}
 }
+
+// TestPinLinkInsideWritePath: a configuration loaded afresh (Switchboard
+// restarted) refuses a policy path that leads through a symlink inside a
+// write path, which the confined process may have planted; a symlink
+// elsewhere is followed as before.
+func TestPinLinkInsideWritePath(t *testing.T) {
+	base := t.TempDir()
+	w := filepath.Join(base, "w")
+	if err := os.Mkdir(w, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/", filepath.Join(w, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*sandbox.Policy{
+		{Confine: true, Write: []string{w, filepath.Join(w, "out")}},
+		{Confine: true, Read: []string{filepath.Join(w, "out", "etc")}, Write: []string{w}},
+	} {
+		p.Pin()
+		if err := p.Verify(); err == nil || !strings.Contains(err.Error(), "leads through the symlink "+filepath.Join(w, "out")) {
+			t.Errorf("%v / %v: Verify = %v; want the planted symlink named", p.Read, p.Write, err)
+		}
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(w, link); err != nil {
+		t.Fatal(err)
+	}
+	p := &sandbox.Policy{Confine: true, Write: []string{link}}
+	p.Pin()
+	if err := p.Verify(); err != nil {
+		t.Errorf("a write path named through a symlink outside the write paths: %v", err)
+	}
+}
