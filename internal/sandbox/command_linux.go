@@ -97,8 +97,11 @@ func confined(p *Policy, exe, dir string, env []string, path string, args []stri
 	uid, gid := os.Getuid(), os.Getgid()
 	attr := &syscall.SysProcAttr{
 		Cloneflags:  flags,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		// Root inside: an execve keeps a process's capabilities in its
+		// namespace only as uid 0 there, and the shim needs them to mount.
+		// Outside it is this user, whose files it may read and write.
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
 		// Required to map a group without privilege; the sandbox never
 		// needs to change its groups.
 		GidMappingsEnableSetgroups: false,
