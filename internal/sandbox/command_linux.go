@@ -96,7 +96,7 @@ func confined(p *Policy, exe, dir string, env []string, path string, args []stri
 	}
 	uid, gid := os.Getuid(), os.Getgid()
 	attr := &syscall.SysProcAttr{
-		Cloneflags:  flags,
+		Cloneflags: flags,
 		// Root inside: an execve keeps a process's capabilities in its
 		// namespace only as uid 0 there, and the shim needs them to mount.
 		// Outside it is this user, whose files it may read and write.
