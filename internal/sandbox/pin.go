@@ -38,8 +38,9 @@ type pinSet struct {
 // configuration is applied, before the confined process first runs.
 //
 // A read path that equals a write path is dropped (the write path already
-// allows reading). A read path that lies strictly below a write path is
-// refused: the confined process could replace it. [Command] returns that
+// allows reading), and so is a [SystemRead] path below one (a root of /).
+// Any other read path that lies strictly below a write path is refused: the
+// confined process could replace it. [Command] returns that
 // error at each start, and [Policy.Verify] reports it. Pin does not change
 // Read or Write; changing them afterwards undoes the pinning (the next
 // start resolves them again). A nil p is left alone.
@@ -88,6 +89,9 @@ func pin(read, write []string) *pinSet {
 		paths []string
 	}{{"read", read}, {"write", write}} {
 		for _, p := range l.paths {
+			if l.kind == "read" && slices.Contains(SystemRead(), p) {
+				continue // the system's own links (/bin -> usr/bin)
+			}
 			if link, w := plantedLink(p, writable); link != "" {
 				errs = append(errs, fmt.Errorf("sandbox %s path %s leads through the symlink %s, which lies inside the write path %s: "+
 					"the confined process could have planted it to widen its own policy; refusing it (name the real directory in "+
@@ -101,6 +105,10 @@ func pin(read, write []string) *pinSet {
 			continue // readable through the write path
 		}
 		for _, w := range ps.wr {
+			if within(pr.path, w.path) && slices.Contains(SystemRead(), r) {
+				pr.path = "" // a root holding the system: the write path gives it
+				break
+			}
 			if within(pr.path, w.path) {
 				errs = append(errs, fmt.Errorf("sandbox read path %s lies inside the write path %s: the confined process could replace it "+
 					"(with a symlink to /, say) and so widen its own policy at the next start; remove it from the read paths "+
@@ -108,7 +116,9 @@ func pin(read, write []string) *pinSet {
 				break
 			}
 		}
-		ps.rd = append(ps.rd, pr)
+		if pr.path != "" {
+			ps.rd = append(ps.rd, pr)
+		}
 	}
 	ps.err = errors.Join(errs...)
 	return ps

@@ -31,6 +31,12 @@ func TestPinReadUnderWrite(t *testing.T) {
 	if _, cerr := sandbox.Command(p, w, nil, "/bin/true"); cerr == nil && sandbox.Check().Available {
 		t.Error("Command started a policy with a read path inside a write path")
 	}
+	// The system's paths below a write path (a root of /) are left to it.
+	p = &sandbox.Policy{Confine: true, Read: sandbox.SystemRead(), Write: []string{"/"}}
+	p.Pin()
+	if err := p.Verify(); err != nil {
+		t.Errorf("system read paths below a write path of /: %v", err)
+	}
 }
 
 // TestPinReplacedPath: a policy path replaced by a symlink to / after Pin
