@@ -75,8 +75,9 @@ func SystemRead() []string {
 }
 
 // SystemHide returns files under the system paths that only root may read
-// and that a sandboxed command must not see even when Switchboard runs as
-// root (where file permissions do not stop it).
+// and that a sandboxed command must not see. Run as root, the sandbox's
+// user is nobody on the host, so file permissions stop it from reading
+// these and every other root-only file; the list is a second line.
 func SystemHide() []string {
 	return []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private"}
 }
