@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -130,26 +131,52 @@ func sameObject(fd int, pp pinned) error {
 // root is the host's nobody: the mapping idmapped mounts are made with. It
 // starts the binary in that namespace, stopped before it runs a single
 // instruction (a traced exec stops with SIGTRAP), opens the namespace, and
-// kills it.
+// kills it. Where ptrace is not allowed (Yama's ptrace_scope 3, a seccomp
+// profile), the binary runs as a holder that waits for its stdin to close.
 func nobodyNamespace(exe string) (int, error) {
-	m := []syscall.SysProcIDMap{{ContainerID: 0, HostID: nobody, Size: 1}}
-	hold := exec.Command(selfExe(exe), holdArg) //nolint:noctx // killed below
-	hold.Args[0] = exe
-	hold.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UidMappings: m, GidMappings: m, Ptrace: true, Pdeathsig: syscall.SIGKILL}
-	if err := hold.Start(); err != nil {
-		return -1, fmt.Errorf("preparing the sandbox's user namespace: %w", err)
+	ns, err := holdNamespace(exe, true)
+	if err != nil {
+		ns, err = holdNamespace(exe, false)
 	}
-	ns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", hold.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	_ = hold.Process.Kill()
-	_ = hold.Wait() // killed: its status says nothing
 	if err != nil {
 		return -1, fmt.Errorf("preparing the sandbox's user namespace: %w", err)
 	}
 	return ns, nil
 }
 
-// hold is what a holder runs should it ever get to run: nothing.
-func hold() int { return 0 }
+func holdNamespace(exe string, traced bool) (int, error) {
+	m := []syscall.SysProcIDMap{{ContainerID: 0, HostID: nobody, Size: 1}}
+	hold := exec.Command(selfExe(exe), holdArg) //nolint:noctx // killed below
+	hold.Args[0] = exe
+	hold.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UidMappings: m, GidMappings: m, Ptrace: traced, Pdeathsig: syscall.SIGKILL}
+	var stdin io.WriteCloser
+	if !traced {
+		var err error
+		if stdin, err = hold.StdinPipe(); err != nil {
+			return -1, err
+		}
+	}
+	if err := hold.Start(); err != nil {
+		return -1, err
+	}
+	ns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", hold.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if stdin != nil {
+		_ = stdin.Close()
+	}
+	_ = hold.Process.Kill()
+	_ = hold.Wait() // killed: its status says nothing
+	if err != nil {
+		return -1, err
+	}
+	return ns, nil
+}
+
+// hold is the holder's life when it runs (see nobodyNamespace): wait
+// until the parent closes stdin.
+func hold() int {
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
 
 // coveredDirs are the directories the shim replaces with empty tmpfs.
 func coveredDirs() []string {
