@@ -5,6 +5,7 @@ package security
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,7 +54,23 @@ approvals: {mode: allow-all}
 mcpServers:
   hostile: {command: %q, args: [%q], sandbox: %s}
 `, proj, mode, node, script, sb))
-			p := startMCP(t, dir, cfg, secret, outDir)
+			extra := []*os.File{secret, outDir}
+			// Descriptor 5 on PostgreSQL's socket directory, when this
+			// machine has one: the way to its superuser the issue found.
+			pgDir, err := os.Open("/run/postgresql")
+			pg := err == nil
+			if pg {
+				defer pgDir.Close()
+				if _, err := os.Stat("/run/postgresql/.s.PGSQL.5432"); err != nil {
+					pg = false
+				} else if _, err := exec.LookPath("psql"); err != nil {
+					pg = false
+				}
+			}
+			if pg {
+				extra = append(extra, pgDir)
+			}
+			p := startMCP(t, dir, cfg, extra...)
 			// The attack needs the descriptors in Switchboard itself.
 			if l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/3", p.cmd.Process.Pid)); l != filepath.Join(outside, "secret") {
 				t.Fatalf("switchboard's descriptor 3 is %q; the test did not hand it the secret", l)
@@ -68,6 +85,9 @@ mcpServers:
 			if sandboxed {
 				line += "; cat /proc/$PPID/fd/3 /proc/$PPID/fd/4/other /proc/1/fd/3"
 			}
+			if pg {
+				line += "; psql -h /proc/self/fd/5 -U postgres -d postgres -Atc 'select 4242*2'"
+			}
 			outs := map[string]string{
 				"terminal":              p.call(t, "terminal", map[string]any{"command": line}),
 				"server run":            p.call(t, "hostile__run", map[string]any{"command": line}),
@@ -81,7 +101,7 @@ mcpServers:
 				t.Fatalf("the server did not answer: %q", outs["server descriptor ids"])
 			}
 			for what, out := range outs {
-				for _, leak := range []string{"fd-secret-content", "fd-dir-content", outside} {
+				for _, leak := range []string{"fd-secret-content", "fd-dir-content", outside, "8484"} {
 					if strings.Contains(out, leak) {
 						t.Errorf("%s reached %q through an inherited descriptor:\n%s", what, leak, out)
 					}
