@@ -115,10 +115,10 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// Start starts cmd, made by [Command], and then closes the descriptors
-// Command opened for the sandbox's shim, which has its own copies; use it
-// instead of cmd.Start so they do not stay open in Switchboard until cmd
-// is garbage. For an unconfined command it is cmd.Start.
+// Start starts cmd, made by [Command], and then closes cmd.ExtraFiles: the
+// mounts Command opened for the sandbox's shim, which has its own copies
+// once started. Use it instead of cmd.Start so they do not stay open in
+// Switchboard until cmd is garbage. An unconfined command has none.
 func Start(cmd *exec.Cmd) error {
 	err := cmd.Start()
 	closeAll(cmd.ExtraFiles)

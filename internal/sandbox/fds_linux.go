@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -40,7 +41,7 @@ func closeOnExec() error {
 		return fmt.Errorf("marking descriptors close-on-exec: %w", err)
 	}
 	for _, fd := range fds {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && err != unix.EBADF {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
 			return fmt.Errorf("marking descriptor %d close-on-exec: %w", fd, err)
 		}
 	}
