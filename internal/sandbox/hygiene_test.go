@@ -121,3 +121,23 @@ func TestConfinedAsRootSeesOthersPermissions(t *testing.T) {
 		t.Errorf("a file the sandbox wrote belongs to %d:%d on the host; want root's", s.Uid, s.Gid)
 	}
 }
+
+// TestConfinedAsRootHiddenOutOfReach: run as root, a hidden path below a
+// directory the sandbox's user cannot search (Switchboard's config under
+// /root) does not stop the command from starting, and stays unreadable.
+func TestConfinedAsRootHiddenOutOfReach(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the mapping to nobody applies when Switchboard runs as root")
+	}
+	root, home := t.TempDir(), t.TempDir() // home: 0700, root's
+	cfg := filepath.Join(home, "switchboard.yaml")
+	if err := os.WriteFile(cfg, []byte("apiKey: out-of-reach"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := confined(t, root)
+	p.Hide = append(p.Hide, cfg, filepath.Join(home, "data"))
+	out, code := sh(t, p, root, "echo ran; cat "+cfg)
+	if !strings.Contains(out, "ran") || strings.Contains(out, "out-of-reach") || code == 0 {
+		t.Errorf("exit %d, output %q; want the command to run and the file refused", code, out)
+	}
+}

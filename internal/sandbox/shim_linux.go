@@ -214,6 +214,11 @@ func hide(p string) error {
 	switch err := unix.Lstat(p, &st); {
 	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR):
 		return nil // absent: nothing to hide
+	case errors.Is(err, unix.EACCES):
+		// Out of the sandbox user's reach (below /root, run as root,
+		// where that user is nobody): the command, with no more rights
+		// than the shim, cannot reach it either.
+		return nil
 	case err != nil:
 		return fmt.Errorf("hiding %s: %w", p, err)
 	}
