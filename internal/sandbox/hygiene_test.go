@@ -129,7 +129,14 @@ func TestConfinedAsRootHiddenOutOfReach(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the mapping to nobody applies when Switchboard runs as root")
 	}
-	root, home := t.TempDir(), t.TempDir() // home: 0700, root's
+	root := t.TempDir()
+	// Outside /tmp, which the sandbox replaces: a 0700 directory of
+	// root's, as /root is.
+	home, err := os.MkdirTemp("/var/tmp", "sandbox-home-")
+	if err != nil {
+		t.Skip("no /var/tmp to make an out-of-reach directory in:", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(home) })
 	cfg := filepath.Join(home, "switchboard.yaml")
 	if err := os.WriteFile(cfg, []byte("apiKey: out-of-reach"), 0o644); err != nil {
 		t.Fatal(err)
