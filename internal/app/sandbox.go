@@ -2,6 +2,7 @@ package app
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
@@ -20,16 +21,25 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 	if !sb.Enabled {
 		return nil
 	}
-	read := append(append([]string{}, sandbox.SystemRead()...), cfg.Builtin.Roots...)
-	if s.Cwd != "" {
-		read = append(read, s.Cwd)
-	}
-	read = append(read, sb.Read...)
 	write := sb.Write
 	if write == nil {
 		write = cfg.Builtin.Roots
 	}
-	return &sandbox.Policy{
+	// The roots and the cwd are read paths only where no write path holds
+	// them already: there the server could replace them, and the sandbox
+	// refuses a read path inside a write path. The configured read paths
+	// go as they are, so such a mistake is reported, not hidden.
+	read := append([]string{}, sandbox.SystemRead()...)
+	for _, r := range cfg.Builtin.Roots {
+		if !insideAny(r, write) {
+			read = append(read, r)
+		}
+	}
+	if s.Cwd != "" && !insideAny(s.Cwd, write) {
+		read = append(read, s.Cwd)
+	}
+	read = append(read, sb.Read...)
+	p := &sandbox.Policy{
 		Confine: true,
 		Read:    read,
 		Write:   append([]string{}, write...),
@@ -37,6 +47,42 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 		Network: sb.Network,
 		Limits:  sandboxLimits(sb.Limits),
 	}
+	// Resolved once, as the configuration is applied: a server restarted
+	// by its supervisor runs on the same directories, whatever it did to
+	// their names before it exited.
+	p.Pin()
+	return p
+}
+
+// insideAny reports whether path is one of dirs or below one, as named or
+// with symlinks resolved: a cwd inside a root that is now a symlink to /
+// is still inside the root (and left to it), not a read path for /.
+func insideAny(path string, dirs []string) bool {
+	for _, p := range []string{absPath(path), realPath(path)} {
+		for _, d := range dirs {
+			for _, d := range []string{absPath(d), realPath(d)} {
+				if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+func realPath(p string) string {
+	p = absPath(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p
 }
 
 // terminalPolicy is what the terminal tool confines its commands to, on

@@ -2,6 +2,7 @@ package app
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,8 +25,19 @@ func TestServerSandbox(t *testing.T) {
 	if p == nil || !p.Confine || p.Network {
 		t.Fatalf("sandbox: true gave %+v", p)
 	}
-	if diff := cmp.Diff(append(sandbox.SystemRead(), "/proj", "/srv"), p.Read); diff != "" {
+	// The root is writable, so it is no read path of its own (a server
+	// could replace a read path inside a write path).
+	if diff := cmp.Diff(append(sandbox.SystemRead(), "/srv"), p.Read); diff != "" {
 		t.Errorf("read mismatch (-want +got):\n%s", diff)
+	}
+	p = serverSandbox(cfg, config.MCPServer{Command: "x", Cwd: "/proj/srv", Sandbox: on})
+	if slices.Contains(p.Read, "/proj/srv") || p.Verify() != nil {
+		t.Errorf("a cwd inside the write paths: read %v, verify %v; want it left to the write path", p.Read, p.Verify())
+	}
+	inside := &config.Sandbox{Enabled: true, Read: []string{"/proj/lib"}}
+	p = serverSandbox(cfg, config.MCPServer{Command: "x", Sandbox: inside})
+	if err := p.Verify(); err == nil || !strings.Contains(err.Error(), "/proj/lib") {
+		t.Errorf("a configured read path inside the write paths: verify %v; want it refused by name", err)
 	}
 	if diff := cmp.Diff([]string{"/proj"}, p.Write); diff != "" {
 		t.Errorf("write defaults to the roots (-want +got):\n%s", diff)

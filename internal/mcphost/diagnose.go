@@ -99,6 +99,12 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 		step("command on PATH", func() (string, string, error) { return checkCommand(sc.Command) })
 		if sc.Sandbox != nil && sc.Sandbox.Confine {
 			step("sandbox available", func() (string, string, error) { return checkSandbox() })
+			step("sandbox paths", func() (string, string, error) {
+				if err := sc.Sandbox.Verify(); err != nil {
+					return "", "fix the server's sandbox read and write paths (mcpServers." + sc.Name + ".sandbox)", err
+				}
+				return "unchanged since the configuration was loaded", "", nil
+			})
 		}
 		step("process answers initialize", func() (string, string, error) {
 			d, h, err := probeStdio(ctx, &sc, o.ConnectTimeout, s.stderr)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 // pipeConn is Switchboard's own stdio transport: one child process, its
@@ -113,7 +115,7 @@ func startPipe(cmd *exec.Cmd, pg *procGroup, o pipeOptions) (*pipeConn, error) {
 		return nil, fmt.Errorf("making the stdout pipe: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	err = cmd.Start()
+	err = sandbox.Start(cmd)
 	// The child has its own copies now; ours would keep stdout open after
 	// the child exits.
 	inR.Close()

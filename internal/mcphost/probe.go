@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
 // probeInitialize is a classic initialize request, answered by every
@@ -36,7 +38,7 @@ func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, st
 	if err != nil {
 		return "", "", err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := sandbox.Start(cmd); err != nil {
 		return "", "check the command and its working directory", fmt.Errorf("starting the process: %w", err)
 	}
 	defer func() {

@@ -116,6 +116,9 @@ func (s *server) run(ctx context.Context) {
 			}
 			continue
 		case isSetupError(err):
+			// Retrying cannot help either; say why once, as a server
+			// served over stdio has no status page to show it.
+			s.log.Error("mcp server cannot start; fix its configuration, then restart it", logKeyErr, err)
 			settle(StateDisabled, err)
 			if !s.waitRestart(ctx) {
 				return

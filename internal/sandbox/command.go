@@ -108,3 +108,22 @@ func (p *Policy) Env(env []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// Start starts cmd, made by [Command], and then closes cmd.ExtraFiles: the
+// mounts Command opened for the sandbox's shim, which has its own copies
+// once started. Use it instead of cmd.Start so they do not stay open in
+// Switchboard until cmd is garbage. An unconfined command has none.
+func Start(cmd *exec.Cmd) error {
+	err := cmd.Start()
+	closeAll(cmd.ExtraFiles)
+	if errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("starting %s: a descriptor it needed was already closed (start a command from Command once): %w", cmd.Path, err)
+	}
+	return err
+}

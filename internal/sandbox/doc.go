@@ -38,6 +38,15 @@
 //     outlives a command; when Switchboard dies, the shim gets SIGKILL
 //     (parent-death signal) and the same happens.
 //
+// Before step 1 the shim closes every descriptor it inherited, and before
+// step 5 it marks the rest close-on-exec: the command gets 0, 1 and 2 only.
+// The policy's paths are those [Policy.Pin] resolved when the configuration
+// was applied, checked by device and inode at each start. When Switchboard
+// runs as root, root inside the namespace is nobody (65534) outside, so
+// files are checked for the sandbox as for any other user; its write paths
+// are then lent to it as idmapped mounts, made by the parent and moved into
+// place by the shim in step 1.
+//
 // An unconfined command ([Policy.Confine] false, or other platforms) gets
 // only the environment, its own process group and, on Linux, the
 // parent-death signal; its grandchildren may outlive it.

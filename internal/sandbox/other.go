@@ -25,3 +25,7 @@ func Shim([]string) (int, bool) { return 0, false }
 func confined(*Policy, string, string, []string, string, []string) (*exec.Cmd, error) {
 	return nil, ErrUnsupported // Check fails first
 }
+
+// CloseInheritedOnExec does nothing outside Linux, where commands run
+// unconfined with Switchboard's own permissions anyway.
+func CloseInheritedOnExec() error { return nil }

@@ -46,6 +46,9 @@ type Policy struct {
 	// Exe is the binary re-executed as the shim; "" means the running
 	// executable, whose main (or TestMain) must call [Shim].
 	Exe string
+
+	// pins are Read and Write as [Policy.Pin] resolved them; nil until then.
+	pins *pinSet
 }
 
 // Limits bound a confined command's resources; a zero field means no limit
@@ -79,8 +82,9 @@ func SystemRead() []string {
 }
 
 // SystemHide returns files under the system paths that only root may read
-// and that a sandboxed command must not see even when Switchboard runs as
-// root (where file permissions do not stop it).
+// and that a sandboxed command must not see. Run as root, the sandbox's
+// user is nobody on the host, so file permissions stop it from reading
+// these and every other root-only file; the list is a second line.
 func SystemHide() []string {
 	return []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private"}
 }

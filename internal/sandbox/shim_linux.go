@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +34,9 @@ const (
 //		os.Exit(code)
 //	}
 func Shim(args []string) (code int, ok bool) {
+	if len(args) == 2 && args[1] == holdArg {
+		return hold(), true
+	}
 	if len(args) < 2 || args[1] != shimArg {
 		return 0, false
 	}
@@ -56,7 +60,15 @@ func runShim(args []string, stderr io.Writer) int {
 	if err := json.Unmarshal([]byte(args[0]), &sp); err != nil {
 		return fail(exitSetup, "reading the policy: %v", err)
 	}
+	// Descriptors Switchboard inherited and did not mark close-on-exec
+	// reach the shim too; none may stay open in the sandbox.
+	if err := closeInherited(&sp); err != nil {
+		return fail(exitSetup, "%v", err)
+	}
 	if err := setup(&sp); err != nil {
+		return fail(exitSetup, "%v", err)
+	}
+	if err := closeOnExec(); err != nil {
 		return fail(exitSetup, "%v", err)
 	}
 	return supervise(args[2], args[2:], stderr)
@@ -98,6 +110,9 @@ func setup(sp *spec) error {
 			return fmt.Errorf("entering the working directory: %w", err)
 		}
 	}
+	if err := checkIDs(sp.IDs); err != nil {
+		return err
+	}
 	if err := restrict(sp); err != nil {
 		return err
 	}
@@ -111,40 +126,42 @@ func setup(sp *spec) error {
 // connect to. /run stays unreadable under Landlock.
 var covered = []struct{ dir, mode string }{{"/tmp", "1777"}, {"/dev/shm", "1777"}, {"/run", "0755"}}
 
-// privateTmp mounts the covered directories empty, then binds back the
-// policy's paths that lie below them (tests keep their roots in /tmp;
-// name resolution needs /run/systemd/resolve).
+// privateTmp mounts the covered directories empty, then brings back the
+// policy's paths below them (tests keep their roots in /tmp; name
+// resolution needs /run/systemd/resolve) and the mounts the parent handed
+// over (see handOver), closing them. A path the parent did not hand over
+// is opened here before the covering, and must be the object pinned.
 func privateTmp(sp *spec) error {
-	dirs := make([]string, len(covered))
-	for i, c := range covered {
-		dirs[i] = c.dir
-	}
 	type keep struct {
 		path string
 		fd   int
 		dir  bool
+		tree bool
 	}
 	var keeps []keep
-	for _, p := range append(append([]string{}, sp.Read...), sp.Write...) {
-		if !under(p, dirs...) {
-			continue
-		}
-		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // missing: nothing to keep
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			_ = unix.Close(fd)
-			continue
-		}
-		keeps = append(keeps, keep{p, fd, st.Mode&unix.S_IFMT == unix.S_IFDIR})
+	for _, h := range sp.Mounts {
+		keeps = append(keeps, keep{h.Path, h.FD, h.Dir, true})
 	}
 	defer func() {
 		for _, k := range keeps {
 			_ = unix.Close(k.fd)
 		}
 	}()
+	for _, p := range append(append([]string{}, sp.Read...), sp.Write...) {
+		if !under(p, coveredDirs()...) || slices.ContainsFunc(keeps, func(k keep) bool { return k.path == p }) {
+			continue
+		}
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // missing: nothing to keep
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || !sameID(sp.IDs, p, &st) {
+			_ = unix.Close(fd)
+			return fmt.Errorf("sandbox path %s was replaced while the sandbox started: refusing to confine the command to it", p)
+		}
+		keeps = append(keeps, keep{p, fd, st.Mode&unix.S_IFMT == unix.S_IFDIR, false})
+	}
 	for _, c := range covered {
 		if st, err := os.Lstat(c.dir); err != nil || !st.IsDir() {
 			continue
@@ -154,8 +171,16 @@ func privateTmp(sp *spec) error {
 		}
 	}
 	for _, k := range keeps {
-		if err := mountPoint(k.path, k.dir); err != nil {
-			return err
+		if under(k.path, coveredDirs()...) {
+			if err := mountPoint(k.path, k.dir); err != nil {
+				return err
+			}
+		}
+		if k.tree {
+			if err := unix.MoveMount(k.fd, "", unix.AT_FDCWD, k.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+				return fmt.Errorf("mounting %s for the sandbox's user: %w", k.path, err)
+			}
+			continue
 		}
 		src := "/proc/self/fd/" + strconv.Itoa(k.fd)
 		if err := unix.Mount(src, k.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
@@ -192,6 +217,11 @@ func hide(p string) error {
 	switch err := unix.Lstat(p, &st); {
 	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR):
 		return nil // absent: nothing to hide
+	case errors.Is(err, unix.EACCES):
+		// Out of the sandbox user's reach (below /root, run as root,
+		// where that user is nobody): the command, with no more rights
+		// than the shim, cannot reach it either.
+		return nil
 	case err != nil:
 		return fmt.Errorf("hiding %s: %w", p, err)
 	}

@@ -110,7 +110,7 @@ func (t *terminal) run(ctx context.Context, a terminalArgs) (*tools.Result, erro
 	}
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	err = cmd.Start()
+	err = sandbox.Start(cmd)
 	pw.Close() // the child has its copy; EOF comes when every holder exits
 	if err != nil {
 		return tools.ErrorResult(fmt.Sprintf("starting the command: %v", err)), nil

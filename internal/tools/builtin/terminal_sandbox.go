@@ -45,6 +45,8 @@ func newConfinement(rs *roots, o *Options, s sandbox.Support) confinement {
 	p.Read = append(append(append([]string{}, sandbox.SystemRead()...), p.Read...), dirs...)
 	p.Write = append(append([]string{}, p.Write...), dirs...)
 	p.Hide = append(append([]string{}, p.Hide...), sandbox.SystemHide()...)
+	// Resolved now, once: a command cannot redirect them for the next one.
+	p.Pin()
 	net := "There is no network: connections fail with \"permission denied\" or \"network is unreachable\"."
 	if p.Network {
 		net = "The network is reachable."
