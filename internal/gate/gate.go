@@ -32,6 +32,10 @@ type Options struct {
 	Holds []Hold
 	// Logger receives audit write failures; nil discards them.
 	Logger *slog.Logger
+	// Observe counts one call of [Gate.Call] in the metrics: the tool, its
+	// [RuleServer], the audit outcome and the call's duration (zero for a
+	// call that did not run). Nil counts nothing.
+	Observe func(tool, server, outcome string, d time.Duration)
 }
 
 // Gate is the one enforcement path of tool calls: see the package doc. A

@@ -100,7 +100,7 @@ func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
 		return directRequest{}, false
 	}
 	e, ok := s.reg.Lookup(msg.Params.Name)
-	if !ok || s.opts.Policy(e) != ActionAllow {
+	if !ok || s.gate.Decide(e) != ActionAllow {
 		return directRequest{}, false // the SDK path says "unknown tool", or asks
 	}
 	args := msg.Params.Arguments

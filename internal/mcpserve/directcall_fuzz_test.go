@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 )
 
@@ -29,7 +30,7 @@ func FuzzSessionRequest(f *testing.F) {
 		f.Add(seed, "")
 		f.Add(seed, "x.y")
 	}
-	srv := mcpserve.New(catalogue(), nil)
+	srv := mcpserve.New(catalogue(), gate.New(nil), nil)
 	f.Cleanup(func() { srv.Close() })
 	h := srv.Handler()
 	do := func(session, body string) *httptest.ResponseRecorder {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -35,6 +34,35 @@ func rawPost(t *testing.T, ctx context.Context, endpoint, caller, session, body 
 	return resp.Header.Get("Content-Type"), resp.StatusCode, string(b)
 }
 
+// directSession initializes a session of alice on endpoint and waits until
+// the direct path takes its calls of files__read, then empties audit.
+func directSession(t *testing.T, endpoint string, audit *auditLog) string {
+	t.Helper()
+	id, code, body := initialize(t, endpoint, "alice")
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	rawPost(t, t.Context(), endpoint, "alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// The SDK handles notifications/initialized after answering it with
+	// 202, so the direct path may start a moment later (the SDK answers
+	// until then): wait for it, then start the audit afresh.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ct, _, _ := rawPost(t, t.Context(), endpoint, "alice", id, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"files__read","arguments":{}}}`)
+		if ct == "application/json" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the direct path never took a call of the initialized session")
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline
+	}
+	audit.mu.Lock()
+	audit.begun, audit.done = nil, nil
+	audit.mu.Unlock()
+	return id
+}
+
 // TestDirectCall checks the direct path of tools/call: an allowed call on
 // an initialized session is answered with JSON and audited with its
 // session; calls that need the SDK (a question to ask, an unknown tool, a
@@ -55,30 +83,9 @@ func TestDirectCall(t *testing.T) {
 		}),
 	})
 	audit := &auditLog{}
-	srv := newServer(t, reg, &mcpserve.Options{Audit: audit})
+	srv := newServer(t, reg, testGate(audit, ""), nil)
 	ts := serveHTTP(t, srv)
-	id, code, body := initialize(t, ts.URL, "alice")
-	if code != http.StatusOK {
-		t.Fatalf("initialize: %d %s", code, body)
-	}
-	rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	// The SDK handles notifications/initialized after answering it with
-	// 202, so the direct path may start a moment later (the SDK answers
-	// until then): wait for it, then start the audit afresh.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ct, _, _ := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"files__read","arguments":{}}}`)
-		if ct == "application/json" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the direct path never took a call of the initialized session")
-		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline
-	}
-	audit.mu.Lock()
-	audit.begun, audit.done = nil, nil
-	audit.mu.Unlock()
+	id := directSession(t, ts.URL, audit)
 
 	ct, code, body := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files__read","arguments":{"path":"a"}}}`)
 	if code != http.StatusOK || ct != "application/json" {
@@ -138,7 +145,7 @@ func TestDirectCall(t *testing.T) {
 // headers disagree with the body still get the SDK's answer.
 func TestDirectStatelessCall(t *testing.T) {
 	audit := &auditLog{}
-	srv := newServer(t, catalogue(), &mcpserve.Options{Audit: audit})
+	srv := newServer(t, catalogue(), testGate(audit, ""), nil)
 	ts := serveHTTP(t, srv)
 	post := func(name, body string) (string, int, string) {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL, strings.NewReader(body))

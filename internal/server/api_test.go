@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -194,7 +195,7 @@ func TestReadyzHintWithoutModels(t *testing.T) {
 // answers, with anonymous access off (no users means 401, not a panic).
 func TestNewWithoutOptions(t *testing.T) {
 	db := openDB(t)
-	srv := New(db, &fakeRunner{}, tools.NewRegistry(nil), nil)
+	srv := New(db, &fakeRunner{}, tools.NewRegistry(nil), gate.New(nil), nil)
 	ts := newTestServer(t, srv)
 	for path, want := range map[string]int{"/healthz": http.StatusOK, "/api/v1/tools": http.StatusUnauthorized} {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+path, nil)
