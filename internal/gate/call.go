@@ -152,7 +152,7 @@ func (g *Gate) Call(ctx context.Context, sf *Surface, req *Request) Result {
 	if held != nil {
 		return g.refuse(ctx, rec, e, &Refusal{Approval: store.AuditHeld, Err: held}, held.Error())
 	}
-	if err := g.Limit(ctx, req.Caller); err != nil {
+	if err := g.limit(ctx, req.Caller); err != nil {
 		g.observe(rec, store.OutcomeDenied, 0)
 		return Result{Err: err, Entry: e, Outcome: store.OutcomeDenied}
 	}
