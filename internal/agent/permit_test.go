@@ -157,3 +157,14 @@ func TestLimitRefusesCallsOverTheRate(t *testing.T) {
 type limiterFunc func(ctx context.Context, user, what string) error
 
 func (f limiterFunc) Allow(ctx context.Context, user, what string) error { return f(ctx, user, what) }
+
+// TestNewWithoutGatePanics: the gate is required; a missing one is a wiring
+// bug, not a runtime whose calls skip the policy and the audit.
+func TestNewWithoutGatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("agent.New with a nil gate did not panic")
+		}
+	}()
+	agent.New(func(string) (agent.Model, error) { return agent.Model{}, nil }, tools.NewRegistry(nil), nil, nil)
+}

@@ -224,3 +224,14 @@ func TestServeStdioEnds(t *testing.T) {
 		t.Logf("ServeStdio on garbage: %v", err) // must return, with or without an error
 	})
 }
+
+// TestNewWithoutGatePanics: the gate is required; a missing one is a wiring
+// bug, not a gateway without permissions, limits or audit.
+func TestNewWithoutGatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("mcpserve.New with a nil gate did not panic")
+		}
+	}()
+	mcpserve.New(tools.NewRegistry(nil), nil, nil)
+}

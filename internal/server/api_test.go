@@ -209,3 +209,14 @@ func TestNewWithoutOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestNewWithoutGatePanics: the gate is required; a missing one is a wiring
+// bug, not a server whose tool calls skip permissions, limits and audit.
+func TestNewWithoutGatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("server.New with a nil gate did not panic")
+		}
+	}()
+	New(openDB(t), &fakeRunner{}, tools.NewRegistry(nil), nil, nil)
+}
