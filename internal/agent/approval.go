@@ -11,37 +11,23 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// verdict is how a call's approval was resolved.
-type verdict struct {
-	ok     bool
-	label  store.AuditApproval
-	reason string // for the model, when !ok
-}
-
-// approve resolves the approval of a call under the policy, the
-// conversation's grants and the run's approver.
-func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) verdict {
-	if why := roleRefusal(&t.req, e.Name); why != "" {
-		return verdict{label: store.AuditForbidden, reason: why}
-	}
-	switch t.r.gate.Decide(e) {
-	case ActionAllow:
-		return verdict{ok: true, label: store.AuditAutoApproved}
-	case ActionDeny:
-		return verdict{label: store.AuditDenied, reason: fmt.Sprintf("the approval policy does not allow %s; the call was not made. Tell the user if they need it.", e.Name)}
-	}
+// approve asks about a call the approval policy asks about, as agent runs
+// do: a grant for the conversation, the run's Approver, or a stored
+// approval a person decides. It returns the audit label and, when the call
+// must not run, why (the model is told).
+func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.ToolCall) (store.AuditApproval, string) {
 	granted, err := t.r.approvals.HasGrant(ctx, t.req.ConversationID, e.Name)
 	if err != nil {
 		t.r.logger.WarnContext(ctx, "checking approval grant", logKeyTool, e.Name, logKeyErr, err)
 	}
 	if granted {
-		return verdict{ok: true, label: store.AuditGranted}
+		return store.AuditGranted, ""
 	}
 	switch t.req.Approver {
 	case AutoApprove:
-		return verdict{ok: true, label: store.AuditApproved}
+		return store.AuditApproved, ""
 	case AutoDeny:
-		return verdict{label: store.AuditDenied, reason: fmt.Sprintf("%s needs the user's approval, and this run cannot ask for it (non-interactive; rerun with --yes to approve); the call was not made", e.Name)}
+		return store.AuditDenied, fmt.Sprintf("%s needs the user's approval, and this run cannot ask for it (non-interactive; rerun with --yes to approve); the call was not made", e.Name)
 	}
 	d, state := t.ask(ctx, agent, store.Approval{
 		ConversationID: t.req.ConversationID, RunID: t.runID, CallID: c.ID,
@@ -49,9 +35,9 @@ func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.T
 	})
 	switch state {
 	case store.ApprovalApproved:
-		return verdict{ok: true, label: store.AuditApproved}
+		return store.AuditApproved, ""
 	case store.ApprovalExpired:
-		return verdict{label: store.AuditExpired, reason: fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.r.limits.ApprovalTimeout)}
+		return store.AuditExpired, fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.r.limits.ApprovalTimeout)
 	}
 	reason := "the user declined this call"
 	if d.Reason != "" {
@@ -59,7 +45,7 @@ func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.T
 	}
 	// A person's refusal is "declined" on every surface; "denied" is the
 	// policy's.
-	return verdict{label: store.AuditDeclined, reason: reason}
+	return store.AuditDeclined, reason
 }
 
 // ask stores a pending approval, yields it and waits for a decision, the

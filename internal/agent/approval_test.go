@@ -109,7 +109,7 @@ func TestApprovalExpires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var runs atomic.Int32
 		fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`), say("nobody answered"))
-		e := newEnv(t, fake, func(o *agent.Options) { o.Limits.ApprovalTimeout = 5 * time.Minute })
+		e := newEnv(t, fake, func(o *envOptions) { o.Limits.ApprovalTimeout = 5 * time.Minute })
 		e.setTools(countingTool("delete", destructive, &runs))
 		var id string
 		start := time.Now()
@@ -195,7 +195,7 @@ func TestApproversAndPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var runs atomic.Int32
 			fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`), say("ok"))
-			e := newEnv(t, fake, func(o *agent.Options) { o.Policy = tc.policy })
+			e := newEnv(t, fake, func(o *envOptions) { o.Policy = tc.policy })
 			e.setTools(countingTool("delete", destructive, &runs))
 			evs := e.runDeciding(t, &agent.Request{Message: "go", Approver: tc.approver}, func(*store.Approval) *agent.Decision {
 				t.Error("asked for approval")
@@ -258,7 +258,7 @@ func TestPolicyDecide(t *testing.T) {
 func TestTurnTimeoutWhileAwaitingApproval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var runs atomic.Int32
-		e := newEnv(t, llmtest.NewFakeProvider(calls("c1", "delete", `{}`)), func(o *agent.Options) {
+		e := newEnv(t, llmtest.NewFakeProvider(calls("c1", "delete", `{}`)), func(o *envOptions) {
 			o.Limits = agent.Limits{TurnTimeout: time.Minute, ApprovalTimeout: time.Hour}
 		})
 		e.setTools(countingTool("delete", destructive, &runs))

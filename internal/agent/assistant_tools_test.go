@@ -107,7 +107,7 @@ func TestSampleWithoutConversation(t *testing.T) {
 	if _, err := e.rt.Sample(t.Context(), &agent.SampleRequest{Server: "calc"}); err == nil || !strings.Contains(err.Error(), "no conversation is running") {
 		t.Errorf("Sample without approval: err = %v", err)
 	}
-	e = newEnv(t, fake, func(o *agent.Options) {
+	e = newEnv(t, fake, func(o *envOptions) {
 		o.Policy.Rules = []agent.Rule{{Server: "calc", Tool: "sampling", Action: agent.ActionAllow}}
 	})
 	res, err := e.rt.Sample(t.Context(), &agent.SampleRequest{Server: "calc"})

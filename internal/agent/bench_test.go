@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -44,7 +45,7 @@ func BenchmarkTurn(b *testing.B) {
 			}
 		}
 	})
-	e := newEnv(b, nil, func(o *agent.Options) {
+	e := newEnv(b, nil, func(o *envOptions) {
 		o.History = nopHistory{}
 		o.Audit, o.Usage, o.Agents = nil, nil, nil
 	})
@@ -89,7 +90,7 @@ func BenchmarkTurnLargeCatalogue(b *testing.B) {
 	for _, budget := range []int{agent.DefaultToolBudget, -1} {
 		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
 			rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "instant", Provider: instant}, nil },
-				reg, &agent.Options{History: nopHistory{}, ToolBudget: budget})
+				reg, gate.New(nil), &agent.Options{History: nopHistory{}, ToolBudget: budget})
 			req := &agent.Request{ConversationID: "c1", Message: "Kill the lights in the living room", RunID: "r"}
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -27,13 +28,13 @@ type catalog struct {
 }
 
 // catalogFor lists the tools spec may use: the catalogue filtered by the
-// agent's servers and by permit (nil permits all), plus the
+// agent's servers and by what the gate lets caller see, plus the
 // agent-management tools for the assistant and the client tools given. It
 // is built at every run, so assignments apply on the agent's next turn.
-func (r *Runtime) catalogFor(spec store.Agent, permit func(string) bool, client []llm.ToolSpec) catalog {
+func (r *Runtime) catalogFor(spec store.Agent, caller *gate.Caller, client []llm.ToolSpec) catalog {
 	all := r.tools.List()
 	c := catalog{entries: make(map[string]tools.Entry, len(all)+len(r.own))}
-	allowed := func(name string) bool { return permit == nil || permit(name) }
+	allowed := func(e tools.Entry) bool { return r.gate.Visible(context.Background(), caller, e) }
 	add := func(e tools.Entry) {
 		c.entries[e.Name] = e
 		c.specs = append(c.specs, llm.ToolSpec{Name: e.Name, Description: e.Info.Description, Parameters: e.Info.InputSchema})
@@ -56,7 +57,7 @@ func (r *Runtime) catalogFor(spec store.Agent, permit func(string) bool, client 
 		// with the same name is hidden from the assistant. Client tools
 		// were checked against the catalogue at the start of the run; one
 		// that appeared since is hidden too, so a name means one tool.
-		if c.own[e.Name] || c.client[e.Name] || !allowed(e.Name) {
+		if c.own[e.Name] || c.client[e.Name] || !allowed(e) {
 			continue
 		}
 		if spec.Servers == nil || slices.Contains(spec.Servers, serverOf(e)) {
@@ -65,7 +66,7 @@ func (r *Runtime) catalogFor(spec store.Agent, permit func(string) bool, client 
 	}
 	if assistant {
 		for _, e := range r.own {
-			if !allowed(e.Name) {
+			if !allowed(e) {
 				delete(c.own, e.Name)
 				continue
 			}

@@ -55,7 +55,7 @@ func (r *Runtime) checkClientTools(req *Request) error {
 		taken[e.Name] = true
 	}
 	for _, s := range req.ClientTools {
-		if taken[s.Name] && (req.Permit == nil || req.Permit(s.Name)) {
+		if c := req.caller(); taken[s.Name] && c.Permits(s.Name) {
 			return invalid("client tool %q has the name of a Switchboard tool; rename it on the client", s.Name)
 		}
 	}

@@ -126,7 +126,7 @@ func TestClientToolsStayWithTheAgentSpokenTo(t *testing.T) {
 	evs := e.mustRun(t, &agent.Request{
 		Messages:    []llm.Message{llm.UserText("@bob any mail?")},
 		ClientTools: []llm.ToolSpec{weatherSpec, {Name: "echo"}},
-		Permit:      deny("echo"),
+		Permissions: e.except("echo"),
 	})
 	if d := last(evs); d.Kind != agent.EventDone || d.Done.StopReason != agent.StopEndTurn {
 		t.Fatalf("last event = %+v", d)

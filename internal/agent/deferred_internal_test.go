@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
@@ -49,7 +50,7 @@ func FuzzFindArguments(f *testing.F) {
 	for _, s := range []string{`{"query":"weather"}`, `{"query":"","limit":3}`, `{"query":"x","limit":"9"}`, `null`, `"q"`, `{"query":["a"]}`, `{"query":"- a: b\n- c: d"}`} {
 		f.Add(s)
 	}
-	r := New(func(string) (Model, error) { return Model{}, nil }, tools.NewRegistry(nil), nil)
+	r := New(func(string) (Model, error) { return Model{}, nil }, tools.NewRegistry(nil), gate.New(nil), nil)
 	docs := []rank.Doc{{Name: "weather", Description: "the weather forecast"}, {Name: "hidden", Description: "the weather, hidden"}}
 	d := &deferral{index: rank.New(docs, nil), allowed: map[string]bool{"weather": true}}
 	f.Fuzz(func(t *testing.T, args string) {

@@ -95,17 +95,16 @@ func testFindToolsNative(t *testing.T, db convStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Permit hides weather_admin_reset from this user.
-	permit := func(name string) bool { return name != "weather_admin_reset" }
-
 	fake := llmtest.NewFakeProvider(
 		calls("f1", agent.FindToolsName, `{"query": "weather forecast"}`),
 		calls("w1", "weather_forecast", `{"city": "Oslo"}`),
 		say("Rain in Oslo, 7°C."),
 	)
-	e := newEnv(t, fake, func(o *agent.Options) { o.ToolBudget = 10; o.History = db })
+	e := newEnv(t, fake, func(o *envOptions) { o.ToolBudget = 10; o.History = db })
 	e.setTools(bigCatalogue()...)
-	evs := e.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "Can you help me with something?", Permit: permit})
+	// The user's permissions leave out weather_admin_reset.
+	permit := e.except("weather_admin_reset")
+	evs := e.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "Can you help me with something?", Permissions: permit})
 
 	reqs := fake.Requests()
 	first := specNames(reqs[0].Tools)
@@ -138,20 +137,20 @@ func testFindToolsNative(t *testing.T, db convStore) {
 	// Another runtime on the same store: the next turn offers the loaded
 	// tool at once, though the request does not ask for it.
 	fake2 := llmtest.NewFakeProvider(say("You're welcome."))
-	e2 := newEnv(t, fake2, func(o *agent.Options) { o.ToolBudget = 10; o.History = db })
+	e2 := newEnv(t, fake2, func(o *envOptions) { o.ToolBudget = 10; o.History = db })
 	e2.setTools(bigCatalogue()...)
-	e2.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "thanks!", Permit: permit})
+	e2.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "thanks!", Permissions: permit})
 	if got := specNames(fake2.Requests()[0].Tools); !slices.Contains(got, "weather_forecast") || len(got) != 10 {
 		t.Errorf("reloaded conversation offers %v; want weather_forecast among 10", got)
 	}
 
 	// Once the user may no longer call it, the history offers it no more,
 	// and a call by name is refused.
-	narrowed := func(name string) bool { return permit(name) && name != "weather_forecast" }
 	fake3 := llmtest.NewFakeProvider(calls("w2", "weather_forecast", `{"city": "Oslo"}`), say("I cannot check the weather."))
-	e3 := newEnv(t, fake3, func(o *agent.Options) { o.ToolBudget = 10; o.History = db })
+	e3 := newEnv(t, fake3, func(o *envOptions) { o.ToolBudget = 10; o.History = db })
 	e3.setTools(bigCatalogue()...)
-	evs = e3.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "and in Bergen?", Permit: narrowed})
+	narrowed := e3.except("weather_admin_reset", "weather_forecast")
+	evs = e3.mustRun(t, &agent.Request{ConversationID: conv.ID, Message: "and in Bergen?", Permissions: narrowed})
 	if got := specNames(fake3.Requests()[0].Tools); slices.Contains(got, "weather_forecast") {
 		t.Errorf("a narrowed user is offered a tool it may no longer call: %v", got)
 	}
@@ -164,15 +163,15 @@ func testFindToolsNative(t *testing.T, db convStore) {
 // find_tools: naming it outright, then through a history that claims it
 // was loaded. Neither offers it, and calling it is refused.
 func TestFindToolsPermission(t *testing.T) {
-	permit := func(name string) bool { return name != "weather_admin_reset" }
 	fake := llmtest.NewFakeProvider(
 		calls("f1", agent.FindToolsName, `{"query": "weather_admin_reset reset the weather station stored forecast data", "limit": 10}`),
 		say("done"),
 		say("ok"),
 	)
-	e := newEnv(t, fake, func(o *agent.Options) { o.ToolBudget = 10 })
+	e := newEnv(t, fake, func(o *envOptions) { o.ToolBudget = 10 })
 	e.setTools(bigCatalogue()...)
-	evs := e.mustRun(t, &agent.Request{Message: "reset the weather station", Permit: permit})
+	permit := e.except("weather_admin_reset")
+	evs := e.mustRun(t, &agent.Request{Message: "reset the weather station", Permissions: permit})
 	ends := find(evs, agent.EventToolEnd)
 	if len(ends) != 1 || strings.Contains(ends[0].Result.Text, "weather_admin_reset") || !strings.Contains(ends[0].Result.Text, "weather_forecast") {
 		t.Fatalf("find_tools answered %+v", ends)
@@ -198,7 +197,7 @@ func TestFindToolsBadArguments(t *testing.T) {
 		calls("f3", agent.FindToolsName, `{"query": "zzqx"}`),
 		say("I could not find a tool."),
 	)
-	e := newEnv(t, fake, func(o *agent.Options) { o.ToolBudget = 10 })
+	e := newEnv(t, fake, func(o *envOptions) { o.ToolBudget = 10 })
 	e.setTools(bigCatalogue()...)
 	evs := e.mustRun(t, &agent.Request{Message: "hello"})
 	ends := find(evs, agent.EventToolEnd)
@@ -220,7 +219,7 @@ func TestToolBudgetOff(t *testing.T) {
 		budget, want int
 	}{{-1, 36}, {40, 36}, {0, 36}} {
 		fake := llmtest.NewFakeProvider(say("hi"))
-		e := newEnv(t, fake, func(o *agent.Options) { o.ToolBudget = tc.budget })
+		e := newEnv(t, fake, func(o *envOptions) { o.ToolBudget = tc.budget })
 		e.setTools(bigCatalogue()...)
 		e.mustRun(t, &agent.Request{Message: "hello"})
 		if got := specNames(fake.Requests()[0].Tools); len(got) != tc.want || slices.Contains(got, agent.FindToolsName) {
@@ -241,7 +240,7 @@ func TestFindToolsTextMode(t *testing.T) {
 		say("Rain in Oslo."),
 	)
 	wrapped := textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText, Budget: 600, Pinned: []string{agent.FindToolsName}})
-	e := newEnv(t, fake, func(o *agent.Options) { o.ToolBudget = 10; o.Assistant.Router = string(agent.RouterOff) })
+	e := newEnv(t, fake, func(o *envOptions) { o.ToolBudget = 10; o.Assistant.Router = string(agent.RouterOff) })
 	e.resolve = func(string) (agent.Model, error) {
 		return agent.Model{Name: "main", Provider: wrapped, ToolMode: agent.ToolModeText}, nil
 	}

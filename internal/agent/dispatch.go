@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
@@ -67,125 +66,139 @@ func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []
 	return msgs, nil
 }
 
-// call resolves the approval of one call, runs it and records it.
+// call makes one call through the gate's one entry point (permission,
+// rate limit, approval, audit, the call itself; see [gate.Gate.Call]) and
+// tells the consumer how it went.
 func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCall, sem chan struct{}) callOutcome {
 	info := callInfo(c, cat)
-	entry, known := cat.entries[c.Name]
-	rec := t.auditRecord(agent, c, info)
 	if cat.find != nil && c.Name == FindToolsName {
-		return t.findTools(ctx, agent, cat.find, c, info, rec)
+		return t.findTools(ctx, agent, cat.find, c, info, t.auditRecord(agent, c, info))
 	}
-	if !known {
-		if t.forbidden(c.Name) {
-			// A catalogue tool the run's caller may not call: refused and
-			// audited as forbidden, as on every surface, and described to
-			// the model as missing (permissions do not reveal tools).
-			rec.Approval = store.AuditForbidden
-			return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, unknownToolText(c.Name, cat))
-		}
-		return t.refuse(ctx, agent, c, info, rec, store.OutcomeError, unknownToolText(c.Name, cat))
+	if why := roleRefusal(&t.req, c.Name); why != "" && t.caller.Permits(c.Name) {
+		// A tool that changes shared state needs the role the API's
+		// routes need, whoever would approve it (a tool outside the
+		// caller's permissions stays one that does not exist).
+		rec := t.auditRecord(agent, c, info)
+		rec.Approval = store.AuditForbidden
+		return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, why)
 	}
-
-	verdict := t.approve(ctx, agent, entry, c)
-	rec.Approval = verdict.label
-	if !verdict.ok {
-		if ctx.Err() != nil {
-			return t.refuse(ctx, agent, c, info, rec, store.OutcomeCancelled, cancelledText(ctx))
-		}
-		return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, verdict.reason)
+	sf := &gate.Surface{
+		Catalog: turnCatalog{t: t, cat: cat, agent: agent, info: info, sem: sem},
+		Asking:  gate.AskStored,
+		Ask: func(ctx context.Context, _ *gate.Request, e tools.Entry) (store.AuditApproval, string) {
+			return t.approve(ctx, agent, e, c)
+		},
+		Timeout: t.r.limits.CallTimeout,
 	}
-
-	if lim := t.req.Limit; lim != nil {
-		if err := lim(c.Name); err != nil {
-			return t.refuse(ctx, agent, c, info, rec, store.OutcomeDenied, "not run: "+err.Error())
-		}
-	}
-
-	select {
-	case sem <- struct{}{}:
-		defer func() { <-sem }()
-	case <-ctx.Done():
-		return t.refuse(ctx, agent, c, info, rec, store.OutcomeCancelled, cancelledText(ctx))
-	}
-
-	call, refused, ok := t.begin(ctx, agent, c, info, rec)
-	if !ok {
-		return refused
-	}
-	t.emit(Event{Kind: EventToolStart, Agent: agent, Call: info})
-	t.trackServer(info.Server, 1)
-	start := time.Now()
-	callCtx, cancel := context.WithTimeout(withCall(ctx, t), t.r.limits.CallTimeout)
-	req := &tools.CallRequest{Arguments: c.Arguments, Progress: func(p tools.Progress) {
-		t.tryEmit(Event{Kind: EventProgress, Agent: agent, Call: info, Progress: &p})
-	}}
+	out := t.r.gate.Call(withCall(ctx, t), sf, &gate.Request{
+		Caller: &t.caller, Name: c.Name, Arguments: c.Arguments, Time: t.r.opts.Now(),
+		Agent: agent, ConversationID: t.req.ConversationID, RunID: t.runID, CallID: c.ID,
+		Progress: func(p tools.Progress) {
+			t.tryEmit(Event{Kind: EventProgress, Agent: agent, Call: info, Progress: &p})
+		},
+	})
+	o := callOutcome{outcome: out.Outcome, timedOut: out.Outcome == store.OutcomeTimeout}
 	var (
-		res *tools.Result
-		err error
+		text    string
+		isError = true
+		ref     *gate.Refusal
 	)
-	if cat.own[c.Name] {
-		res, err = t.r.ownCall(callCtx, c.Name, req)
-	} else {
-		res, err = t.r.tools.Call(callCtx, c.Name, req)
-	}
-	dur := time.Since(start)
-	timedOut := err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	cancel()
-	t.trackServer(info.Server, -1)
-
-	o := callOutcome{timedOut: timedOut}
-	var text string
-	isError := true
 	switch {
-	case err == nil:
-		o.outcome, isError = store.OutcomeOK, res.IsError
-		if res.IsError {
-			o.outcome = store.OutcomeToolError
-		}
-		o.msg = store.Message{Message: resultToMessage(c, res), Agent: agent, RunID: t.runID}
-		text = o.msg.Text()
-	case timedOut:
-		o.outcome, text = store.OutcomeTimeout, fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.r.limits.CallTimeout)
-	case ctx.Err() != nil:
-		o.outcome, text = store.OutcomeCancelled, cancelledText(ctx)
-	case errors.Is(err, tools.ErrNotFound):
-		o.outcome, text = store.OutcomeError, unknownToolText(c.Name, cat)
-	case errors.Is(err, tools.ErrUnavailable):
-		o.outcome, text = store.OutcomeError, fmt.Sprintf("%s is unavailable right now: %v. Try again later or use another tool.", c.Name, err)
+	case errors.As(out.Err, &ref):
+		text = t.refusalText(ctx, c, cat, ref)
+	case out.Err == nil:
+		o.msg = store.Message{Message: resultToMessage(c, out.Result), Agent: agent, RunID: t.runID}
+		text, isError = o.msg.Text(), out.Result.IsError
+	case o.timedOut:
+		text = fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.r.limits.CallTimeout)
+	case out.Outcome == store.OutcomeCancelled:
+		text = cancelledText(ctx)
+	case errors.Is(out.Err, tools.ErrNotFound):
+		text = unknownToolText(c.Name, cat)
+	case errors.Is(out.Err, tools.ErrUnavailable):
+		text = fmt.Sprintf("%s is unavailable right now: %v. Try again later or use another tool.", c.Name, out.Err)
 	default:
-		o.outcome, text = store.OutcomeError, fmt.Sprintf("calling %s failed: %v", c.Name, err)
+		text = fmt.Sprintf("calling %s failed: %v", c.Name, out.Err)
 	}
-	if err != nil {
+	if o.msg.Role == "" {
 		o.msg = t.resultMessage(agent, c, text, true)
 	}
-	ares := store.AuditResult{Outcome: o.outcome, Duration: dur, ResultBytes: int64(len(text))}
-	if isError {
-		ares.Error = truncate(text, 1024)
-	}
-	call.Finish(ctx, ares)
 	t.emit(Event{Kind: EventToolEnd, Agent: agent, Call: info, Result: &CallResult{
-		Outcome: o.outcome, Text: text, IsError: isError, Duration: dur, Approval: verdict.label,
+		Outcome: o.outcome, Text: text, IsError: isError, Duration: out.Duration, Approval: out.Approval,
 	}})
 	return o
 }
 
-// forbidden reports whether name is a catalogue tool the run's Permit
-// rejects.
-func (t *turn) forbidden(name string) bool {
-	if t.req.Permit == nil || t.req.Permit(name) {
-		return false
+// refusalText is what the model is told of a call the gate refused.
+func (t *turn) refusalText(ctx context.Context, c llm.ToolCall, cat catalog, ref *gate.Refusal) string {
+	switch {
+	case errors.Is(ref, gate.ErrUnknownTool), ref.Approval == store.AuditForbidden:
+		// Permissions do not reveal tools: a forbidden one looks missing.
+		return unknownToolText(c.Name, cat)
+	case errors.Is(ref, gate.ErrNotRecorded):
+		return fmt.Sprintf("%s was not called: Switchboard could not record the call in its audit log", c.Name)
+	case ctx.Err() != nil:
+		return cancelledText(ctx)
+	case ref.Approval == "":
+		return "not run: " + ref.Error() // the user's tool-call limit
 	}
-	for _, e := range t.r.own {
+	return ref.Error()
+}
+
+// turnCatalog is the gate's view of one agent's tools in a turn: the
+// agent's catalogue, plus the catalogue tools the caller may not call
+// (so that the gate refuses and records them as forbidden). A call waits
+// for one of the turn's parallel slots and is announced when it starts.
+type turnCatalog struct {
+	t     *turn
+	cat   catalog
+	agent string
+	info  *CallInfo
+	sem   chan struct{}
+}
+
+func (tc turnCatalog) Lookup(name string) (tools.Entry, bool) {
+	if e, ok := tc.cat.entries[name]; ok {
+		return e, true
+	}
+	// Out of the agent's catalogue: a tool of another agent's servers is
+	// unknown here, one the caller may not see is forbidden.
+	for _, e := range tc.t.r.own {
 		if e.Name == name {
-			return true
+			return e, !tc.t.caller.Permits(name)
 		}
 	}
-	for _, e := range t.r.tools.List() {
-		if e.Name == name {
-			return true
-		}
+	if e, ok := tc.t.r.tools.Lookup(name); ok {
+		return e, !tc.t.r.gate.Visible(context.Background(), &tc.t.caller, e)
 	}
-	return false
+	return tools.Entry{}, false
+}
+
+// LookupHeld finds a tool held by pinning, when the catalogue holds tools.
+func (tc turnCatalog) LookupHeld(name string) (tools.Entry, *tools.HeldError) {
+	if h, ok := tc.t.r.tools.(interface {
+		LookupHeld(name string) (tools.Entry, *tools.HeldError)
+	}); ok {
+		return h.LookupHeld(name)
+	}
+	return tools.Entry{}, nil
+}
+
+func (tc turnCatalog) Call(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error) {
+	t := tc.t
+	select {
+	case tc.sem <- struct{}{}:
+		defer func() { <-tc.sem }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	t.emit(Event{Kind: EventToolStart, Agent: tc.agent, Call: tc.info})
+	t.trackServer(tc.info.Server, 1)
+	defer t.trackServer(tc.info.Server, -1)
+	if tc.cat.own[name] {
+		return t.r.ownCall(ctx, name, req)
+	}
+	return t.r.tools.Call(ctx, name, req)
 }
 
 func (t *turn) auditRecord(agent string, c llm.ToolCall, info *CallInfo) store.AuditRecord {

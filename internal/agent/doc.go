@@ -11,8 +11,9 @@
 // message that mentions a named agent ("@bob check my mail") to that agent,
 // and may hand its own answer on once per turn.
 //
-// A [Request] may narrow and extend what a run does. Permit hides
-// catalogue tools the caller may not use (per-user permissions), from
+// A [Request] may narrow and extend what a run does. Permissions hide
+// catalogue tools the caller may not use (per-user globs, through the
+// gate, which every tool call of the run goes through as that caller), from
 // every agent of the run; a call to a hidden tool is answered like a call
 // to one that does not exist. Messages makes the run stateless: the caller
 // (an OpenAI-compatible client) sends the whole conversation and the

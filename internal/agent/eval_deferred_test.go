@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/llm/textcall"
@@ -208,7 +209,7 @@ func evalDeferred(t *testing.T, reg *tools.Registry, qs []ranktest.Query, budget
 			Provider: textcall.Wrap(fake, &textcall.Options{Mode: textcall.ModeText, Budget: window / 4, Pinned: []string{agent.FindToolsName}}),
 		}
 	}
-	rt := agent.New(func(string) (agent.Model, error) { return model, nil }, reg,
+	rt := agent.New(func(string) (agent.Model, error) { return model, nil }, reg, gate.New(nil),
 		&agent.Options{ToolBudget: budget, Assistant: store.Agent{Router: string(agent.RouterOff)}})
 
 	type result struct{ offered, covered, searched, rescued, picked, listed bool }

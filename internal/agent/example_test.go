@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -20,7 +21,7 @@ func Example() {
 	})
 	model := llmtest.NewFakeProvider(calls("c1", "current_time", `{}`), say("It is ", "09:30."))
 	models := func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }
-	rt := agent.New(models, reg, nil)
+	rt := agent.New(models, reg, gate.New(nil), nil)
 	for ev, err := range rt.Run(context.Background(), &agent.Request{ConversationID: "demo", Message: "What time is it?"}) {
 		if err != nil {
 			fmt.Println("error:", err)

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
@@ -178,7 +179,16 @@ type env struct {
 // newEnv builds a runtime whose default model ("" and "main") is fake;
 // configure may change the options before New, and set e.resolve to
 // resolve models another way.
-func newEnv(t testing.TB, fake *llmtest.FakeProvider, configure func(*agent.Options)) *env {
+// envOptions configure a test runtime: its Options and the gate's policy,
+// limiter and audit log (the env's memAudit unless Audit is set to nil).
+type envOptions struct {
+	agent.Options
+	Policy  agent.Policy
+	Limiter gate.Limiter
+	Audit   store.AuditLog
+}
+
+func newEnv(t testing.TB, fake *llmtest.FakeProvider, configure func(*envOptions)) *env {
 	t.Helper()
 	e := &env{
 		reg:    tools.NewRegistry(nil),
@@ -201,11 +211,12 @@ func newEnv(t testing.TB, fake *llmtest.FakeProvider, configure func(*agent.Opti
 		}
 		return agent.Model{Name: name, ID: name + "-id", Provider: p, ToolMode: e.modes[name]}, nil
 	}
-	opts := &agent.Options{Agents: e.agents, Audit: e.audit, Usage: e.usage}
+	opts := &envOptions{Options: agent.Options{Agents: e.agents, Usage: e.usage}, Audit: e.audit}
 	if configure != nil {
 		configure(opts)
 	}
-	e.rt = agent.New(models, e.reg, opts)
+	g := gate.New(&gate.Options{Policy: opts.Policy, Limiter: opts.Limiter, Audit: opts.Audit})
+	e.rt = agent.New(models, e.reg, g, &opts.Options)
 	return e
 }
 

@@ -59,7 +59,7 @@ func TestTimeLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				e := newEnv(t, llmtest.NewFakeProvider(tc.script...), func(o *agent.Options) { o.Limits = tc.limits })
+				e := newEnv(t, llmtest.NewFakeProvider(tc.script...), func(o *envOptions) { o.Limits = tc.limits })
 				e.setTools(blocking("hang", nil))
 				evs := e.mustRun(t, &agent.Request{Message: "go"})
 

@@ -59,7 +59,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	if t.handoffs == 0 {
 		client = t.req.ClientTools
 	}
-	cat := t.r.catalogFor(spec, t.req.Permit, client)
+	cat := t.r.catalogFor(spec, &t.caller, client)
 	if len(cat.specs) > 0 && routes(RouterMode(spec.Router), m.ToolMode) {
 		d, u := t.route(ctx, m, msgs)
 		usage = usageSum(usage, u)

@@ -21,7 +21,7 @@ import (
 func mcpEnv(t *testing.T, fake *llmtest.FakeProvider) (*env, mcphost.ServerConfig) {
 	t.Helper()
 	// The server's tools run without asking; sampling still asks.
-	e := newEnv(t, fake, func(o *agent.Options) {
+	e := newEnv(t, fake, func(o *envOptions) {
 		o.Policy.Rules = []agent.Rule{{Server: "test", Tool: "test__*", Action: agent.ActionAllow}}
 	})
 	sc := mcptest.StdioServer(t, "test")

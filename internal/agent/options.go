@@ -44,8 +44,8 @@ type Model struct {
 
 // Catalog is the part of [*tools.Registry] the runtime uses.
 type Catalog interface {
+	gate.Catalog // Lookup and Call
 	List() []tools.Entry
-	Call(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error)
 }
 
 var _ Catalog = (*tools.Registry)(nil)
@@ -113,26 +113,12 @@ type Options struct {
 	// History keeps conversations; nil keeps them in memory for the
 	// Runtime's lifetime.
 	History History
-	// Gate is the enforcement path shared with the tools API and the MCP
-	// gateway: its policy decides approvals and its audit log records the
-	// run's calls (Policy and Audit are then ignored). Each run's
-	// caller-specific permission and rate limit come with the run
-	// ([Request].Permit, [Request].Limit). Nil builds a gate from Policy
-	// and Audit.
-	Gate *gate.Gate
-	// Audit records every tool call; nil records nothing. Used only when
-	// Gate is nil.
-	Audit store.AuditLog
 	// Approvals keeps approvals and conversation grants; nil keeps them in
 	// memory.
 	Approvals Approvals
 	// Usage records each agent run's tokens and router decision; nil
 	// records nothing.
-	Usage UsageRecorder
-	// Policy decides which calls need approval; the zero Policy is the
-	// default policy (read-only allow, others ask). Used only when Gate is
-	// nil.
-	Policy Policy
+	Usage  UsageRecorder
 	Limits Limits
 	// Logger receives warnings about failed writes; nil discards them.
 	Logger *slog.Logger

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,22 +11,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// deny returns a Permit that rejects the names given.
-func deny(names ...string) func(string) bool {
-	return func(tool string) bool {
-		for _, n := range names {
-			if n == tool {
-				return false
-			}
-		}
-		return true
+// managementTools are the assistant's own tools.
+var managementTools = []string{"assign_server", "list_agents", "list_servers", "remove_server"}
+
+// except returns permissions (exact names, which are globs too) covering
+// every tool of e's catalogue and every management tool but denied.
+func (e *env) except(denied ...string) []string {
+	out := []string{}
+	names := slices.Clone(managementTools)
+	for _, en := range e.reg.List() {
+		names = append(names, en.Name)
 	}
+	for _, n := range names {
+		if !slices.Contains(denied, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func toolNames(specs []llm.ToolSpec) []string {
@@ -44,11 +53,11 @@ func TestPermitHidesAndRefusesTools(t *testing.T) {
 	tests := []struct {
 		name      string
 		call      string
-		permit    func(string) bool
+		denied    []string
 		wantTools []string
 	}{
-		{"catalogue tool", "secret", deny("secret"), []string{"echo", "assign_server", "list_agents", "list_servers", "remove_server"}},
-		{"management tool", "assign_server", deny("assign_server", "remove_server"), []string{"echo", "secret", "list_agents", "list_servers"}},
+		{"catalogue tool", "secret", []string{"secret"}, []string{"echo", "assign_server", "list_agents", "list_servers", "remove_server"}},
+		{"management tool", "assign_server", []string{"assign_server", "remove_server"}, []string{"echo", "secret", "list_agents", "list_servers"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +69,7 @@ func TestPermitHidesAndRefusesTools(t *testing.T) {
 				ran.Add(1)
 				return tools.TextResult("the secret"), nil
 			}))
-			evs := e.mustRun(t, &agent.Request{Message: "do it", Permit: tc.permit, Approver: agent.AutoApprove})
+			evs := e.mustRun(t, &agent.Request{Message: "do it", Permissions: e.except(tc.denied...), Approver: agent.AutoApprove})
 
 			if diff := cmp.Diff(tc.wantTools, toolNames(fake.Requests()[0].Tools)); diff != "" {
 				t.Errorf("offered tools mismatch (-want +got):\n%s", diff)
@@ -95,7 +104,7 @@ func TestPermitReachesHandoffs(t *testing.T) {
 	main := llmtest.NewFakeProvider()
 	bob := llmtest.NewFakeProvider(calls("b1", "mail__read", `{}`), say("I cannot read mail."))
 	e := handoffEnv(t, main, bob, nil)
-	evs := e.mustRun(t, &agent.Request{Message: "@bob check my emails", Permit: deny("mail__read")})
+	evs := e.mustRun(t, &agent.Request{Message: "@bob check my emails", Permissions: e.except("mail__read")})
 
 	if diff := cmp.Diff([]string{"echo"}, toolNames(bob.Requests()[0].Tools)); diff != "" {
 		t.Errorf("bob's tools mismatch (-want +got):\n%s", diff)
@@ -109,24 +118,24 @@ func TestPermitReachesHandoffs(t *testing.T) {
 	}
 }
 
-// TestLimitRefusesCallsOverTheRate: a call the per-user limit refuses does
-// not run, and the model is told why.
+// TestLimitRefusesCallsOverTheRate: a call the per-user limit of the gate
+// refuses does not run, and the model is told why.
 func TestLimitRefusesCallsOverTheRate(t *testing.T) {
 	var ran atomic.Int32
 	fake := llmtest.NewFakeProvider(calls("c1", "echo", `{}`, "c2", "echo", `{}`), say("One of them was refused."))
-	e := newEnv(t, fake, func(o *agent.Options) { o.Limits.ParallelToolCalls = 1 })
+	var allowed atomic.Int32
+	limit := limiterFunc(func(context.Context, string, string) error {
+		if allowed.Add(1) > 1 {
+			return &gate.Refusal{Err: errors.New("too many tool calls for this user; retry in 3 s")}
+		}
+		return nil
+	})
+	e := newEnv(t, fake, func(o *envOptions) { o.Limits.ParallelToolCalls = 1; o.Limiter = limit })
 	e.setTools(tool("echo", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
 		ran.Add(1)
 		return tools.TextResult("ok"), nil
 	}))
-	var allowed atomic.Int32
-	limit := func(string) error {
-		if allowed.Add(1) > 1 {
-			return errors.New("too many tool calls for this user; retry in 3 s")
-		}
-		return nil
-	}
-	evs := e.mustRun(t, &agent.Request{Message: "twice", Limit: limit})
+	evs := e.mustRun(t, &agent.Request{Message: "twice"})
 	if ran.Load() != 1 {
 		t.Errorf("the tool ran %d times, want 1", ran.Load())
 	}
@@ -142,4 +151,20 @@ func TestLimitRefusesCallsOverTheRate(t *testing.T) {
 	if got := toolMessages(fake.Requests(), 1); len(got) != 2 {
 		t.Errorf("the model got %d tool results, want 2 (one refusal)", len(got))
 	}
+}
+
+// limiterFunc is a gate.Limiter written as a function.
+type limiterFunc func(ctx context.Context, user, what string) error
+
+func (f limiterFunc) Allow(ctx context.Context, user, what string) error { return f(ctx, user, what) }
+
+// TestNewWithoutGatePanics: the gate is required; a missing one is a wiring
+// bug, not a runtime whose calls skip the policy and the audit.
+func TestNewWithoutGatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("agent.New with a nil gate did not panic")
+		}
+	}()
+	agent.New(func(string) (agent.Model, error) { return agent.Model{}, nil }, tools.NewRegistry(nil), nil, nil)
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
@@ -42,7 +43,8 @@ func (r *Runtime) Preview(ctx context.Context, agent, request string, explain in
 	if err != nil {
 		return Preview{}, err
 	}
-	cat := r.catalogFor(spec, nil, nil)
+	local := gate.Local(gate.LocalUser) // the person at the terminal
+	cat := r.catalogFor(spec, &local, nil)
 	msgs := []llm.Message{llm.UserText(request)}
 	p := Preview{Budget: r.budget()}
 	d := r.deferTools(ctx, &cat, nil, msgs)

@@ -36,8 +36,8 @@ func newReplicaPair(t testing.TB, fake *llmtest.FakeProvider) *replicaPair {
 	for !p.stores[0].Listening() {
 		time.Sleep(5 * time.Millisecond) // the feed connects just after Open
 	}
-	withStore := func(db *postgres.DB) func(*agent.Options) {
-		return func(o *agent.Options) {
+	withStore := func(db *postgres.DB) func(*envOptions) {
+		return func(o *envOptions) {
 			o.Approvals, o.History = db, db
 			o.Limits.ApprovalTimeout = time.Minute
 		}

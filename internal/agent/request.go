@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
@@ -61,18 +62,14 @@ type Request struct {
 	// random id.
 	RunID string
 
-	// Permit reports whether this run may use the catalogue tool name (the
-	// name in [tools.Entry], assistant management tools included). Tools it
-	// rejects are neither offered to the model nor callable, for every
-	// agent of the run: a call to one is answered like a call to a tool
-	// that does not exist. nil permits all. It is called from several
-	// goroutines and must not block.
-	Permit func(tool string) bool
-	// Limit, when set, is asked before each approved catalogue tool call
-	// runs; an error refuses the call and its text is the call's result,
-	// so the model learns why. The server uses it for per-user rate limits
-	// on tool calls. It is called from several goroutines and must not block.
-	Limit func(tool string) error
+	// Permissions are the caller's tool-name globs, as [gate.Caller] has
+	// them: tools they do not cover (catalogue and management tools alike)
+	// are neither offered to the model nor callable, for every agent of
+	// the run, and a call to one is answered like a call to a tool that
+	// does not exist. Nil means every tool (the local user). The run's
+	// tool calls go through the gate as this caller (User, UserID,
+	// Permissions), so its rate limit is the user's on every surface.
+	Permissions []string
 	// Messages, when not nil, makes the run stateless: it is the whole
 	// conversation so far, oldest first, ending with the new user message
 	// or with the results of client tool calls. The runtime uses it instead
@@ -193,4 +190,9 @@ type Decision struct {
 	// Content carries the user's answer to an elicitation (form values)
 	// when Kind approves it.
 	Content map[string]any
+}
+
+// caller is who makes the run's tool calls, as the gate sees them.
+func (req *Request) caller() gate.Caller {
+	return gate.Caller{ID: req.UserID, Name: req.User, Permissions: req.Permissions}
 }

@@ -34,7 +34,7 @@ func TestRouter(t *testing.T) {
 				fake.Push(say(tc.answer))
 			}
 			fake.Push(say("Hello!"))
-			e := newEnv(t, fake, func(o *agent.Options) { o.Assistant.Router = string(tc.mode) })
+			e := newEnv(t, fake, func(o *envOptions) { o.Assistant.Router = string(tc.mode) })
 			e.modes["main"] = tc.toolMode
 			e.setTools(tool("echo", readOnly, nil))
 			evs := e.mustRun(t, &agent.Request{Message: "hi there", RunID: "r1"})

@@ -52,16 +52,20 @@ type Runtime struct {
 
 // New returns a Runtime that answers with the models resolves and calls
 // the tools of catalog (normally the app's [*tools.Registry], listed at
-// every model step, so tools that come and go are seen at once). Both are
-// required: New panics on nil, a wiring mistake rather than bad input.
-// opts is copied; nil means defaults.
-func New(models ModelFunc, catalog Catalog, opts *Options) *Runtime {
-	if models == nil || catalog == nil {
-		panic("agent.New: models and catalog are required")
+// every model step, so tools that come and go are seen at once) through g,
+// the enforcement path shared with the tools API and the MCP gateway: its
+// policy decides approvals, its limiter limits the run's caller, its audit
+// log records the run's calls. All three are required: New panics on nil,
+// a wiring mistake rather than bad input. opts is copied; nil means
+// defaults.
+func New(models ModelFunc, catalog Catalog, g *gate.Gate, opts *Options) *Runtime {
+	if models == nil || catalog == nil || g == nil {
+		panic("agent.New: models, catalog and gate are required")
 	}
 	r := &Runtime{
 		models:  models,
 		tools:   catalog,
+		gate:    g,
 		waiting: make(map[string]chan Decision),
 		active:  make(map[*turn]struct{}),
 	}
@@ -69,7 +73,6 @@ func New(models ModelFunc, catalog Catalog, opts *Options) *Runtime {
 		r.opts = *opts
 	}
 	r.limits = r.opts.Limits.withDefaults()
-	r.opts.Policy.Rules = append([]Rule(nil), r.opts.Policy.Rules...)
 	if r.opts.Now == nil {
 		r.opts.Now = time.Now
 	}
@@ -79,10 +82,6 @@ func New(models ModelFunc, catalog Catalog, opts *Options) *Runtime {
 	r.logger = r.opts.Logger
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
-	}
-	r.gate = r.opts.Gate
-	if r.gate == nil {
-		r.gate = gate.New(&gate.Options{Policy: r.opts.Policy, Audit: r.opts.Audit, Logger: r.logger})
 	}
 	r.history = r.opts.History
 	if r.history == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -117,11 +118,14 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 		modelName = model
 		c := llm.ToolCall{Name: entry.Name, Arguments: args}
 		rec = t.auditRecord(agent, c, &CallInfo{Name: entry.Name, Server: req.Server, Arguments: args})
-		v := t.approve(ctx, agent, entry, c)
-		rec.Approval = v.label
-		if !v.ok {
-			t.audit(ctx, rec, store.AuditResult{Outcome: store.OutcomeDenied, Error: v.reason})
-			return nil, fmt.Errorf("sampling for %q: %s", req.Server, v.reason)
+		sf := &gate.Surface{Asking: gate.AskStored, Ask: func(ctx context.Context, _ *gate.Request, e tools.Entry) (store.AuditApproval, string) {
+			return t.approve(ctx, agent, e, c)
+		}}
+		approval, why := r.gate.Approve(ctx, sf, &gate.Request{Caller: &t.caller, Name: entry.Name, Arguments: args}, entry)
+		rec.Approval = approval
+		if why != "" {
+			r.gate.Refused(ctx, rec, approval, why)
+			return nil, fmt.Errorf("sampling for %q: %s", req.Server, why)
 		}
 	}
 	m, err := r.model(modelName)

@@ -58,9 +58,9 @@ func TestDecisionFromAnotherProcess(t *testing.T) {
 		shared := &sharedApprovals{byID: map[string]store.Approval{}}
 		var runs atomic.Int32
 		fake := llmtest.NewFakeProvider(calls("c1", "delete", `{}`), say("done"))
-		a := newEnv(t, fake, func(o *agent.Options) { o.Approvals = shared })
+		a := newEnv(t, fake, func(o *envOptions) { o.Approvals = shared })
 		a.setTools(countingTool("delete", destructive, &runs))
-		b := newEnv(t, llmtest.NewFakeProvider(), func(o *agent.Options) { o.Approvals = shared })
+		b := newEnv(t, llmtest.NewFakeProvider(), func(o *envOptions) { o.Approvals = shared })
 
 		start := time.Now()
 		evs := a.runDeciding(t, &agent.Request{Message: "delete"}, func(ap *store.Approval) *agent.Decision {

@@ -78,7 +78,7 @@ func TestStatelessRunUsesTheGivenConversation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			hist := &countingHistory{}
 			fake := llmtest.NewFakeProvider(calls("c1", "echo", `{"x":1}`), say("done"))
-			e := newEnv(t, fake, func(o *agent.Options) { o.History = hist })
+			e := newEnv(t, fake, func(o *envOptions) { o.History = hist })
 			e.setTools(tool("echo", readOnly, nil))
 			given := append([]llm.Message(nil), tc.msgs...)
 			evs := e.mustRun(t, &agent.Request{ConversationID: "chatcmpl-1", RunID: "r1", Messages: given, Message: tc.message})

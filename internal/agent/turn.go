@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
@@ -16,6 +17,8 @@ type turn struct {
 	r     *Runtime
 	req   Request
 	runID string
+	// caller is who makes the run's tool calls, for the gate.
+	caller gate.Caller
 	// hist is the Runtime's History, or for a stateless run a private one
 	// holding the caller's messages, so the loop works the same in both.
 	hist History
@@ -40,7 +43,7 @@ type turn struct {
 }
 
 func (r *Runtime) newTurn(life context.Context, req *Request) *turn {
-	t := &turn{r: r, req: *req, runID: req.RunID, hist: r.history, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}}
+	t := &turn{r: r, req: *req, caller: req.caller(), runID: req.RunID, hist: r.history, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}}
 	if t.runID == "" {
 		t.runID = r.opts.NewID()
 	}

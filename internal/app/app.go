@@ -154,7 +154,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		a.builtinErr = fmt.Errorf("built-in tools: %w", err)
 		logger.Warn("built-in tools unavailable", logKeyErr, err)
 	} else {
-		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe(tools.KindBuiltin, "builtin", bt))
+		a.registry.Set(tools.Source{Kind: tools.KindBuiltin}, a.observe(tools.KindBuiltin, gate.BuiltinServer, bt))
 	}
 
 	a.pool = mcphost.NewPool(a.protectServers(mcpServers(cfg, o.Only)), &mcphost.Options{

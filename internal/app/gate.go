@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -25,6 +27,10 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 			Policy:  policy(a.cfg.Approvals),
 			Audit:   st,
 			Logger:  a.logger.With(logKeyComponent, "gate"),
+			// Counted here, once per call, whichever surface made it.
+			Observe: func(tool, server, outcome string, d time.Duration) {
+				a.metrics.Load().ObserveToolCall(tool, server, outcome, d)
+			},
 		})
 	})
 	return a.gate, nil
@@ -56,34 +62,11 @@ func (a *App) CallLocal(ctx context.Context, name string, req *tools.CallRequest
 	if err != nil {
 		return nil, err
 	}
-	e, ok := a.registry.Lookup(name)
-	if !ok {
-		return a.registry.Call(ctx, name, req) // the registry's not-found error
-	}
 	local := gate.Local(gate.LocalUser)
-	rec := store.AuditRecord{User: local.AuditUser(), Agent: "cli", Tool: name, Server: gate.RuleServer(e), Arguments: req.Arguments}
-	if err := g.Admit(ctx, &local, e); err != nil {
-		return nil, err
+	sf := &gate.Surface{Catalog: a.registry, Agent: "cli", Asking: gate.AskTerminal}
+	out := g.Call(ctx, sf, &gate.Request{Caller: &local, Name: name, Arguments: req.Arguments, Progress: req.Progress})
+	if errors.Is(out.Err, gate.ErrUnknownTool) {
+		return a.registry.Call(ctx, name, req) // the registry's not-found error, which names the tools
 	}
-	switch g.Decide(e) {
-	case gate.ActionAllow:
-		rec.Approval = store.AuditAutoApproved
-	case gate.ActionAsk:
-		rec.Approval = store.AuditApproved
-	default:
-		ref := gate.PolicyRefusal(e)
-		g.Refused(ctx, rec, ref.Approval, ref.Error())
-		return nil, ref
-	}
-	call, err := g.Begin(ctx, rec)
-	if err != nil {
-		return nil, err // a call that cannot be recorded is not made
-	}
-	res, err := a.registry.Call(ctx, name, req)
-	out := store.AuditResult{Outcome: store.OutcomeOf(err, err == nil && res.IsError)}
-	if err != nil {
-		out.Error = err.Error()
-	}
-	call.Finish(ctx, out)
-	return res, err
+	return out.Result, out.Err
 }

@@ -35,7 +35,6 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		Version:      version.String(),
 		Instructions: "Switchboard: every tool of the configured MCP servers, OpenAPI services and built-in tools, named server__tool.",
 		Logger:       a.logger.With(logKeyComponent, "mcpserve"),
-		Gate:         g, // permissions, limit, policy and the audit log (the store)
 		Local:        gate.Local(gate.LocalUser),
 		AllowedHosts: o.AllowedHosts, AllowedOrigins: o.AllowedOrigins,
 		ApprovalTimeout: a.cfg.Approvals.Timeout,
@@ -50,5 +49,6 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 	if pg, ok := st.(*postgres.DB); ok {
 		opts.Answers, opts.Changes = pg, pg
 	}
-	return mcpserve.New(a.registry, opts), nil
+	// g: permissions, limit, policy and the audit log (the store).
+	return mcpserve.New(a.registry, g, opts), nil
 }

@@ -14,9 +14,10 @@ import (
 
 // Every tool is wrapped once, when its source hands it to the registry, so
 // that calls from every path (the agent, the tools API, the MCP gateway,
-// `switchboard call`) are counted in the metrics and traced alike.
+// `switchboard call`) are traced alike. They are counted in the metrics by
+// the gate (see App.Gate), once per call, refused calls included.
 
-// observedTool counts and traces the calls of one tool.
+// observedTool traces the calls of one tool.
 type observedTool struct {
 	tools.Tool
 	kind   tools.Kind
@@ -31,9 +32,7 @@ func (t observedTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.
 		span = "mcp.tools/call" // the MCP request itself
 	}
 	ctx, end := t.app.tracer().Start(ctx, span, "tool", name, "server", t.server)
-	start := time.Now()
 	res, err := t.Tool.Call(ctx, req)
-	t.app.metrics.Load().ObserveToolCall(name, t.server, string(store.OutcomeOf(err, res != nil && res.IsError)), time.Since(start))
 	end(err)
 	return res, err
 }

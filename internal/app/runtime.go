@@ -153,8 +153,8 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 		return nil, err
 	}
 	a.runtimeOnce.Do(func() {
-		a.runtime = agent.New(a.agentModel, a.registry, &agent.Options{
-			Gate: g, // the policy and audit log of every surface
+		// The gate: the policy, limit and audit log of every surface.
+		a.runtime = agent.New(a.agentModel, a.registry, g, &agent.Options{
 			Assistant: store.Agent{
 				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: a.cfg.Assistant.Router,
 			},

@@ -142,7 +142,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer a.onStatus.Store(nil)
 
-	lim := limits(a.cfg.RateLimits.RequestsPerMinute, a.cfg.RateLimits.ToolCallsPerMinute)
+	lim := limits(a.cfg.RateLimits.RequestsPerMinute)
 	var reqLimiter gate.Limiter
 	if pg, ok := st.(*postgres.DB); ok {
 		// Replicas share the database: count there, so that N replicas
@@ -150,7 +150,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// tool calls).
 		reqLimiter = pg.NewLimiter("requests", lim.Requests, lim.RequestBurst)
 	}
-	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, &server.Options{
+	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
 		Models:  func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
@@ -169,7 +169,6 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// A turn goes on when its page is reloaded, and the page
 		// re-attaches to it (on any replica).
 		KeepRunsOnLeave: true,
-		Gate:            g,
 		Metrics:         metrics,
 		Tracing:         tracing,
 		Logger:          a.logger.With(logKeyComponent, "server"),
@@ -197,15 +196,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	return err
 }
 
-// limits maps per-minute config limits (0 = unlimited) to the server's
-// per-second token buckets, with a burst of a tenth of a minute's worth.
-func limits(requests, toolCalls int) server.Limits {
-	l := server.Limits{Requests: -1, ToolCalls: -1}
+// limits maps the per-minute request limit (0 = unlimited) to the
+// server's per-second token buckets, with a burst of a tenth of a minute's
+// worth. The tool-call limit is the gate's (toolCallLimiter).
+func limits(requests int) server.Limits {
+	l := server.Limits{Requests: -1}
 	if requests > 0 {
 		l.Requests, l.RequestBurst = float64(requests)/60, max(1, requests/6)
-	}
-	if toolCalls > 0 {
-		l.ToolCalls, l.ToolCallBurst = float64(toolCalls)/60, max(1, toolCalls/6)
 	}
 	return l
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -44,7 +45,7 @@ type ServerStatus struct {
 // state "disabled" or "not started".
 func (a *App) Servers() []ServerStatus {
 	var out []ServerStatus
-	bt := ServerStatus{Name: "builtin", Kind: tools.KindBuiltin, State: "ready", Sandbox: "terminal: " + TerminalSandbox(a.cfg)}
+	bt := ServerStatus{Name: gate.BuiltinServer, Kind: tools.KindBuiltin, State: "ready", Sandbox: "terminal: " + TerminalSandbox(a.cfg)}
 	if a.builtinErr != nil {
 		bt.State, bt.LastError = "failed", a.builtinErr.Error()
 	}

@@ -68,6 +68,8 @@ printed), 2 on usage, configuration or connection errors.`,
 			})
 			var refused *gate.Refusal
 			switch {
+			case errors.Is(err, tools.ErrHeld):
+				return usageErr(err, "") // the hold's message says how to accept the change
 			case errors.As(err, &refused):
 				return usageErr(err, "the approvals section of the configuration decides which tools may run")
 			case errors.Is(err, tools.ErrNotFound):

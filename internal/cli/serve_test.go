@@ -102,7 +102,7 @@ func TestServeRunsAndMeasures(t *testing.T) {
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`switchboard_tool_calls_total{outcome="ok",server="test",tool="echo"} 1`,
+		`switchboard_tool_calls_total{outcome="ok",server="test",tool="test__echo"} 1`,
 		`switchboard_model_requests_total{model="default",outcome="ok"} 2`,
 		`switchboard_mcp_server_up{server="test"} 1`,
 	} {

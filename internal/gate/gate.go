@@ -32,6 +32,10 @@ type Options struct {
 	Holds []Hold
 	// Logger receives audit write failures; nil discards them.
 	Logger *slog.Logger
+	// Observe counts one call of [Gate.Call] in the metrics: the tool, its
+	// [RuleServer], the audit outcome and the call's duration (zero for a
+	// call that did not run). Nil counts nothing.
+	Observe func(tool, server, outcome string, d time.Duration)
 }
 
 // Gate is the one enforcement path of tool calls: see the package doc. A
@@ -55,8 +59,8 @@ func New(opts *Options) *Gate {
 	return g
 }
 
-// ErrForbidden is what [Gate.Admit] returns, wrapped in a *[Refusal], when
-// the caller may not call the tool (permission globs or a hold).
+// ErrForbidden is the error of a *[Refusal] of a call the caller may not
+// make (permission globs or a hold).
 var ErrForbidden = errors.New("the caller may not call this tool")
 
 // Refusal is a call the gate stopped before it ran. Approval is how the
@@ -89,19 +93,9 @@ func (g *Gate) hold(ctx context.Context, c *Caller, e tools.Entry) error {
 	return nil
 }
 
-// Admit checks a call of e by c before anything else happens: permission
-// and holds first (a forbidden call takes no rate-limit token), then the
-// rate limit. It returns nil or a *[Refusal].
-func (g *Gate) Admit(ctx context.Context, c *Caller, e tools.Entry) error {
-	if err := g.hold(ctx, c, e); err != nil {
-		return &Refusal{Approval: store.AuditForbidden, Err: err}
-	}
-	return g.Limit(ctx, c)
-}
-
-// Limit takes one tool call from c's rate limit. It returns nil or a
+// limit takes one tool call from c's rate limit. It returns nil or a
 // *[Refusal] with no Approval.
-func (g *Gate) Limit(ctx context.Context, c *Caller) error {
+func (g *Gate) limit(ctx context.Context, c *Caller) error {
 	if g.opts.Limiter == nil {
 		return nil
 	}

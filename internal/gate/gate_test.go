@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -41,36 +40,6 @@ func TestCallerPermits(t *testing.T) {
 	}
 }
 
-// TestAdmitOrder: a forbidden call is refused as forbidden and takes no
-// token; an allowed one takes a token; over the limit it is a rate refusal.
-func TestAdmitOrder(t *testing.T) {
-	now := time.Unix(1000, 0)
-	g := gate.New(&gate.Options{Limiter: gate.NewBuckets(1, 1, func() time.Time { return now })})
-	ann := gate.Caller{ID: "u1", Name: "ann", Permissions: []string{"files__read"}}
-	ctx := context.Background()
-
-	var ref *gate.Refusal
-	if err := g.Admit(ctx, &ann, entry("files__rm")); !errors.As(err, &ref) || ref.Approval != store.AuditForbidden || !errors.Is(err, gate.ErrForbidden) {
-		t.Fatalf("forbidden call: %v, want a forbidden refusal", err)
-	}
-	if err := g.Admit(ctx, &ann, entry("files__read")); err != nil {
-		t.Fatalf("first permitted call: %v (the forbidden one must not take the token)", err)
-	}
-	var rate *gate.RateError
-	if err := g.Admit(ctx, &ann, entry("files__read")); !errors.As(err, &rate) || rate.RetryAfter != 1 {
-		t.Fatalf("second call within the burst: %v, want a rate refusal with retry after 1 s", err)
-	}
-	// Another user has its own bucket.
-	bob := gate.Caller{ID: "u2", Name: "bob", Permissions: []string{"*"}}
-	if err := g.Admit(ctx, &bob, entry("files__read")); err != nil {
-		t.Fatalf("another user's call: %v", err)
-	}
-	now = now.Add(time.Second)
-	if err := g.Admit(ctx, &ann, entry("files__read")); err != nil {
-		t.Fatalf("a call after the refill: %v", err)
-	}
-}
-
 // TestHold: a hold keeps a permitted tool from the caller, listing and
 // calling alike.
 func TestHold(t *testing.T) {
@@ -85,9 +54,10 @@ func TestHold(t *testing.T) {
 	if g.Visible(context.Background(), &local, entry("files__rm")) {
 		t.Error("a held tool is visible")
 	}
-	err := g.Admit(context.Background(), &local, entry("files__rm"))
-	if !errors.Is(err, held) || !errors.Is(err, gate.ErrForbidden) {
-		t.Errorf("Admit of a held tool: %v, want forbidden wrapping the hold's reason", err)
+	cat := &catalog{entries: map[string]tools.Entry{"files__rm": entry("files__rm")}}
+	out := g.Call(context.Background(), &gate.Surface{Catalog: cat}, &gate.Request{Caller: &local, Name: "files__rm"})
+	if !errors.Is(out.Err, held) || !errors.Is(out.Err, gate.ErrForbidden) || cat.calls != 0 {
+		t.Errorf("Call of a held tool: %v (%d calls), want forbidden wrapping the hold's reason", out.Err, cat.calls)
 	}
 	if !g.Visible(context.Background(), &local, entry("files__read")) {
 		t.Error("a tool no hold keeps is not visible")
@@ -147,18 +117,21 @@ func TestAudit(t *testing.T) {
 	}
 }
 
-// BenchmarkAdmit is the gate's cost on the hot path of a permitted call:
-// the permission globs and a token from the caller's bucket.
+// BenchmarkCall is the gate's cost on the hot path of a permitted call:
+// the permission globs, a token from the caller's bucket, the policy and
+// the outcome, around a tool that answers at once (no audit log).
 //
-//	go test -run '^$' -bench Admit ./internal/gate/
-func BenchmarkAdmit(b *testing.B) {
-	g := gate.New(&gate.Options{Limiter: gate.NewBuckets(1e12, 1e9, nil)})
+//	go test -run '^$' -bench Call ./internal/gate/
+func BenchmarkCall(b *testing.B) {
+	g := gate.New(&gate.Options{Limiter: gate.NewBuckets(1e12, 1e9, nil), Policy: gate.Policy{Mode: gate.ModeAllowAll}})
 	c := gate.Caller{ID: "u1", Name: "ann", Permissions: []string{"mail__*", "calendar__*", "files__*"}}
-	e := entry("files__read")
+	sf := &gate.Surface{Catalog: &catalog{entries: map[string]tools.Entry{"files__read": entry("files__read")}}}
+	req := &gate.Request{Caller: &c, Name: "files__read", Arguments: []byte(`{}`)}
 	ctx := context.Background()
+	b.ReportAllocs()
 	for b.Loop() {
-		if err := g.Admit(ctx, &c, e); err != nil {
-			b.Fatal(err)
+		if out := g.Call(ctx, sf, req); out.Err != nil {
+			b.Fatal(out.Err)
 		}
 	}
 }

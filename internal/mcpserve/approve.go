@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -22,9 +23,9 @@ const maxShownArguments = 4 << 10
 // approveSchema is the form of an approval question: one required boolean.
 var approveSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Allow this call","description":"true runs the tool once with exactly these arguments; false refuses it","default":false}},"required":["approve"]}`)
 
-// approve applies the approval policy to one call of e. It returns how the
-// call was approved and, when it must not run, the refusal to send back as
-// a tool error.
+// approve asks the caller about a call of e that the approval policy asks
+// about (the gate decided that). It returns how the call was approved and,
+// when it must not run, the refusal to send back as a tool error.
 //
 // Approval questions take one of two paths. Sessions on protocol versions
 // before 2026-07-28 are asked with an elicitation/create request while the
@@ -32,19 +33,10 @@ var approveSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"
 // its own: the call returns the question as an input request (askFirst)
 // and the client calls again with the answer (answer).
 func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.Entry) (store.AuditApproval, string) {
-	switch s.opts.Policy(e) {
-	case ActionAllow:
-		return store.AuditAutoApproved, ""
-	case ActionAsk:
-		if roundTrips(req.Session) {
-			return s.answer(req, e)
-		}
-		return s.ask(ctx, req.Session, e, req.Params.Arguments)
-	default:
-		return store.AuditDenied, fmt.Sprintf("tool %s is denied by Switchboard's approval policy, so it was not called. "+
-			"An administrator can allow it with an approvals rule in the Switchboard configuration, "+
-			"for example {server: %s, tool: %s, policy: ask}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+	if roundTrips(req.Session) {
+		return s.answer(req, e)
 	}
+	return s.ask(ctx, req.Session, e, req.Params.Arguments)
 }
 
 // ask asks the caller to confirm the call through elicitation.
@@ -81,7 +73,7 @@ const approveInput = "switchboard_approval"
 // (the policy does not ask, the session uses the older protocol, the
 // client cannot be asked, or this request already carries the answer).
 func (s *Server) askFirst(req *mcp.CallToolRequest, e tools.Entry) *mcp.CallToolResult {
-	if !roundTrips(req.Session) || !canElicit(req.Session) || s.opts.Policy(e) != ActionAsk {
+	if !roundTrips(req.Session) || !canElicit(req.Session) || s.gate.Decide(e) != ActionAsk {
 		return nil
 	}
 	if _, answered := req.Params.InputResponses[approveInput]; answered {
@@ -145,7 +137,7 @@ func cannotAsk(e tools.Entry) string {
 	return fmt.Sprintf("tool %s needs approval before each call, and this MCP client cannot be asked "+
 		"(it did not declare the elicitation capability), so the tool was not called. Use a client that supports "+
 		"elicitation, or allow the tool with an approvals rule in the Switchboard configuration, for example "+
-		"{server: %s, tool: %s, policy: allow}.", e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+		"{server: %s, tool: %s, policy: allow}.", e.Name, gate.RuleServer(e), e.Origin.Name)
 }
 
 // cannotAskHere is the refusal of a call needing approval on a session
@@ -160,7 +152,7 @@ func cannotAskHere(e tools.Entry) string {
 		"by their Mcp-Session-Id header to one replica or run the replicas on one PostgreSQL database (docs/DEPLOY.md), "+
 		"use an MCP client on protocol 2026-07-28, "+
 		"or allow the tool with an approvals rule, for example {server: %s, tool: %s, policy: allow}.",
-		e.Name, ruleServer(e.Origin), ruleTool(e.Origin))
+		e.Name, gate.RuleServer(e), e.Origin.Name)
 }
 
 // canElicit reports whether the client of ss declared form elicitation.
@@ -214,12 +206,3 @@ func shownArguments(args json.RawMessage) string {
 	cut := strings.ToValidUTF8(string(out.Bytes()[:maxShownArguments]), "")
 	return fmt.Sprintf("%s\n… (%d more bytes not shown)", cut, out.Len()-len(cut))
 }
-
-func ruleServer(o tools.Origin) string {
-	if o.Kind == tools.KindBuiltin {
-		return "builtin"
-	}
-	return o.Server
-}
-
-func ruleTool(o tools.Origin) string { return o.Name }

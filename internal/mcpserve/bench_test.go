@@ -27,12 +27,12 @@ func BenchmarkCall(b *testing.B) {
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("echo", readOnly, nil)})
 	for _, transport := range []string{"http", "http-limited", "http-2026", "stdio"} {
 		b.Run(transport, func(b *testing.B) {
-			opts := &mcpserve.Options{Audit: discardAudit{}}
+			g := gate.New(&gate.Options{Audit: discardAudit{}})
 			if transport == "http-limited" {
-				opts.Gate = gate.New(&gate.Options{Limiter: gate.NewBuckets(1e9, 1e9, nil), Audit: discardAudit{}})
+				g = gate.New(&gate.Options{Limiter: gate.NewBuckets(1e9, 1e9, nil), Audit: discardAudit{}})
 				transport = "http"
 			}
-			srv := mcpserve.New(reg, opts)
+			srv := mcpserve.New(reg, g, nil)
 			defer srv.Close()
 			var cs *mcp.ClientSession
 			switch transport {

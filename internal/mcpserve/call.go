@@ -9,87 +9,74 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// callTool handles tools/call for every served tool through the gate:
-// permissions, the caller's tool-call limit, approval, audit, then [tools.Registry.Call] with progress forwarded. Cancellation
-// needs no code here: the SDK cancels ctx on notifications/cancelled (and
-// when the session ends), and the registry call honours ctx.
+// callTool handles tools/call for every served tool (and for held ones,
+// through filterList) through the gate's one entry point (see
+// [gate.Gate.Call]): permissions, the caller's tool-call limit, approval
+// asked by elicitation, audit, then [tools.Registry.Call] with progress
+// forwarded. Cancellation needs no code here: the SDK cancels ctx on
+// notifications/cancelled (and when the session ends), and the registry
+// call honours ctx.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
 	name := req.Params.Name
-	args := req.Params.Arguments
 	caller := callerOf(ctx)
-	e, ok := s.reg.Lookup(name)
-	if !ok {
-		return nil, unknownTool(name)
-	}
-	rec := store.AuditRecord{User: caller.Name, UserID: caller.ID, Tool: name, Server: ruleServer(e.Origin), Arguments: args, Agent: "mcp:http"}
-	if _, stdio := ctx.Value(lifetimeKey{}).(context.Context); stdio {
-		rec.Agent = "mcp:stdio"
-	} else if req.Session != nil {
-		rec.ConversationID = req.Session.ID()
-	}
-	allowed := s.permitted(ctx, caller, e)
-	if allowed {
+	if e, ok := s.reg.Lookup(name); ok && s.permitted(ctx, caller, e) {
 		if pending := s.askFirst(req, e); pending != nil {
 			// The question goes back in this result; the call is audited
 			// (and counted) in the round that carries the answer.
 			return pending, nil
 		}
-		// Over the limit, a call is refused before anything is written:
-		// a flood of calls must not become a flood of audit writes.
-		if err := s.opts.Gate.Limit(ctx, &caller); err != nil {
-			return errorResult(fmt.Sprintf("tool %s was not called: %v", name, err)), nil
-		}
 	}
-
-	call, err := s.opts.Gate.Begin(ctx, rec)
-	if err != nil {
-		s.logger.ErrorContext(ctx, "call not audited", logKeyTool, name, logKeyErr, err)
-		return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
+	sf := &gate.Surface{Catalog: s.reg, Agent: "mcp:http", Asking: gate.AskElicit, Ask: func(ctx context.Context, _ *gate.Request, e tools.Entry) (store.AuditApproval, string) {
+		return s.approve(ctx, req, e)
+	}}
+	greq := &gate.Request{Caller: &caller, Name: name, Arguments: req.Params.Arguments}
+	if _, stdio := ctx.Value(lifetimeKey{}).(context.Context); stdio {
+		sf.Agent = "mcp:stdio"
+	} else if req.Session != nil {
+		greq.ConversationID = req.Session.ID()
 	}
-	// out is denied until the tool runs.
-	out := store.AuditResult{Outcome: store.OutcomeDenied}
-	defer func() { call.Finish(ctx, out) }()
-
-	if !allowed {
-		// Indistinguishable from a missing tool, so that permissions do not
-		// reveal which tools exist.
-		out.Approval = store.AuditForbidden
-		return nil, unknownTool(name)
-	}
-	approval, refusal := s.approve(ctx, req, e)
-	out.Approval = approval
-	if refusal != "" {
-		return errorResult(refusal), nil
-	}
-
 	relay := s.startProgress(ctx, req)
-	res, err := s.reg.Call(ctx, name, &tools.CallRequest{Arguments: args, Progress: relay.report})
+	greq.Progress = relay.report
+	out := s.gate.Call(ctx, sf, greq)
 	relay.stop()
-	out.Outcome = store.OutcomeOf(err, err == nil && res.IsError)
-	if out.Outcome == store.OutcomeError {
-		out.Error = err.Error()
+	var ref *gate.Refusal
+	switch {
+	case out.Err == nil:
+		return mcpResult(out.Result), nil
+	case errors.As(out.Err, &ref):
+		return refusalResult(name, ref)
+	case errors.Is(out.Err, tools.ErrNotFound):
+		return nil, unknownTool(name)
+	case errors.Is(out.Err, tools.ErrUnavailable):
+		return errorResult(fmt.Sprintf("tool %s is unavailable: the server that provides it is not connected right now; try again later", name)), nil
+	case ctx.Err() != nil:
+		// The client cancelled or went away; nobody reads the answer.
+		return nil, out.Err
 	}
-	if err != nil {
-		switch {
-		case errors.Is(err, tools.ErrNotFound):
-			return nil, unknownTool(name)
-		case errors.Is(err, tools.ErrUnavailable):
-			return errorResult(fmt.Sprintf("tool %s is unavailable: the server that provides it is not connected right now; try again later", name)), nil
-		case ctx.Err() != nil:
-			// The client cancelled or went away; nobody reads the answer.
-			return nil, err
-		default:
-			s.logger.WarnContext(ctx, "tool call failed", logKeyTool, name, logKeyErr, err)
-			return errorResult(fmt.Sprintf("calling %s failed: %v", name, err)), nil
-		}
+	s.logger.WarnContext(ctx, "tool call failed", logKeyTool, name, logKeyErr, out.Err)
+	return errorResult(fmt.Sprintf("calling %s failed: %v", name, out.Err)), nil
+}
+
+// refusalResult is the MCP answer of a call the gate refused. A forbidden
+// tool is indistinguishable from a missing one, so that permissions do
+// not reveal which tools exist.
+func refusalResult(name string, ref *gate.Refusal) (*mcp.CallToolResult, error) {
+	switch {
+	case errors.Is(ref, gate.ErrUnknownTool), ref.Approval == store.AuditForbidden:
+		return nil, unknownTool(name)
+	case errors.Is(ref, gate.ErrNotRecorded):
+		return errorResult(fmt.Sprintf("the call of %s was not made: Switchboard could not record it in its audit log", name)), nil
+	case ref.Approval == "":
+		return errorResult(fmt.Sprintf("tool %s was not called: %v", name, ref)), nil // the rate limit
 	}
-	return mcpResult(res), nil
+	return errorResult(ref.Error()), nil
 }
 
 type lifetimeKey struct{}

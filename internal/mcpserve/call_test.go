@@ -18,8 +18,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-func allowAll(tools.Entry) mcpserve.Action { return mcpserve.ActionAllow }
-
 // TestCallResults checks how results, tool errors and Go errors of the
 // catalogue come back as MCP results.
 func TestCallResults(t *testing.T) {
@@ -83,7 +81,7 @@ func TestCallResults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := tools.NewRegistry(nil)
 			reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tt.tool})
-			srv := newServer(t, reg, &mcpserve.Options{Policy: allowAll})
+			srv := newServer(t, reg, testGate(nil, mcpserve.ActionAllow), nil)
 			cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", nil)
 			got, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "t", Arguments: tt.args})
 			if err != nil {
@@ -99,7 +97,7 @@ func TestCallResults(t *testing.T) {
 // TestCallUnknownTool checks that a name outside the catalogue is a
 // protocol error, as for any MCP server.
 func TestCallUnknownTool(t *testing.T) {
-	srv := newServer(t, catalogue(), nil)
+	srv := newServer(t, catalogue(), nil, nil)
 	cs := connectStdio(t, srv, nil)
 	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nope"})
 	if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
@@ -120,7 +118,7 @@ func TestProgressForwarded(t *testing.T) {
 		}
 		return tools.TextResult("done"), nil
 	})})
-	srv := newServer(t, reg, nil)
+	srv := newServer(t, reg, nil, nil)
 	got := make(chan *mcp.ProgressNotificationParams, 10)
 	cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { got <- r.Params },
@@ -168,7 +166,7 @@ func TestCancellationReachesTool(t *testing.T) {
 		return nil, ctx.Err()
 	})})
 	audit := &auditLog{}
-	srv := newServer(t, reg, &mcpserve.Options{Audit: audit})
+	srv := newServer(t, reg, testGate(audit, ""), nil)
 	cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", nil)
 
 	ctx, cancel := context.WithCancel(t.Context())

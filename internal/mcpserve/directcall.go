@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // maxDirectBody is the largest tools/call request the direct path reads;
@@ -92,7 +93,7 @@ func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
 			RequestState   json.RawMessage            `json:"requestState"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) != nil || msg.JSONRPC != "2.0" || msg.Method != "tools/call" || msg.Params == nil ||
+	if !decodeAsSDK(body, &msg) || msg.JSONRPC != "2.0" || msg.Method != "tools/call" || msg.Params == nil ||
 		!plainID(msg.ID) || len(msg.Params.InputResponses) > 0 || len(msg.Params.RequestState) > 0 {
 		return directRequest{}, false
 	}
@@ -100,7 +101,7 @@ func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
 		return directRequest{}, false
 	}
 	e, ok := s.reg.Lookup(msg.Params.Name)
-	if !ok || s.opts.Policy(e) != ActionAllow {
+	if !ok || s.gate.Decide(e) != ActionAllow {
 		return directRequest{}, false // the SDK path says "unknown tool", or asks
 	}
 	args := msg.Params.Arguments
@@ -159,6 +160,53 @@ func (s *Server) completeResult(obj []byte) []byte {
 		head += ","
 	}
 	return append([]byte(head), rest...)
+}
+
+// maxSDKDepth is the deepest nesting of objects and arrays go-sdk accepts
+// in a message (its internal/json's defaultMaxDepth).
+const maxSDKDepth = 1000
+
+// decodeAsSDK decodes a request body into v as go-sdk reads it, so that
+// the direct path and the SDK never read one body two ways: keys match
+// struct fields exactly (encoding/json would also take "METHOD" for
+// "method", and the last of the two would win), with the same decoder
+// (segmentio's, case-sensitive) and the same depth limit. It reports
+// whether the body is one JSON value that decoded; anything else goes to
+// the SDK, which answers it.
+func decodeAsSDK(body []byte, v any) bool {
+	if tooDeep(body, maxSDKDepth) {
+		return false
+	}
+	rest, err := segjson.Parse(body, v, segjson.DontMatchCaseInsensitiveStructFields)
+	return err == nil && len(bytes.TrimSpace(rest)) == 0
+}
+
+// tooDeep reports whether objects and arrays in the JSON text b nest
+// deeper than max, skipping the contents of strings.
+func tooDeep(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // jsonPost reports whether r is a POST the SDK would accept: a JSON body,

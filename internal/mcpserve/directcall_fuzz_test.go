@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 )
 
@@ -25,11 +26,15 @@ func FuzzSessionRequest(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files__read"}}]`,
 		`{"jsonrpc":"2.0","id":1e999,"method":"tools/call"}`,
 		`{"tools/call"`,
+		// Keys that differ from the protocol's only by case (issue 20).
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","METHOD":"tools/call","params":{"name":"files__read"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files__read"},"PARAMS":{"name":"mail__send"}}`,
+		`{"JSONRPC":"2.0","Id":1,"Method":"tools/call","Params":{"Name":"files__read"}}`,
 	} {
 		f.Add(seed, "")
 		f.Add(seed, "x.y")
 	}
-	srv := mcpserve.New(catalogue(), nil)
+	srv := mcpserve.New(catalogue(), gate.New(nil), nil)
 	f.Cleanup(func() { srv.Close() })
 	h := srv.Handler()
 	do := func(session, body string) *httptest.ResponseRecorder {

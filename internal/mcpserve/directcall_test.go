@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -35,6 +37,35 @@ func rawPost(t *testing.T, ctx context.Context, endpoint, caller, session, body 
 	return resp.Header.Get("Content-Type"), resp.StatusCode, string(b)
 }
 
+// directSession initializes a session of alice on endpoint and waits until
+// the direct path takes its calls of files__read, then empties audit.
+func directSession(t *testing.T, endpoint string, audit *auditLog) string {
+	t.Helper()
+	id, code, body := initialize(t, endpoint, "alice")
+	if code != http.StatusOK {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	rawPost(t, t.Context(), endpoint, "alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// The SDK handles notifications/initialized after answering it with
+	// 202, so the direct path may start a moment later (the SDK answers
+	// until then): wait for it, then start the audit afresh.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ct, _, _ := rawPost(t, t.Context(), endpoint, "alice", id, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"files__read","arguments":{}}}`)
+		if ct == "application/json" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the direct path never took a call of the initialized session")
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline
+	}
+	audit.mu.Lock()
+	audit.begun, audit.done = nil, nil
+	audit.mu.Unlock()
+	return id
+}
+
 // TestDirectCall checks the direct path of tools/call: an allowed call on
 // an initialized session is answered with JSON and audited with its
 // session; calls that need the SDK (a question to ask, an unknown tool, a
@@ -55,30 +86,9 @@ func TestDirectCall(t *testing.T) {
 		}),
 	})
 	audit := &auditLog{}
-	srv := newServer(t, reg, &mcpserve.Options{Audit: audit})
+	srv := newServer(t, reg, testGate(audit, ""), nil)
 	ts := serveHTTP(t, srv)
-	id, code, body := initialize(t, ts.URL, "alice")
-	if code != http.StatusOK {
-		t.Fatalf("initialize: %d %s", code, body)
-	}
-	rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	// The SDK handles notifications/initialized after answering it with
-	// 202, so the direct path may start a moment later (the SDK answers
-	// until then): wait for it, then start the audit afresh.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ct, _, _ := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"files__read","arguments":{}}}`)
-		if ct == "application/json" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the direct path never took a call of the initialized session")
-		}
-		time.Sleep(10 * time.Millisecond) // polling with a deadline
-	}
-	audit.mu.Lock()
-	audit.begun, audit.done = nil, nil
-	audit.mu.Unlock()
+	id := directSession(t, ts.URL, audit)
 
 	ct, code, body := rawPost(t, t.Context(), ts.URL, "alice", id, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files__read","arguments":{"path":"a"}}}`)
 	if code != http.StatusOK || ct != "application/json" {
@@ -138,7 +148,7 @@ func TestDirectCall(t *testing.T) {
 // headers disagree with the body still get the SDK's answer.
 func TestDirectStatelessCall(t *testing.T) {
 	audit := &auditLog{}
-	srv := newServer(t, catalogue(), &mcpserve.Options{Audit: audit})
+	srv := newServer(t, catalogue(), testGate(audit, ""), nil)
 	ts := serveHTTP(t, srv)
 	post := func(name, body string) (string, int, string) {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL, strings.NewReader(body))
@@ -178,5 +188,86 @@ func TestDirectStatelessCall(t *testing.T) {
 	}
 	if ct, _, body := post("files__read", call("2025-11-25")); ct == "application/json" && strings.Contains(body, `"result"`) {
 		t.Errorf("a _meta version disagreeing with the header was served directly: %s", body)
+	}
+}
+
+// TestDirectCallReadsKeysAsTheSDK is the attack of issue 20: a body whose
+// keys differ from the protocol's only by case ("METHOD", "PARAMS",
+// "NAME"). encoding/json matches such keys too (and the last of two
+// wins), go-sdk does not; a direct path decoding with encoding/json would
+// run a call the SDK reads as something else, fooling anything that reads
+// method and tool names exactly. Each body must be read as the SDK reads
+// it: the exact-case key counts, the other is ignored.
+func TestDirectCallReadsKeysAsTheSDK(t *testing.T) {
+	var wrote atomic.Int32
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{
+		tool("read", readOnly, nil),
+		tool("erase", readOnly, func(context.Context, *tools.CallRequest) (*tools.Result, error) {
+			wrote.Add(1)
+			return tools.TextResult("erased"), nil
+		}),
+	})
+	audit := &auditLog{}
+	srv := newServer(t, reg, testGate(audit, ""), nil)
+	ts := serveHTTP(t, srv)
+	id := directSession(t, ts.URL, audit)
+
+	for _, tt := range []struct {
+		name, body string
+		want       string // in the answer
+		wantTool   string // the one call audited, "" for none
+	}{
+		{
+			"METHOD after method", `{"jsonrpc":"2.0","id":20,"method":"tools/list","METHOD":"tools/call","params":{"name":"files__erase","arguments":{}}}`,
+			`"name":"files__read"`, "",
+		},
+		{
+			"METHOD before method", `{"jsonrpc":"2.0","id":21,"METHOD":"tools/call","method":"tools/list","params":{"name":"files__erase","arguments":{}}}`,
+			`"name":"files__read"`, "",
+		},
+		{
+			// No method: the SDK takes it for a response and accepts it.
+			"only METHOD", `{"jsonrpc":"2.0","id":22,"METHOD":"tools/call","params":{"name":"files__erase","arguments":{}}}`,
+			``, "",
+		},
+		{
+			"PARAMS after params", `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"files__read","arguments":{"p":1}},"PARAMS":{"name":"files__erase","arguments":{}}}`,
+			`{\"p\":1}`, "files__read",
+		},
+		{
+			"NAME after name", `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"files__read","NAME":"files__erase","arguments":{"p":2}}}`,
+			`{\"p\":2}`, "files__read",
+		},
+		{
+			"Arguments after arguments", `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"files__read","arguments":{"p":3},"Arguments":{"p":"forged"}}}`,
+			`{\"p\":3}`, "files__read",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			audit.mu.Lock()
+			audit.begun, audit.done = nil, nil
+			audit.mu.Unlock()
+			_, code, body := rawPost(t, t.Context(), ts.URL, "alice", id, tt.body)
+			if !strings.Contains(body, tt.want) {
+				t.Errorf("answer %d %s; want it to contain %s", code, body, tt.want)
+			}
+			audit.mu.Lock()
+			var called []string
+			for _, r := range audit.begun {
+				called = append(called, r.Tool)
+			}
+			audit.mu.Unlock()
+			want := []string(nil)
+			if tt.wantTool != "" {
+				want = []string{tt.wantTool}
+			}
+			if diff := cmp.Diff(want, called); diff != "" {
+				t.Errorf("tools called mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if n := wrote.Load(); n != 0 {
+		t.Errorf("files__erase ran %d times; only exact-case keys name what runs", n)
 	}
 }

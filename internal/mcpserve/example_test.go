@@ -2,12 +2,14 @@ package mcpserve_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -21,12 +23,15 @@ func Example() {
 		tool("read", readOnly, nil),
 		tool("delete", destructive, nil),
 	})
-	srv := mcpserve.New(reg, &mcpserve.Options{
-		// Only admins see destructive tools.
-		Permit: func(_ context.Context, c mcpserve.Caller, e tools.Entry) bool {
-			return c.ID == "admin" || e.Info.Annotations.ReadOnly()
-		},
-	})
+	// Only admins see destructive tools: a hold of the gate, which every
+	// surface shares.
+	adminsOnly := func(_ context.Context, c *gate.Caller, e tools.Entry) error {
+		if c.ID == "admin" || e.Info.Annotations.ReadOnly() {
+			return nil
+		}
+		return errors.New("only admins may use destructive tools")
+	}
+	srv := mcpserve.New(reg, gate.New(&gate.Options{Holds: []gate.Hold{adminsOnly}}), nil)
 	defer srv.Close()
 
 	mcpHandler := srv.Handler()

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -194,10 +195,14 @@ func toolNames(ts []*mcp.Tool) []string {
 	return out
 }
 
-// newServer returns a Server for reg that is closed at the end of the test.
-func newServer(t *testing.T, reg *tools.Registry, opts *mcpserve.Options) *mcpserve.Server {
+// newServer returns a Server for reg through g (nil: a gate with the
+// default policy and no audit) that is closed at the end of the test.
+func newServer(t *testing.T, reg *tools.Registry, g *gate.Gate, opts *mcpserve.Options) *mcpserve.Server {
 	t.Helper()
-	srv := mcpserve.New(reg, opts)
+	if g == nil {
+		g = gate.New(nil)
+	}
+	srv := mcpserve.New(reg, g, opts)
 	t.Cleanup(func() { srv.Close() })
 	return srv
 }
@@ -216,4 +221,14 @@ func postAs(ctx context.Context, h http.Handler, session, body string) *httptest
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	return w
+}
+
+// testGate is a gate recording into audit (nil: nowhere) whose policy
+// answers action for every tool ("" : the default policy).
+func testGate(audit store.AuditLog, action mcpserve.Action) *gate.Gate {
+	var p gate.Policy
+	if action != "" {
+		p.Rules = []gate.Rule{{Action: action}}
+	}
+	return gate.New(&gate.Options{Audit: audit, Policy: p})
 }

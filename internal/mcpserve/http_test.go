@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -57,7 +58,7 @@ func post(t *testing.T, endpoint, host, origin, caller, session, body string) (i
 // TestHostAndOrigin checks the DNS rebinding protection of the handler on
 // a loopback listener.
 func TestHostAndOrigin(t *testing.T) {
-	srv := newServer(t, catalogue(), &mcpserve.Options{
+	srv := newServer(t, catalogue(), nil, &mcpserve.Options{
 		AllowedHosts:   []string{"mcp.example.com"},
 		AllowedOrigins: []string{"http://localhost:3000/"},
 	})
@@ -104,7 +105,7 @@ func TestHostAndOrigin(t *testing.T) {
 // TestSessionBelongsToCaller checks that another caller cannot use a
 // session it did not create.
 func TestSessionBelongsToCaller(t *testing.T) {
-	srv := newServer(t, catalogue(), nil)
+	srv := newServer(t, catalogue(), nil, nil)
 	ts := serveHTTP(t, srv)
 	cs := connectHTTP(t, ts.URL, "alice", nil)
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
@@ -135,7 +136,7 @@ func TestCloseStopsEverything(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})})
-	srv := mcpserve.New(reg, nil)
+	srv := mcpserve.New(reg, gate.New(nil), nil)
 	ts := serveHTTP(t, srv)
 	httpSession := connectHTTP(t, ts.URL, "alice", nil)
 
@@ -190,7 +191,7 @@ func TestCloseStopsEverything(t *testing.T) {
 // TestServeStdioEnds checks how ServeStdio ends: nil when the client closes
 // its end, ctx.Err() when ctx ends.
 func TestServeStdioEnds(t *testing.T) {
-	srv := newServer(t, catalogue(), nil)
+	srv := newServer(t, catalogue(), nil, nil)
 	t.Run("client hangs up", func(t *testing.T) {
 		in, clientOut := io.Pipe()
 		clientIn, out := io.Pipe()
@@ -222,4 +223,15 @@ func TestServeStdioEnds(t *testing.T) {
 		err := srv.ServeStdio(context.Background(), in, io.Discard)
 		t.Logf("ServeStdio on garbage: %v", err) // must return, with or without an error
 	})
+}
+
+// TestNewWithoutGatePanics: the gate is required; a missing one is a wiring
+// bug, not a gateway without permissions, limits or audit.
+func TestNewWithoutGatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("mcpserve.New with a nil gate did not panic")
+		}
+	}()
+	mcpserve.New(tools.NewRegistry(nil), nil, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -38,7 +40,7 @@ func catalogue() *tools.Registry {
 // TestListDescribesCatalogue checks that tools/list carries catalogue
 // names, descriptions, schemas and annotations, over both transports.
 func TestListDescribesCatalogue(t *testing.T) {
-	srv := newServer(t, catalogue(), nil)
+	srv := newServer(t, catalogue(), nil, nil)
 	ts := serveHTTP(t, srv)
 	sessions := map[string]*mcp.ClientSession{
 		"http":  connectHTTP(t, ts.URL, "alice", nil),
@@ -80,13 +82,15 @@ func TestListDescribesCatalogue(t *testing.T) {
 // call the tools its permissions exclude, while another caller can.
 func TestPermissionsFilterListAndCall(t *testing.T) {
 	audit := &auditLog{}
-	srv := mcpserve.New(catalogue(), &mcpserve.Options{
-		Permit: func(_ context.Context, c mcpserve.Caller, e tools.Entry) bool {
-			return c.ID == "admin" || e.Origin.Server != "mail"
-		},
-		Policy: func(tools.Entry) mcpserve.Action { return mcpserve.ActionAllow },
-		Audit:  audit,
-	})
+	noMail := func(_ context.Context, c *gate.Caller, e tools.Entry) error {
+		if c.ID == "admin" || e.Origin.Server != "mail" {
+			return nil
+		}
+		return errors.New("mail is for admins")
+	}
+	srv := mcpserve.New(catalogue(), gate.New(&gate.Options{
+		Holds: []gate.Hold{noMail}, Policy: gate.Policy{Mode: gate.ModeAllowAll}, Audit: audit,
+	}), nil)
 	ts := serveHTTP(t, srv)
 	tests := []struct {
 		caller   string
@@ -113,8 +117,8 @@ func TestPermissionsFilterListAndCall(t *testing.T) {
 		})
 	}
 	want := map[string]store.AuditResult{
-		"mail__send#1": {Outcome: store.OutcomeDenied, Approval: store.AuditForbidden},
-		"mail__send#2": {Outcome: store.OutcomeOK, Approval: store.AuditAutoApproved},
+		"mail__send#1": {Outcome: store.OutcomeDenied, Approval: store.AuditForbidden, Error: "the caller's permissions do not include this tool"},
+		"mail__send#2": {Outcome: store.OutcomeOK, Approval: store.AuditAutoApproved, ResultBytes: 2},
 	}
 	if diff := cmp.Diff(want, audit.outcomes()); diff != "" {
 		t.Errorf("audit mismatch (-want +got):\n%s", diff)
@@ -125,7 +129,7 @@ func TestPermissionsFilterListAndCall(t *testing.T) {
 // as notifications/tools/list_changed, and that listing again shows it.
 func TestListChanged(t *testing.T) {
 	reg := catalogue()
-	srv := newServer(t, reg, nil)
+	srv := newServer(t, reg, nil, nil)
 	ts := serveHTTP(t, srv)
 	changed := make(chan struct{}, 10)
 	opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -183,7 +187,7 @@ func TestUnservableToolsLeftOut(t *testing.T) {
 		schema("header", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":5}}}`),
 	})
 	var logs bytes.Buffer
-	srv := newServer(t, reg, &mcpserve.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	srv := newServer(t, reg, nil, &mcpserve.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	// New serves the catalogue before it returns, so the log is complete.
 	if got := strings.Count(logs.String(), "tool not served"); got != 2 {
 		t.Errorf("%d tools reported as not served, want 2; log:\n%s", got, logs.String())

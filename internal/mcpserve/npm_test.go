@@ -24,7 +24,7 @@ import (
 // client Switchboard does not share code with.
 func TestInspectorCLI(t *testing.T) {
 	nm, node := mcptest.NPM(t, "@modelcontextprotocol/inspector")
-	srv := newServer(t, catalogue(), nil)
+	srv := newServer(t, catalogue(), nil, nil)
 	url := serveHTTP(t, srv).URL + "/mcp"
 	run := func(args ...string) string {
 		t.Helper()
@@ -139,7 +139,7 @@ func TestConformance(t *testing.T) {
 	nm, node := mcptest.NPM(t, "@modelcontextprotocol/conformance")
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, conformanceTools())
-	srv := newServer(t, reg, nil)
+	srv := newServer(t, reg, nil, nil)
 	url := serveHTTP(t, srv).URL + "/mcp"
 
 	dir := t.TempDir()

@@ -1,13 +1,11 @@
 package mcpserve
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // Caller is who sends MCP requests: the user behind an API key on HTTP, the
@@ -43,33 +41,6 @@ type Options struct {
 	// Logger receives lifecycle and diagnostic messages; nil discards them.
 	Logger *slog.Logger
 
-	// Gate is the enforcement path shared with the other surfaces: the
-	// caller's permissions and holds (what tools/list shows and
-	// tools/call accepts), the per-user tool-call limit, and, when Policy
-	// is nil, the approval policy. Nil builds a gate with no limit, the
-	// default policy and Permit as a hold.
-	Gate *gate.Gate
-	// Permit, used only when Gate is nil (as the gate's hold), also
-	// decides whether caller may see and call the tool e, after the
-	// caller's permission globs. A tool it rejects is
-	// neither listed nor callable (a call gets "unknown tool"). Permit must
-	// be fast: it runs for every tool on every tools/list.
-	Permit func(ctx context.Context, caller Caller, e tools.Entry) bool
-	// Policy returns the approval action for the tool e. Nil means the
-	// gate's policy (by default: allow read-only tools, ask for every
-	// other tool). An unknown Action is treated as [ActionDeny].
-	Policy func(e tools.Entry) Action
-	// Audit, used only when Gate is nil (as the gate's audit log; with a
-	// Gate, the gate's log records), records every call that names a catalogue tool, including
-	// refused ones, in the store's vocabulary: User is the caller's Name,
-	// Agent "mcp:http" or "mcp:stdio", ConversationID the MCP session ID
-	// ("" on stdio). A call that cannot be begun is not made (the client
-	// gets a tool error); nil records nothing. A call whose approval question is
-	// still open with a client on protocol 2026-07-28 or later (which
-	// answers by calling again) is recorded once, in the round that carries
-	// the answer; a question never answered leaves no record, since nothing
-	// ran.
-	Audit store.AuditLog
 	// ApprovalTimeout bounds the wait for an answer to an approval
 	// question sent with elicitation/create (protocol versions before
 	// 2026-07-28, where the call waits for it); 0 means

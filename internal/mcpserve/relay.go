@@ -154,7 +154,7 @@ func (s *Server) mayAsk(r *http.Request) bool {
 		return false // the SDK refuses it
 	}
 	e, ok := s.reg.Lookup(msg.Params.Name)
-	return ok && s.opts.Policy(e) == ActionAsk
+	return ok && s.gate.Decide(e) == ActionAsk
 }
 
 // relaying reports whether answers can travel between replicas.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -29,13 +30,14 @@ func BenchmarkGuestCall(b *testing.B) {
 	for _, mode := range []string{"stateless", "relay"} {
 		b.Run(mode, func(b *testing.B) {
 			opts := func() *mcpserve.Options {
-				o := &mcpserve.Options{SessionKey: key, Audit: discardAudit{}}
+				o := &mcpserve.Options{SessionKey: key}
 				if mode == "relay" {
 					o.Answers, o.Changes = noAnswers{}, &store.Feed{}
 				}
 				return o
 			}
-			a, bb := mcpserve.New(reg, opts()), mcpserve.New(reg, opts())
+			g := gate.New(&gate.Options{Audit: discardAudit{}})
+			a, bb := mcpserve.New(reg, g, opts()), mcpserve.New(reg, g, opts())
 			defer a.Close()
 			defer bb.Close()
 			urlA, urlB := serveHTTP(b, a).URL, serveHTTP(b, bb).URL

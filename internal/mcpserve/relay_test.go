@@ -46,7 +46,7 @@ func TestQuestionsRelayedBetweenReplicas(t *testing.T) {
 			return tools.TextResult("removed"), nil
 		})})
 		// The server is closed before the store (cleanups run last first).
-		return serveHTTP(t, newServer(t, reg, &mcpserve.Options{SessionKey: key, Answers: db, Changes: db, ApprovalTimeout: 5 * time.Second, Logger: slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})).URL
+		return serveHTTP(t, newServer(t, reg, nil, &mcpserve.Options{SessionKey: key, Answers: db, Changes: db, ApprovalTimeout: 5 * time.Second, Logger: slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})).URL
 	}
 	replicas := []string{newReplica(), newReplica()}
 	var n atomic.Int32
@@ -142,7 +142,7 @@ func TestRelayedAnswersStayInTheirSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = db.Close() })
-		urls = append(urls, serveHTTP(t, newServer(t, catalogue(), &mcpserve.Options{SessionKey: key, Answers: db, Changes: db})).URL)
+		urls = append(urls, serveHTTP(t, newServer(t, catalogue(), nil, &mcpserve.Options{SessionKey: key, Answers: db, Changes: db})).URL)
 	}
 	id, code, body := initialize(t, urls[0], "alice")
 	if code != http.StatusOK {

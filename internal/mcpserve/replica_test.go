@@ -25,8 +25,8 @@ import (
 func TestSessionContinuesOnAnotherReplica(t *testing.T) {
 	key := []byte("a key both replicas are configured with")
 	audit := &auditLog{}
-	a := serveHTTP(t, newServer(t, catalogue(), &mcpserve.Options{SessionKey: key, Audit: audit}))
-	b := serveHTTP(t, newServer(t, catalogue(), &mcpserve.Options{SessionKey: key, Audit: audit}))
+	a := serveHTTP(t, newServer(t, catalogue(), testGate(audit, ""), &mcpserve.Options{SessionKey: key}))
+	b := serveHTTP(t, newServer(t, catalogue(), testGate(audit, ""), &mcpserve.Options{SessionKey: key}))
 
 	// The client's requests alternate between the replicas.
 	var n atomic.Int32
@@ -81,7 +81,7 @@ func TestSessionContinuesOnAnotherReplica(t *testing.T) {
 	}
 
 	// A replica with another key knows nothing of it.
-	other := serveHTTP(t, newServer(t, catalogue(), &mcpserve.Options{SessionKey: []byte("another key")}))
+	other := serveHTTP(t, newServer(t, catalogue(), nil, &mcpserve.Options{SessionKey: []byte("another key")}))
 	if _, code, _ := rawPost(t, t.Context(), other.URL, "alice", id, list); code != http.StatusForbidden {
 		t.Errorf("alice's session on a replica with another key: %d, want 403", code)
 	}
@@ -108,7 +108,7 @@ func TestApprovalOnAnotherReplica(t *testing.T) {
 			called.Add(1)
 			return tools.TextResult("removed"), nil
 		})})
-		return serveHTTP(t, newServer(t, reg, &mcpserve.Options{SessionKey: key})).URL
+		return serveHTTP(t, newServer(t, reg, nil, &mcpserve.Options{SessionKey: key})).URL
 	}
 	a, b := newReplica(), newReplica()
 	var asked atomic.Int32
@@ -183,9 +183,9 @@ func TestAnswerOnAnotherReplica(t *testing.T) {
 	key := []byte("a key both replicas are configured with")
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{tool("rm", destructive, nil)})
-	a := serveHTTP(t, newServer(t, reg, &mcpserve.Options{SessionKey: key, ApprovalTimeout: 300 * time.Millisecond})).URL
+	a := serveHTTP(t, newServer(t, reg, nil, &mcpserve.Options{SessionKey: key, ApprovalTimeout: 300 * time.Millisecond})).URL
 	var logs syncBuffer
-	b := serveHTTP(t, newServer(t, reg, &mcpserve.Options{SessionKey: key, Logger: slog.New(slog.NewTextHandler(&logs, nil))})).URL
+	b := serveHTTP(t, newServer(t, reg, nil, &mcpserve.Options{SessionKey: key, Logger: slog.New(slog.NewTextHandler(&logs, nil))})).URL
 	// Answers (POSTs without a method) go to B, everything else to A.
 	client := &http.Client{Transport: &headerTransport{caller: "alice", base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.Method == http.MethodPost && r.GetBody != nil {

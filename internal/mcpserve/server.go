@@ -24,6 +24,7 @@ var ErrClosed = errors.New("mcp gateway closed")
 // waits for all of them. A Server is safe for concurrent use.
 type Server struct {
 	reg    *tools.Registry
+	gate   *gate.Gate
 	opts   Options
 	logger *slog.Logger
 	mcp    *mcp.Server
@@ -59,10 +60,15 @@ type Server struct {
 }
 
 // New returns a Server for the catalogue reg, already serving its current
-// tools. opts may be nil. Call [Server.Close] to stop it.
-func New(reg *tools.Registry, opts *Options) *Server {
-	if reg == nil {
-		panic("mcpserve.New: nil registry")
+// tools, whose calls go through g, the enforcement path shared with the
+// other surfaces: the caller's permissions and holds (what tools/list
+// shows and tools/call accepts), the per-user tool-call limit, the
+// approval policy (asked of the client by elicitation) and the audit
+// trail. reg and g are required: New panics on nil, a wiring mistake.
+// opts may be nil. Call [Server.Close] to stop it.
+func New(reg *tools.Registry, g *gate.Gate, opts *Options) *Server {
+	if reg == nil || g == nil {
+		panic("mcpserve.New: registry and gate are required")
 	}
 	var o Options
 	if opts != nil {
@@ -77,21 +83,6 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Gate == nil {
-		var holds []gate.Hold
-		if permit := o.Permit; permit != nil {
-			holds = append(holds, func(ctx context.Context, c *gate.Caller, e tools.Entry) error {
-				if !permit(ctx, *c, e) {
-					return errNotPermitted
-				}
-				return nil
-			})
-		}
-		o.Gate = gate.New(&gate.Options{Holds: holds, Audit: o.Audit, Logger: o.Logger})
-	}
-	if o.Policy == nil {
-		o.Policy = o.Gate.Decide
 	}
 	if o.ApprovalTimeout <= 0 {
 		o.ApprovalTimeout = DefaultApprovalTimeout
@@ -112,7 +103,7 @@ func New(reg *tools.Registry, opts *Options) *Server {
 	if o.Local.ID == "" && o.Local.Name == "" && o.Local.Permissions == nil {
 		o.Local = gate.Local(gate.LocalUser)
 	}
-	s := &Server{reg: reg, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
+	s := &Server{reg: reg, gate: g, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
@@ -216,8 +207,5 @@ func callerOf(ctx context.Context) Caller {
 // permitted reports whether caller may see and call e: the gate's
 // permission check (globs, holds).
 func (s *Server) permitted(ctx context.Context, caller Caller, e tools.Entry) bool {
-	return s.opts.Gate.Visible(ctx, &caller, e)
+	return s.gate.Visible(ctx, &caller, e)
 }
-
-// errNotPermitted is the hold of an [Options].Permit that said no.
-var errNotPermitted = errors.New("the gateway's Permit refused the tool")

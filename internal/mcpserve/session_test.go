@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
 )
 
@@ -57,7 +58,7 @@ func deleteSession(t *testing.T, endpoint, caller, id string) int {
 // MaxSessions sessions, that the refusal says what to do, that other
 // callers are not affected, and that ending a session frees its place.
 func TestSessionCapPerCaller(t *testing.T) {
-	srv := newServer(t, catalogue(), &mcpserve.Options{MaxSessions: 3})
+	srv := newServer(t, catalogue(), nil, &mcpserve.Options{MaxSessions: 3})
 	ts := serveHTTP(t, srv)
 	var ids []string
 	for range 3 {
@@ -96,7 +97,7 @@ func TestSessionCapPerCaller(t *testing.T) {
 // in use stays. The handler runs in a synctest bubble, on a recorder.
 func TestIdleSessionsExpire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := mcpserve.New(catalogue(), &mcpserve.Options{SessionTimeout: time.Minute, MaxSessions: 2})
+		srv := mcpserve.New(catalogue(), gate.New(nil), &mcpserve.Options{SessionTimeout: time.Minute, MaxSessions: 2})
 		defer srv.Close()
 		h := srv.Handler()
 		do := func(session, body string) *httptest.ResponseRecorder { return postAs(t.Context(), h, session, body) }
@@ -134,7 +135,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 // Mcp-Session-Id is handed out, and the session cap does not apply.
 func TestStatelessProtocol(t *testing.T) {
 	audit := &auditLog{}
-	srv := newServer(t, catalogue(), &mcpserve.Options{MaxSessions: 1, Audit: audit})
+	srv := newServer(t, catalogue(), testGate(audit, ""), &mcpserve.Options{MaxSessions: 1})
 	ts := serveHTTP(t, srv)
 	for i := range 3 { // past the cap of 1
 		c := mcp.NewClient(&mcp.Implementation{Name: "new-client", Version: "1"}, nil)
@@ -178,7 +179,7 @@ func TestStatelessProtocol(t *testing.T) {
 // TestClassicProtocolKeepsSessions checks that a 2025 client still gets a
 // session next to stateless clients.
 func TestClassicProtocolKeepsSessions(t *testing.T) {
-	srv := newServer(t, catalogue(), nil)
+	srv := newServer(t, catalogue(), nil, nil)
 	ts := serveHTTP(t, srv)
 	c := mcp.NewClient(&mcp.Implementation{Name: "old-client", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1},

@@ -75,10 +75,11 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			// A held tool is not served, so the SDK would answer "unknown
-			// tool"; say why instead (see [tools.HeldError]).
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				if h, he := s.reg.LookupHeld(p.Name); he != nil && s.permitted(ctx, callerOf(ctx), h) {
-					return errorResult(he.Error()), nil
+			// tool"; the gate refuses it, records the attempt and says why
+			// (see [tools.HeldError]).
+			if cr, ok := req.(*mcp.CallToolRequest); ok && cr.Params != nil {
+				if _, he := s.reg.LookupHeld(cr.Params.Name); he != nil {
+					return s.callTool(ctx, cr)
 				}
 			}
 		}

@@ -33,7 +33,7 @@ func TestUpstreamServer(t *testing.T) {
 		t.Fatalf("upstream tools not in the catalogue: %v", pool.Status())
 	}
 
-	srv := newServer(t, reg, &mcpserve.Options{Policy: allowAll})
+	srv := newServer(t, reg, testGate(nil, mcpserve.ActionAllow), nil)
 	changed := make(chan struct{}, 10)
 	progress := make(chan *mcp.ProgressNotificationParams, 10)
 	cs := connectHTTP(t, serveHTTP(t, srv).URL, "alice", &mcp.ClientOptions{

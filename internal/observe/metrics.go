@@ -36,7 +36,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_tool_calls_total", Help: "Tool calls by tool, server and outcome.",
+			Name: "switchboard_tool_calls_total", Help: "Tool calls by tool (catalogue name), server (as approval rules name it) and outcome, counted once per call by the gate.",
 		}, []string{"tool", "server", "outcome"}),
 		toolLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "switchboard_tool_call_duration_seconds", Help: "Tool call latency.",

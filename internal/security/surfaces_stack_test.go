@@ -47,26 +47,40 @@ agents:
 
 func newSurfaceStack(t *testing.T) *surfaceStack {
 	t.Helper()
-	return newStack(t, stackConfig)
+	return newStackWith(t, stackConfig, nil)
 }
 
-// newStack is newSurfaceStack with config in place of stackConfig.
+// stackAdminKey is the key of the stack's first user, "admin" (role user,
+// no tool permissions), which may read /metrics.
+const stackAdminKey = "sb_admin-not-used"
+
+// newStack is newSurfaceStack with config.
 func newStack(t *testing.T, config string) *surfaceStack {
+	t.Helper()
+	return newStackWith(t, config, nil)
+}
+
+// newStackWith is newSurfaceStack with config (rate limits, approvals,
+// agents) and, when set, prepare run on the store before the app starts.
+func newStackWith(t *testing.T, config string, prepare func(store.Store)) *surfaceStack {
 	t.Helper()
 	sc, _ := mcptest.HTTPServer(t, "test", nil)
 	m := newSurfaceModel(t)
 	servers, _ := json.Marshal(map[string]any{"test": map[string]any{"type": "http", "url": sc.URL}})
 	dir := project(t, fmt.Sprintf("mcpServers: %s\n", servers)+modelConfig(m.URL)+config)
 	a := clitest.App(t, dir)
-	if err := a.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
 	st, err := a.Store(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	if prepare != nil {
+		prepare(st)
+	}
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	// One user first, so the service does not run anonymously.
-	if _, err := st.CreateUser(t.Context(), store.User{Name: "admin", KeyHash: server.HashKey("sb_admin-not-used"), Permissions: []string{}}); err != nil {
+	if _, err := st.CreateUser(t.Context(), store.User{Name: "admin", KeyHash: server.HashKey(stackAdminKey), Permissions: []string{}}); err != nil {
 		t.Fatal(err)
 	}
 	base := clitest.Serve(t, a)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -194,7 +195,7 @@ func TestReadyzHintWithoutModels(t *testing.T) {
 // answers, with anonymous access off (no users means 401, not a panic).
 func TestNewWithoutOptions(t *testing.T) {
 	db := openDB(t)
-	srv := New(db, &fakeRunner{}, tools.NewRegistry(nil), nil)
+	srv := New(db, &fakeRunner{}, tools.NewRegistry(nil), gate.New(nil), nil)
 	ts := newTestServer(t, srv)
 	for path, want := range map[string]int{"/healthz": http.StatusOK, "/api/v1/tools": http.StatusUnauthorized} {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+path, nil)
@@ -207,4 +208,15 @@ func TestNewWithoutOptions(t *testing.T) {
 			t.Errorf("GET %s = %d, want %d", path, resp.StatusCode, want)
 		}
 	}
+}
+
+// TestNewWithoutGatePanics: the gate is required; a missing one is a wiring
+// bug, not a server whose tool calls skip permissions, limits and audit.
+func TestNewWithoutGatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("server.New with a nil gate did not panic")
+		}
+	}()
+	New(openDB(t), &fakeRunner{}, tools.NewRegistry(nil), nil, nil)
 }

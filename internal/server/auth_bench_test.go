@@ -10,7 +10,7 @@ import (
 // middleware (guard, authentication, rate limit) to a route that does no
 // store work, so it measures what authentication costs per request.
 func BenchmarkAuthenticatedRequest(b *testing.B) {
-	e := newEnv(b, func(o *Options) { o.Limits = Limits{Requests: -1, ToolCalls: -1} })
+	e := newEnv(b, func(o *Options) { o.Limits = Limits{Requests: -1} })
 	h := e.srv.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/v1/models", nil)
 	req.Header.Set("Authorization", "Bearer "+e.key)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 )
 
 func TestNewAPIKey(t *testing.T) {
@@ -106,7 +107,7 @@ func TestToolPermissions(t *testing.T) {
 	var permitted []string
 	e.runner.run = func(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
 		for _, ent := range e.reg.List() {
-			if req.Permit(ent.Name) {
+			if c := (gate.Caller{ID: req.UserID, Name: req.User, Permissions: req.Permissions}); c.Permits(ent.Name) {
 				permitted = append(permitted, ent.Name)
 			}
 		}
@@ -156,9 +157,10 @@ func TestToolPermissions(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	e := newEnv(t, func(o *Options) {
-		o.Limits = Limits{Requests: 0.5, RequestBurst: 2, ToolCalls: 0.1, ToolCallBurst: 1}
-		o.Now = func() time.Time { return now }
+	clock := func() time.Time { return now }
+	e := newEnvGate(t, &gate.Options{Limiter: gate.NewBuckets(0.1, 1, clock)}, func(o *Options) {
+		o.Limits = Limits{Requests: 0.5, RequestBurst: 2}
+		o.Now = clock
 	})
 	for i, want := range []int{200, 200, 429} {
 		resp := e.send(t, http.MethodGet, "/api/v1/agents", e.key, nil, nil)

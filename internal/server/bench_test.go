@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -32,8 +33,9 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{newTool("echo")})
 	model := instantModel{}
-	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil }, reg, nil)
-	srv := New(db, rt, reg, &Options{AllowAnonymous: true, Limits: Limits{Requests: -1, ToolCalls: -1}})
+	g := gate.New(&gate.Options{Audit: db})
+	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil }, reg, g, nil)
+	srv := New(db, rt, reg, g, &Options{AllowAnonymous: true, Limits: Limits{Requests: -1}})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(b, srv)}
 	e.ts.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = conversations
 	// Each run gets a fresh conversation, so that every op does the same

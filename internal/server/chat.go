@@ -67,8 +67,7 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	permit, limit := s.runGate(ctx, u)
-	req := &agent.Request{User: u.Name, UserID: u.ID, Role: u.role(), Approver: agent.AutoDeny, RunID: store.NewID(), Permit: permit, Limit: limit, Messages: msgs}
+	req := &agent.Request{User: u.Name, UserID: u.ID, Role: u.role(), Permissions: u.Permissions, Approver: agent.AutoDeny, RunID: store.NewID(), Messages: msgs}
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID

@@ -150,10 +150,9 @@ func (s *Server) postMessage() handlerFunc {
 			}
 			name = body.Agent
 		}
-		permit, limit := s.runGate(r.Context(), u)
 		req := &agent.Request{
-			ConversationID: c.ID, User: u.Name, UserID: u.ID, Role: u.role(), Agent: name, Message: body.Message,
-			Model: body.Model, RunID: store.NewID(), Permit: permit, Limit: limit,
+			ConversationID: c.ID, User: u.Name, UserID: u.ID, Role: u.role(), Permissions: u.Permissions, Agent: name, Message: body.Message,
+			Model: body.Model, RunID: store.NewID(),
 		}
 		return s.stream(w, r, req)
 	}

@@ -51,12 +51,12 @@
 // # Users and limits
 //
 // A user's Permissions (tool-name globs) filter the tools API, every agent
-// run (as [agent.Request].Permit) and, through the app, /mcp: the gateway
+// run (as [agent.Request].Permissions) and, through the app, /mcp: the gateway
 // handler finds the user with [UserFrom] on the request's context. A user
 // stored without permissions may call no tool. The anonymous local user
 // may call every tool and owns the single-user conversations (store User
-// ""), the ones the terminal chat creates too. Requests and direct tool
-// calls are rate limited per user ([Limits]); a refused request gets 429
+// ""), the ones the terminal chat creates too. Requests are rate limited
+// per user ([Limits]), tool calls by the gate; a refused request gets 429
 // with Retry-After in seconds. Each user may hold [Options].MaxStreams
 // open SSE streams, and every request body must arrive within
 // [Options].BodyReadTimeout. Audit records name the user.

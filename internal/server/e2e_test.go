@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/sse"
@@ -38,8 +39,9 @@ func TestEndToEndRealRuntime(t *testing.T) {
 		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"Done", "."}, Usage: llm.Usage{InputTokens: 5, OutputTokens: 2}}},
 	)
 	models := func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }
-	rt := agent.New(models, reg, &agent.Options{History: db, Approvals: db})
-	srv := New(db, rt, reg, &Options{AllowAnonymous: true})
+	g := gate.New(&gate.Options{Audit: db})
+	rt := agent.New(models, reg, g, &agent.Options{History: db, Approvals: db})
+	srv := New(db, rt, reg, g, &Options{AllowAnonymous: true})
 	e := &env{db: db, reg: reg, srv: srv}
 	e.ts = newTestServer(t, srv)
 
@@ -89,12 +91,13 @@ func TestEndToEndChatCompletions(t *testing.T) {
 		llmtest.FakeReply{Turn: llmtest.Turn{ToolCalls: []llmtest.ToolCallScript{{ID: "e1", Name: "files__echo", ArgChunks: []string{`{"text":"sunny"}`}}}}},
 		llmtest.FakeReply{Turn: llmtest.Turn{Text: []string{"It is ", "sunny"}}},
 	)
-	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }, reg, nil)
+	g := gate.New(&gate.Options{Audit: db})
+	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }, reg, g, nil)
 	key, hash := NewAPIKey()
 	if _, err := db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := New(db, rt, reg, &Options{Models: func() []string { return []string{"default"} }})
+	srv := New(db, rt, reg, g, &Options{Models: func() []string { return []string{"default"} }})
 	e := &env{db: db, reg: reg, srv: srv, key: key, ts: newTestServer(t, srv)}
 	c := openaiClient(e)
 
@@ -129,10 +132,11 @@ func TestChatRefusedRequestIsClientError(t *testing.T) {
 	db := openDB(t)
 	reg := tools.NewRegistry(nil)
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{newTool("echo")})
+	g := gate.New(&gate.Options{Audit: db})
 	rt := agent.New(func(string) (agent.Model, error) {
 		return agent.Model{Name: "default", Provider: llmtest.NewFakeProvider()}, nil
-	}, reg, nil)
-	srv := New(db, rt, reg, &Options{AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
+	}, reg, g, nil)
+	srv := New(db, rt, reg, g, &Options{AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(t, srv)}
 	for _, stream := range []bool{false, true} {
 		body := map[string]any{

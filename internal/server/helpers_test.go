@@ -15,6 +15,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
+	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/sse"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
@@ -95,9 +97,22 @@ func openDB(t testing.TB) *sqlite.DB {
 	return db
 }
 
+// newEnv is newEnvGate with a gate that records into the env's store and
+// has no tool-call limit.
 func newEnv(t testing.TB, edit func(*Options)) *env {
 	t.Helper()
+	return newEnvGate(t, nil, edit)
+}
+
+// newEnvGate returns a server on a fresh store whose gate is built from
+// gopts (nil: no limit, default policy) with the store as its audit log.
+func newEnvGate(t testing.TB, gopts *gate.Options, edit func(*Options)) *env {
+	t.Helper()
 	e := &env{db: openDB(t), reg: tools.NewRegistry(nil), runner: &fakeRunner{}}
+	if gopts == nil {
+		gopts = &gate.Options{}
+	}
+	gopts.Audit = e.db
 	e.reg.Set(tools.Source{Kind: tools.KindMCP, Server: "files"}, []tools.Tool{newTool("echo"), newTool("secret")})
 	key, hash := NewAPIKey()
 	u, err := e.db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}, Role: store.RoleAdmin})
@@ -109,7 +124,12 @@ func newEnv(t testing.TB, edit func(*Options)) *env {
 	if edit != nil {
 		edit(opts)
 	}
-	e.srv = New(e.db, e.runner, e.reg, opts)
+	// The gate counts tool calls in the server's metrics, as the app wires it.
+	if opts.Metrics == nil {
+		opts.Metrics = observe.NewMetrics()
+	}
+	gopts.Observe = opts.Metrics.ObserveToolCall
+	e.srv = New(e.db, e.runner, e.reg, gate.New(gopts), opts)
 	e.ts = httptest.NewServer(e.srv.Handler())
 	t.Cleanup(e.ts.Close)
 	return e

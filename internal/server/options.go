@@ -45,7 +45,7 @@ var _ Store = store.Store(nil)
 type Runner interface {
 	// Run runs one turn and yields its events as [agent.Runtime.Run] does.
 	// Cancelling ctx or breaking out of the range ends the run.
-	// The server sets req.Permit to the caller's tool permissions.
+	// The server sets req.Permissions to the caller's tool permissions.
 	Run(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error]
 	// Decide answers a pending approval; an error wrapping
 	// [agent.ErrNotPending] means it was already decided or expired.
@@ -66,10 +66,11 @@ type Asker interface {
 
 var _ Asker = (*agent.Runtime)(nil)
 
-// Catalog is the part of [*tools.Registry] the server uses.
+// Catalog is the part of [*tools.Registry] the server uses: listing, and
+// what the gate looks up and calls.
 type Catalog interface {
+	gate.Catalog
 	List() []tools.Entry
-	Call(ctx context.Context, name string, req *tools.CallRequest) (*tools.Result, error)
 }
 
 var _ Catalog = (*tools.Registry)(nil)
@@ -115,12 +116,10 @@ type Servers interface {
 // Limits are per-user rate limits (token buckets). Zero fields mean the
 // defaults in parentheses; a negative rate means no limit.
 type Limits struct {
-	// Requests per second on authenticated routes (20), burst (40).
+	// Requests per second on authenticated routes (20), burst (40). The
+	// tool-call limit is the gate's (see [New]).
 	Requests     float64
 	RequestBurst int
-	// ToolCalls per second through the tools API (5), burst (10).
-	ToolCalls     float64
-	ToolCallBurst int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -129,12 +128,6 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.RequestBurst <= 0 {
 		l.RequestBurst = 40
-	}
-	if l.ToolCalls == 0 {
-		l.ToolCalls = 5
-	}
-	if l.ToolCallBurst <= 0 {
-		l.ToolCallBurst = 10
 	}
 	return l
 }
@@ -186,16 +179,8 @@ type Options struct {
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string
-	// Limits.Requests applies here; Limits.ToolCalls only when Gate is
-	// nil (the gate owns the tool-call limit).
+	// Limits are the per-user request limits.
 	Limits Limits
-	// Gate is the enforcement path of every tool call the server makes or
-	// starts (tools API, chat completions, agent runs): permission, rate
-	// limit, approval policy, audit. Pass the one the MCP gateway and the
-	// agent runtime use, so a user's limit is one across surfaces. Nil
-	// builds one with Limits.ToolCalls, the default policy and the store
-	// as audit log.
-	Gate *gate.Gate
 	// RequestLimiter, when set, replaces the in-process token buckets of
 	// Limits.Requests: several replicas share one count in the database
 	// (see internal/store/postgres.Limiter). The tool-call limit is the

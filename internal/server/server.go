@@ -47,14 +47,18 @@ const (
 )
 
 // New returns a Server that keeps its records in st, runs agent turns with
-// runner and lists and calls the tools of catalog. All three are required:
-// New panics on nil, a wiring mistake rather than bad input. opts is
-// copied; nil means defaults.
-func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
-	if st == nil || runner == nil || catalog == nil {
-		panic("server.New: store, runner and catalog are required")
+// runner and lists and calls the tools of catalog through g, the
+// enforcement path of every tool call it makes or starts (tools API, chat
+// completions, agent runs): permission, rate limit, approval policy,
+// audit. Pass the gate the MCP gateway and the agent runtime use, so a
+// user's limit is one across surfaces. All four are required: New panics
+// on nil, a wiring mistake rather than bad input. opts is copied; nil
+// means defaults.
+func New(st Store, runner Runner, catalog Catalog, g *gate.Gate, opts *Options) *Server {
+	if st == nil || runner == nil || catalog == nil || g == nil {
+		panic("server.New: store, runner, catalog and gate are required")
 	}
-	s := &Server{store: st, runner: runner, tools: catalog, closing: make(chan struct{})}
+	s := &Server{store: st, runner: runner, tools: catalog, gate: g, closing: make(chan struct{})}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -97,10 +101,6 @@ func New(st Store, runner Runner, catalog Catalog, opts *Options) *Server {
 	s.reqLimits = o.RequestLimiter
 	if s.reqLimits == nil {
 		s.reqLimits = gate.NewBuckets(l.Requests, l.RequestBurst, o.Now)
-	}
-	s.gate = o.Gate
-	if s.gate == nil {
-		s.gate = gate.New(&gate.Options{Limiter: gate.NewBuckets(l.ToolCalls, l.ToolCallBurst, o.Now), Audit: st, Logger: s.logger})
 	}
 	s.handler = s.buildMux()
 	s.http = &http.Server{

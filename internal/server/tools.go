@@ -50,13 +50,11 @@ type callBody struct {
 // callTimeout bounds one call through the tools API.
 const callTimeout = 2 * time.Minute
 
-// callTool calls one tool for the user through the gate, like every other
-// surface: permission (a forbidden tool looks missing, and is audited as
-// forbidden), the user's tool-call limit, the approval policy (a tool the
-// policy asks about waits for a person's decision on a stored approval,
-// which the user lists at /api/v1/approvals and decides there), and an
-// audit record begun before the call and finished after it (even when the
-// client leaves).
+// callTool calls one tool for the user through the gate's one entry point,
+// like every other surface (see [gate.Gate.Call]): a forbidden tool looks
+// missing here, as in the list; a tool the policy asks about waits for a
+// person's decision on a stored approval, which the user lists at
+// /api/v1/approvals and decides there.
 func (s *Server) callTool() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		u := mustUser(r)
@@ -69,122 +67,67 @@ func (s *Server) callTool() handlerFunc {
 		if len(body.Arguments) == 0 || string(body.Arguments) == "null" {
 			body.Arguments = json.RawMessage("{}")
 		}
-		notFound := errorf(http.StatusNotFound, "not_found", "no tool %q you may call; list them at /api/v1/tools", name)
-		e, ok := s.lookupTool(name)
-		if !ok {
-			return notFound
+		sf := &gate.Surface{Catalog: s.tools, Timeout: callTimeout, Asking: gate.AskRefuse}
+		if asker, ok := s.runner.(Asker); ok {
+			sf.Asking, sf.Ask = gate.AskStored, s.askStored(u, asker)
 		}
-		ctx := r.Context()
-		rec := store.AuditRecord{User: c.AuditUser(), UserID: c.ID, Tool: name, Server: e.Origin.Server, Arguments: body.Arguments}
-		if err := s.gate.Admit(ctx, &c, e); err != nil {
-			var ref *gate.Refusal
-			if errors.As(err, &ref) && ref.Approval == store.AuditForbidden {
-				// A forbidden tool looks like a missing one, as in the list.
-				s.gate.Refused(ctx, rec, store.AuditForbidden, "the user's permissions do not include this tool")
-				return notFound
-			}
-			return err
+		out := s.gate.Call(r.Context(), sf, &gate.Request{Caller: &c, Name: name, Arguments: body.Arguments})
+		if out.Err != nil {
+			return callError(r.Context(), name, out)
 		}
-		approval, refusal := s.approveCall(ctx, u, e, body.Arguments)
-		if refusal != nil {
-			s.gate.Refused(ctx, rec, approval, refusal.Msg)
-			return refusal
-		}
-		rec.Approval = approval
-		call, err := s.gate.Begin(ctx, rec)
-		if err != nil {
-			return err // a call that cannot be audited is not made
-		}
-		start := time.Now()
-		cctx, cancel := context.WithTimeout(ctx, callTimeout)
-		res, callErr := s.tools.Call(cctx, name, &tools.CallRequest{Arguments: body.Arguments})
-		cancel()
-		d := time.Since(start)
-		ar := store.AuditResult{Outcome: store.OutcomeOK, Duration: d}
-		switch {
-		case errors.Is(callErr, context.Canceled):
-			ar.Outcome, ar.Error = store.OutcomeCancelled, "the client left"
-		case errors.Is(callErr, context.DeadlineExceeded):
-			ar.Outcome, ar.Error = store.OutcomeTimeout, "the call timed out"
-		case callErr != nil:
-			ar.Outcome, ar.Error = store.OutcomeError, callErr.Error()
-		case res.IsError:
-			ar.Outcome = store.OutcomeToolError
-		}
-		if res != nil {
-			if b, err := json.Marshal(res); err == nil {
-				ar.ResultBytes = int64(len(b))
-			}
-		}
-		call.Finish(ctx, ar)
-		s.metrics.ObserveToolCall(name, serverLabel(e), string(ar.Outcome), d)
-		if callErr != nil {
-			return callErr
-		}
-		writeJSON(w, http.StatusOK, res)
+		writeJSON(w, http.StatusOK, out.Result)
 		return nil
 	}
 }
 
-// approveCall applies the approval policy to a call through the tools API.
-// It returns how the call was approved, or the error that refuses it with
-// the audit label of the refusal.
-func (s *Server) approveCall(ctx context.Context, u User, e tools.Entry, args json.RawMessage) (store.AuditApproval, *Error) {
-	switch s.gate.Decide(e) {
-	case gate.ActionAllow:
-		return store.AuditAutoApproved, nil
-	case gate.ActionAsk:
-	default:
-		ref := gate.PolicyRefusal(e)
-		return ref.Approval, &Error{Status: http.StatusForbidden, Code: "denied_by_policy", Msg: ref.Error()}
+// callError is the HTTP answer of a call the gate refused or that failed.
+func callError(ctx context.Context, name string, out gate.Result) error {
+	var ref *gate.Refusal
+	if !errors.As(out.Err, &ref) {
+		return out.Err // the tool's own error, classified by its sentinel
 	}
-	asker, ok := s.runner.(Asker)
-	if !ok {
-		return store.AuditUnavailable, errorf(http.StatusForbidden, "approval_unavailable",
-			"%s needs a person's approval and this server cannot ask; allow it with an approvals rule", e.Name)
-	}
-	a, err := asker.Ask(ctx, store.Approval{
-		User: owner(u), RunID: "api-" + store.NewID(), Tool: e.Name, Server: gate.RuleServer(e), Arguments: args,
-	})
 	switch {
-	case err != nil:
-		return store.AuditUnavailable, &Error{
-			Status: http.StatusServiceUnavailable, Code: "approval_unavailable",
-			Msg: "the approval request could not be recorded; try again", Err: err,
-		}
-	case a.State == store.ApprovalApproved:
-		return store.AuditApproved, nil
-	case a.State == store.ApprovalDenied:
-		msg := fmt.Sprintf("%s was not called: the call was declined", e.Name)
-		if a.Reason != "" {
-			msg += ": " + a.Reason
-		}
-		return store.AuditDeclined, &Error{Status: http.StatusForbidden, Code: "declined", Msg: msg}
+	case errors.Is(ref, gate.ErrUnknownTool), ref.Approval == store.AuditForbidden:
+		// A forbidden tool looks like a missing one, as in the list.
+		return errorf(http.StatusNotFound, "not_found", "no tool %q you may call; list them at /api/v1/tools", name)
+	case errors.Is(ref, tools.ErrHeld):
+		return &Error{Status: http.StatusConflict, Code: "held", Msg: ref.Error()}
+	case errors.Is(ref, gate.ErrNotRecorded):
+		return ref
+	case ref.Approval == "":
+		return ref // the rate limit
+	case ref.Approval == store.AuditDenied:
+		return &Error{Status: http.StatusForbidden, Code: "denied_by_policy", Msg: ref.Error()}
+	case ref.Approval == store.AuditDeclined:
+		return &Error{Status: http.StatusForbidden, Code: "declined", Msg: ref.Error()}
 	case ctx.Err() != nil:
-		return store.AuditExpired, &Error{Status: 499, Code: "cancelled", Msg: "the client left before the call was approved", Err: ctx.Err()}
+		return &Error{Status: 499, Code: "cancelled", Msg: "the client left before the call was approved", Err: ctx.Err()}
+	case ref.Approval == store.AuditExpired:
+		return &Error{Status: http.StatusForbidden, Code: "approval_expired", Msg: ref.Error()}
 	}
-	return store.AuditExpired, errorf(http.StatusForbidden, "approval_expired",
-		"%s was not called: nobody decided approval %s in time; call again to ask again", e.Name, a.ID)
+	return &Error{Status: http.StatusForbidden, Code: "approval_unavailable", Msg: ref.Error()}
 }
 
-func (s *Server) lookupTool(name string) (tools.Entry, bool) {
-	if l, ok := s.tools.(interface {
-		Lookup(string) (tools.Entry, bool)
-	}); ok {
-		return l.Lookup(name)
-	}
-	for _, e := range s.tools.List() {
-		if e.Name == name {
-			return e, true
+// askStored is how the tools API asks: a stored approval that the user
+// decides through the approvals API while the call waits.
+func (s *Server) askStored(u User, asker Asker) func(context.Context, *gate.Request, tools.Entry) (store.AuditApproval, string) {
+	return func(ctx context.Context, req *gate.Request, e tools.Entry) (store.AuditApproval, string) {
+		a, err := asker.Ask(ctx, store.Approval{
+			User: owner(u), RunID: "api-" + store.NewID(), Tool: e.Name, Server: gate.RuleServer(e), Arguments: req.Arguments,
+		})
+		switch {
+		case err != nil:
+			s.logger.WarnContext(ctx, "asking approval", logKeyErr, err)
+			return store.AuditUnavailable, fmt.Sprintf("%s was not called: the approval request could not be recorded; try again", e.Name)
+		case a.State == store.ApprovalApproved:
+			return store.AuditApproved, ""
+		case a.State == store.ApprovalDenied:
+			msg := fmt.Sprintf("%s was not called: the call was declined", e.Name)
+			if a.Reason != "" {
+				msg += ": " + a.Reason
+			}
+			return store.AuditDeclined, msg
 		}
+		return store.AuditExpired, fmt.Sprintf("%s was not called: nobody decided approval %s in time; call again to ask again", e.Name, a.ID)
 	}
-	return tools.Entry{}, false
-}
-
-// serverLabel is the metrics label of a tool's server.
-func serverLabel(e tools.Entry) string {
-	if e.Origin.Kind == tools.KindBuiltin {
-		return "builtin"
-	}
-	return e.Origin.Server
 }

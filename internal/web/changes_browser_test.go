@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -56,10 +57,11 @@ func TestBrowserHeldTools(t *testing.T) {
 		t.Fatal("the changed tool is not held")
 	}
 
+	g := gate.New(&gate.Options{Audit: db})
 	rt := agent.New(func(string) (agent.Model, error) {
 		return agent.Model{}, errors.New("no model: this page needs none")
-	}, reg, &agent.Options{Agents: db, History: db, Audit: db, Approvals: db})
-	srv := server.New(db, rt, reg, &server.Options{
+	}, reg, g, &agent.Options{Agents: db, History: db, Approvals: db})
+	srv := server.New(db, rt, reg, g, &server.Options{
 		Pins:           heldPins{db, reg},
 		AllowAnonymous: true,
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),

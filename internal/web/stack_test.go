@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/server"
@@ -177,13 +178,13 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 	}
 	fake := model(writeTool, s.stopped)
+	g := gate.New(&gate.Options{Audit: db})
 	rt := agent.New(func(string) (agent.Model, error) {
 		return agent.Model{Name: "default", Provider: fake, ToolMode: agent.ToolModeNative}, nil
-	}, reg, &agent.Options{
+	}, reg, g, &agent.Options{
 		Assistant: store.Agent{Router: string(agent.RouterOff)},
 		Agents:    db,
 		History:   db,
-		Audit:     db,
 		Approvals: db,
 	})
 	if _, err := db.CreateAgent(ctx, store.Agent{Name: "bob", Description: "handles notes", Prompt: "You handle notes.", Router: "off"}); err != nil {
@@ -204,7 +205,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 		s.key = key
 	}
-	srv := server.New(db, rt, reg, &server.Options{
+	srv := server.New(db, rt, reg, g, &server.Options{
 		Servers:        servers{s.restarts},
 		Models:         func() []string { return models },
 		AllowAnonymous: !o.keys,

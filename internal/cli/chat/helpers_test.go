@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -145,7 +146,7 @@ func newRuntimeBackend(replies ...llmtest.FakeReply) *runtimeBackend {
 	}
 	rb.reg.Set(tools.Source{Kind: tools.KindBuiltin}, []tools.Tool{write})
 	models := func(string) (agent.Model, error) { return agent.Model{Name: "main", Provider: rb.model}, nil }
-	rb.Runtime = agent.New(models, rb.reg, nil)
+	rb.Runtime = agent.New(models, rb.reg, gate.New(nil), nil)
 	return rb
 }
 
