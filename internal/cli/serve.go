@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
@@ -45,9 +46,9 @@ with the key in an Authorization header).`,
 				cfg.Server.Addr = addr
 			}
 			logger := g.logger(cfg, slog.LevelInfo)
-			a, err := g.newApp(cfg, logger)
+			a, err := app.New(cfg, &app.Options{Logger: logger, Reload: g.reloader(cfg, addr)})
 			if err != nil {
-				return err
+				return usageErr(err, "")
 			}
 			defer a.Close()
 			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", cfg.Server.Addr)
@@ -90,6 +91,23 @@ with the key in an Authorization header).`,
 	cmd.Flags().StringVar(&addr, "addr", "", "listen `address` (default server.addr, 127.0.0.1:8080)")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "also serve Go profiles on this loopback `address` (admin only when users exist)")
 	return cmd
+}
+
+// reloader reads the configuration again as serve did at start: the file
+// it found then (an edit cannot move it elsewhere), the environment and the
+// flags. With no file, there is nothing to follow and SIGHUP re-reads the
+// environment.
+func (g *globals) reloader(start *config.Config, addr string) func() (*config.Config, error) {
+	return func() (*config.Config, error) {
+		cfg, err := g.loadFile(start.Source)
+		if err != nil {
+			return nil, err
+		}
+		if addr != "" {
+			cfg.Server.Addr = addr
+		}
+		return cfg, nil
+	}
 }
 
 // serveProfiles serves a's profiles on addr until ctx ends or stop is
