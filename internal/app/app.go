@@ -56,7 +56,7 @@ type App struct {
 	// [App.Reload]); entries that a reload applies are read there.
 	cfg    *config.Config
 	live   atomic.Pointer[config.Config]
-	only   []string // Options.Only
+	only   []string                       // Options.Only
 	load   func() (*config.Config, error) // Options.Reload
 	logger *slog.Logger
 

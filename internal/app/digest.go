@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
-		"reflect"
+	"reflect"
 	"slices"
 	"strings"
 

@@ -170,8 +170,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// A refused edit of the config file shows on /readyz and so in
 		// the web UI, until an edit is applied.
 		ConfigProblems: a.ConfigProblems,
-		MCP:     mcpWithCaller(gw.Handler()),
-		Web:     web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
+		MCP:            mcpWithCaller(gw.Handler()),
+		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
 		// Anonymous access lasts while no user exists: the directory
 		// checks on every anonymous request.
 		AllowAnonymous:  loopback,
