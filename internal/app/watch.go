@@ -49,8 +49,10 @@ func (a *App) followConfig(ctx context.Context, load func() (*config.Config, err
 			events, errs = w.Events, w.Errors
 		}
 	}
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
+	// An edit made after the file was read at start and before the watch
+	// began made no event here: read the file once now. When nothing
+	// changed, this applies nothing and logs nothing.
+	debounce := time.NewTimer(0)
 	defer debounce.Stop()
 	base := filepath.Base(path)
 	for {

@@ -1,0 +1,178 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+)
+
+// serverEntry renders a test server as an mcpServers entry (JSON is YAML).
+func serverEntry(sc mcphost.ServerConfig) string {
+	b, _ := json.Marshal(map[string]any{"command": sc.Command, "args": sc.Args, "env": sc.Env})
+	return "  " + sc.Name + ": " + string(b) + "\n"
+}
+
+// poll waits up to 10 s for cond, failing the test with what.
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	if !mcptest.Poll(10*time.Second, cond) {
+		t.Fatalf("%s: not within 10s", what)
+	}
+}
+
+// TestFollowConfig edits the file an App follows and checks each part a
+// reload applies: MCP servers, agents in the store, models, the default
+// model; and that a refused edit changes nothing and is listed. The
+// watcher and every supervisor it starts are gone when the App is closed.
+func TestFollowConfig(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "switchboard.yaml")
+	keep := mcptest.StdioServer(t, "keep")
+	two := mcptest.StdioServer(t, "two")
+	head := "data: " + filepath.Join(dir, "data") + "\n"
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(head+text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mcpServers:\n" + serverEntry(keep) +
+		"models:\n  default: {provider: openai, baseURL: 'http://127.0.0.1:9/v1', model: a}\n" +
+		"agents:\n  bob: {prompt: first}\n")
+	load := func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Path: path, Cwd: dir, Getenv: func(string) string { return "" }})
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(cfg, &Options{Reload: load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Store(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Models()) != 1 {
+		t.Fatalf("models: %+v", a.Models())
+	}
+	oldModel := a.Models()[0].Provider
+
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { a.followConfig(ctx, load) })
+	defer func() { cancel(); wg.Wait() }()
+
+	pid := func(name string) int {
+		for _, s := range a.pool.Status() {
+			if s.Name == name && s.State == mcphost.StateReady {
+				return s.PID
+			}
+		}
+		return 0
+	}
+	keepPID := pid("keep")
+	if keepPID == 0 {
+		t.Fatalf("keep not ready: %+v", a.pool.Status())
+	}
+	prompt := func(name string) string {
+		ag, err := st.GetAgent(t.Context(), name)
+		if err != nil {
+			return ""
+		}
+		return ag.Prompt
+	}
+
+	write("mcpServers:\n" + serverEntry(keep) + serverEntry(two) +
+		"models:\n  default: {provider: openai, baseURL: 'http://127.0.0.1:9/v1', model: a}\n" +
+		"  other: {provider: openai, baseURL: 'http://127.0.0.1:9/v1', model: b}\n" +
+		"defaultModel: other\n" +
+		"agents:\n  bob: {prompt: second}\n  ann: {prompt: hello}\n")
+	poll(t, "server two ready", func() bool { return pid("two") != 0 || a.ConfigProblems() != nil })
+	if p := a.ConfigProblems(); p != nil {
+		t.Fatalf("edit refused: %v", p)
+	}
+	poll(t, "agent bob rewritten", func() bool { return prompt("bob") == "second" && prompt("ann") == "hello" })
+	if got := pid("keep"); got != keepPID {
+		t.Errorf("unchanged server's pid %d, was %d", got, keepPID)
+	}
+	if ms := a.Models(); len(ms) != 2 || ms[0].Provider != oldModel {
+		t.Errorf("models after adding one: %d, the unchanged one rebuilt: %v", len(ms), ms[0].Provider != oldModel)
+	}
+	if m, err := a.agentModel(""); err != nil || m.Name != "other" {
+		t.Errorf("the default model after the edit: %+v %v", m, err)
+	}
+	poll(t, "server two's tools in the catalogue", func() bool {
+		return slices.ContainsFunc(a.Registry().List(), func(e tools.Entry) bool { return e.Origin.Server == "two" })
+	})
+
+	// A refused edit changes nothing and is listed until a valid one.
+	write("mcpServers:\n  broken: {command: x, url: 'http://127.0.0.1:1/'}\n")
+	poll(t, "refused edit listed", func() bool { return len(a.ConfigProblems()) > 0 })
+	if pid("two") == 0 || pid("keep") != keepPID || prompt("bob") != "second" {
+		t.Errorf("a refused edit changed the running configuration: %+v", a.pool.Status())
+	}
+	if !strings.Contains(strings.Join(a.ConfigProblems(), "\n"), "broken") {
+		t.Errorf("problems do not name the entry: %v", a.ConfigProblems())
+	}
+
+	twoPID := pid("two")
+	write("mcpServers:\n" + serverEntry(keep) + "agents:\n  bob: {prompt: second}\n")
+	poll(t, "server two removed", func() bool { return len(a.pool.Status()) == 1 })
+	if slices.ContainsFunc(a.Registry().List(), func(e tools.Entry) bool { return e.Origin.Server == "two" }) {
+		t.Error("a removed server's tools are still in the catalogue")
+	}
+	if a.ConfigProblems() != nil {
+		t.Errorf("problems after a valid edit: %v", a.ConfigProblems())
+	}
+	if alive(twoPID) {
+		t.Errorf("removed server's process %d still runs", twoPID)
+	}
+	poll(t, "agent ann deleted", func() bool { return prompt("ann") == "" })
+	if len(a.Models()) != 0 {
+		t.Errorf("models after removing them all: %+v", a.Models())
+	}
+	if _, err := a.agentModel(""); err == nil {
+		t.Error("a default model without models")
+	}
+	// An agent an admin created at run time is not the file's: edits of
+	// the file leave it alone.
+	if _, err := st.CreateAgent(t.Context(), store.Agent{Name: "own", Prompt: "mine", Source: store.SourceRuntime}); err != nil {
+		t.Fatal(err)
+	}
+	write("mcpServers:\n" + serverEntry(keep) + "agents:\n  bob: {prompt: third}\n")
+	poll(t, "agent bob rewritten again", func() bool { return prompt("bob") == "third" })
+	if prompt("own") != "mine" {
+		t.Errorf("a runtime agent was changed by a file edit: %q", prompt("own"))
+	}
+	if pid("keep") != keepPID {
+		t.Errorf("unchanged server restarted along the way")
+	}
+}
+
+// alive reports whether pid is a process that has not ended.
+func alive(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}
