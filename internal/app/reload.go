@@ -39,6 +39,7 @@ func (a *App) Reload(ctx context.Context, cfg *config.Config) (ConfigDiff, error
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
 	old := a.config()
+	a.secrets.Add(cfg.SecretValues()...) // the status texts of new servers hide their secrets
 	next := digests(cfg)
 	diff := DiffDigests(digests(old), next)
 	changed := func(kind string) map[string]bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
@@ -45,8 +46,11 @@ with the key in an Authorization header).`,
 			if addr != "" {
 				cfg.Server.Addr = addr
 			}
-			logger := g.logger(cfg, slog.LevelInfo)
-			a, err := app.New(cfg, &app.Options{Logger: logger, Reload: g.reloader(cfg, addr)})
+			// The log hides the secrets of every configuration applied
+			// while serving, not only of the first.
+			secrets := redact.NewSecrets(cfg.SecretValues()...)
+			logger := newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, slog.LevelInfo, secrets)
+			a, err := app.New(cfg, &app.Options{Logger: logger, Reload: g.reloader(cfg, addr, secrets)})
 			if err != nil {
 				return usageErr(err, "")
 			}
@@ -97,12 +101,13 @@ with the key in an Authorization header).`,
 // it found then (an edit cannot move it elsewhere), the environment and the
 // flags. With no file, there is nothing to follow and SIGHUP re-reads the
 // environment.
-func (g *globals) reloader(start *config.Config, addr string) func() (*config.Config, error) {
+func (g *globals) reloader(start *config.Config, addr string, secrets *redact.Secrets) func() (*config.Config, error) {
 	return func() (*config.Config, error) {
 		cfg, err := g.loadFile(start.Source)
 		if err != nil {
 			return nil, err
 		}
+		secrets.Add(cfg.SecretValues()...)
 		if addr != "" {
 			cfg.Server.Addr = addr
 		}
