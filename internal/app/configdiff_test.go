@@ -89,7 +89,8 @@ func TestDiffDigests(t *testing.T) {
 			},
 			changes: []ConfigChange{
 				{KindOpenAPIServers, "mail", OpRemoved},
-				{KindAgents, "ann", OpAdded}, {KindAgents, "bob", OpChanged},
+				{KindAgents, "ann", OpAdded},
+				{KindAgents, "bob", OpChanged},
 			},
 		},
 		{

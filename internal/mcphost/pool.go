@@ -30,7 +30,7 @@ type Pool struct {
 	mu      sync.Mutex
 	started bool // mu guards started, closed, runCtx, cancel
 	closed  bool
-	runCtx  context.Context // the supervisors' parent, until Close
+	runCtx  context.Context //nolint:containedctx // the supervisors' parent, the pool's lifetime; cancelled by Close
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup // one per supervisor goroutine
 }
