@@ -89,12 +89,12 @@ func (a *App) Reload(ctx context.Context, cfg *config.Config) (ConfigDiff, error
 // reloadOpenAPI replaces the OpenAPI services in changed (added, removed
 // or changed names) and reads the new ones.
 func (a *App) reloadOpenAPI(ctx context.Context, cfg *config.Config, changed map[string]bool) {
-	var fresh []*openapi.Server
+	var fresh, gone []*openapi.Server
 	a.openapiMu.Lock()
 	kept := slices.DeleteFunc(slices.Clone(a.openapi), func(s *openapi.Server) bool { return changed[s.Name()] })
 	for _, s := range a.openapi {
 		if changed[s.Name()] {
-			a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: s.Name()}, nil)
+			gone = append(gone, s)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(changed)) {
@@ -109,6 +109,12 @@ func (a *App) reloadOpenAPI(ctx context.Context, cfg *config.Config, changed map
 	slices.SortFunc(kept, func(x, y *openapi.Server) int { return strings.Compare(x.Name(), y.Name()) })
 	a.openapi = kept
 	a.openapiMu.Unlock()
+	// Outside the lock (the registry asks the pinner, which may read the
+	// store). A gone service publishes nothing more: its OnChange finds it
+	// no longer listed. Its successor loads only after this.
+	for _, s := range gone {
+		a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: s.Name()}, nil)
+	}
 	var wg sync.WaitGroup
 	for _, s := range fresh {
 		wg.Go(func() {

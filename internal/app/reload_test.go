@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,4 +177,87 @@ func TestFollowConfig(t *testing.T) {
 func alive(pid int) bool {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	return err == nil && !strings.Contains(string(b), ") Z ")
+}
+
+// openapiService serves an OpenAPI document with one GET operation named
+// op at /openapi.json until the test ends, and returns its base URL.
+func openapiService(t *testing.T, op string) string {
+	t.Helper()
+	doc := `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+  "paths": {"/` + op + `": {"get": {"operationId": "` + op + `", "responses": {"200": {"description": "ok"}}}}}}`
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/openapi.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(doc))
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestReloadOpenAPI: a changed service's tools are replaced, a removed
+// one's leave the catalogue, an unchanged one is not read again.
+func TestReloadOpenAPI(t *testing.T) {
+	first, second, other := openapiService(t, "listMail"), openapiService(t, "sendMail"), openapiService(t, "getWeather")
+	cfg := config.Default()
+	cfg.Data = t.TempDir()
+	cfg.OpenAPIServers = map[string]config.OpenAPIServer{"mail": {URL: first}, "weather": {URL: other}}
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	names := func(server string) []string {
+		var out []string
+		for _, e := range a.Registry().List() {
+			if e.Origin.Server == server {
+				out = append(out, e.Origin.Name)
+			}
+		}
+		return out
+	}
+	if got := names("mail"); !slices.Equal(got, []string{"listMail"}) {
+		t.Fatalf("mail's tools at start: %v", got)
+	}
+	weather := a.openapiServers()[1]
+
+	next := config.Default()
+	next.Data = cfg.Data
+	next.OpenAPIServers = map[string]config.OpenAPIServer{"mail": {URL: second}, "weather": {URL: other}}
+	diff, err := a.Reload(t.Context(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := diff.String(); got != "~ openapiServers.mail" {
+		t.Errorf("diff: %q", got)
+	}
+	if got := names("mail"); !slices.Equal(got, []string{"sendMail"}) {
+		t.Errorf("mail's tools after the change: %v", got)
+	}
+	if a.openapiServers()[1] != weather {
+		t.Error("the unchanged service was replaced")
+	}
+
+	last := config.Default()
+	last.Data = cfg.Data
+	last.OpenAPIServers = map[string]config.OpenAPIServer{"weather": {URL: other}}
+	if _, err := a.Reload(t.Context(), last); err != nil {
+		t.Fatal(err)
+	}
+	if got := names("mail"); got != nil {
+		t.Errorf("a removed service's tools stay: %v", got)
+	}
+	if got := names("weather"); !slices.Equal(got, []string{"getWeather"}) {
+		t.Errorf("weather's tools: %v", got)
+	}
+	for _, s := range a.Servers() {
+		if s.Name == "mail" {
+			t.Errorf("a removed service is still listed: %+v", s)
+		}
+	}
 }
