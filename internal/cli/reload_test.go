@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -31,10 +36,11 @@ type reloadProject struct {
 	base              string
 }
 
-// configText renders a config with the given servers.
-func configText(servers ...mcphost.ServerConfig) string {
+// configText renders a config with head (other sections) and the given
+// servers.
+func configText(head string, servers ...mcphost.ServerConfig) string {
 	var b strings.Builder
-	b.WriteString("log:\n  level: info\nmcpServers:\n")
+	b.WriteString(head + "log:\n  level: info\nmcpServers:\n")
 	for _, s := range servers {
 		b.WriteString(serverYAML(s))
 	}
@@ -94,12 +100,31 @@ func TestServeFollowsConfigFile(t *testing.T) {
 	added := mcptest.StdioServer(t, "added")
 	third := mcptest.StdioServer(t, "third")
 
+	// A model that answers in two parts and waits between them until
+	// released: a turn is in flight, its SSE stream open, across an edit.
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"part one, \"},\"finish_reason\":null}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		clitest.StreamText(w, "part two")
+	}))
+	defer fake.Close()
+	head := "assistant: {router: off}\nmodels:\n  default: {provider: openai, baseURL: '" + fake.URL + "/v1', model: fake, toolMode: native}\n"
+
 	// The config file is a link to a file in another directory: editing
 	// that file makes no event where serve watches, so only SIGHUP can
 	// apply the first edit.
 	p := &reloadProject{dir: t.TempDir(), data: t.TempDir(), stderr: &clitest.Buffer{}}
 	elsewhere := filepath.Join(t.TempDir(), "real.yaml")
-	if err := os.WriteFile(elsewhere, []byte(configText(keep)), 0o600); err != nil {
+	if err := os.WriteFile(elsewhere, []byte(configText(head, keep)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p.config = filepath.Join(p.dir, "switchboard.yaml")
@@ -194,7 +219,7 @@ func TestServeFollowsConfigFile(t *testing.T) {
 	}
 
 	// 1. SIGHUP applies an edit the watcher cannot see.
-	if err := os.WriteFile(elsewhere, []byte(configText(keep, added)), 0o600); err != nil {
+	if err := os.WriteFile(elsewhere, []byte(configText(head, keep, added)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
@@ -214,7 +239,7 @@ func TestServeFollowsConfigFile(t *testing.T) {
 
 	// 2. An invalid edit, saved the way editors do: refused, with what is
 	// wrong on /readyz; everything keeps running.
-	replaceFile(t, p.config, configText(keep, added)+"models:\n  default: {provider: nosuch, model: x}\nnotAKey: 1\n")
+	replaceFile(t, p.config, configText(head, keep, added)+"notAKey: 1\n")
 	var problems []string
 	waitFor(t, 10*time.Second, "the refused edit on /readyz", func() bool { problems = readyz(); return len(problems) > 0 })
 	joined := strings.Join(problems, "\n")
@@ -233,7 +258,7 @@ func TestServeFollowsConfigFile(t *testing.T) {
 	// 3. A valid edit removes a server: its tools leave /mcp, its process
 	// ends, and the refusal notice goes.
 	changedBefore := listChanged.Load()
-	replaceFile(t, p.config, configText(keep))
+	replaceFile(t, p.config, configText(head, keep))
 	waitFor(t, 10*time.Second, "removed server's tools gone from /mcp", func() bool {
 		return !slices.Contains(tools(), "added__echo")
 	})
@@ -243,14 +268,22 @@ func TestServeFollowsConfigFile(t *testing.T) {
 	}
 	waitFor(t, 5*time.Second, "list_changed for the removal", func() bool { return listChanged.Load() > changedBefore })
 
-	// 4. An edit written in place (truncate, write) adds a server.
-	if err := os.WriteFile(p.config, []byte(configText(keep, third)), 0o600); err != nil {
+	// 4. A turn is in flight, its stream open, when an edit written in
+	// place (truncate, write) adds a server; the turn finishes after it.
+	turn := startTurn(t, p.base)
+	defer turn.Body.Close()
+	stream := bufio.NewReader(turn.Body)
+	readUntil(t, stream, "part one")
+	if err := os.WriteFile(p.config, []byte(configText(head, keep, third)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	took = waitFor(t, 10*time.Second, "third server's tools on /mcp", func() bool {
 		return slices.Contains(tools(), "third__echo")
 	})
 	t.Logf("a server added by editing the file served its tools on /mcp after %v", took.Round(time.Millisecond))
+	releaseOnce.Do(func() { close(release) })
+	readUntil(t, stream, "part two")
+	readUntil(t, stream, "[DONE]")
 
 	// Through it all, the unchanged server kept its one process and the
 	// session its calls.
@@ -284,11 +317,63 @@ func TestServeFollowsConfigFile(t *testing.T) {
 	// config check compares a file with what serve applied last: a copy
 	// outside the watched directory, so serve does not apply it first.
 	check := filepath.Join(t.TempDir(), "check.yaml")
-	if err := os.WriteFile(check, []byte(configText(keep, added)), 0o600); err != nil {
+	if err := os.WriteFile(check, []byte(configText(head, keep, added)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := run(t, p.dir, nil, "config", "check", "--config", check, "--data", p.data)
 	if !strings.Contains(r.stderr, "+ mcpServers.added") || !strings.Contains(r.stderr, "- mcpServers.third") {
 		t.Errorf("config check does not show the pending diff:\n%s", r.stderr)
+	}
+}
+
+// startTurn starts a streamed chat completion on serve and returns the
+// open response.
+func startTurn(t *testing.T, base string) *http.Response {
+	t.Helper()
+	body := `{"model":"default","stream":true,"messages":[{"role":"user","content":"hello"}]}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("chat completion: %d %s", resp.StatusCode, b)
+	}
+	return resp
+}
+
+// readUntil reads the stream until a line contains want; it fails the
+// test when the stream ends first or 10 s pass.
+func readUntil(t *testing.T, r *bufio.Reader, want string) {
+	t.Helper()
+	done := make(chan error, 1)
+	var seen strings.Builder
+	go func() {
+		for {
+			line, err := r.ReadString('\n')
+			seen.WriteString(line)
+			if strings.Contains(line, want) {
+				done <- nil
+				return
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("stream ended before %q: %v\n%s", want, err, seen.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %q on the stream within 10s", want)
 	}
 }
