@@ -32,8 +32,9 @@ type readiness struct {
 }
 
 // noModelHint tells a user without a model how to connect one.
-const noModelHint = "no model is configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_HOST), " +
-	"or add models.default {provider, baseURL, model} to the config file, then restart; `switchboard doctor` checks it"
+const noModelHint = "no model is configured: add models.default {provider, baseURL, model} to the config file " +
+	"(serve applies it when the file is saved), or set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_HOST) " +
+	"and start serve again; `switchboard doctor` checks it"
 
 // configRefusedHint explains the config problems /readyz lists.
 const configRefusedHint = "the last edit of the config file was refused, so the configuration before it still runs: " +
