@@ -43,21 +43,25 @@ with the key in an Authorization header).`,
 			if err != nil {
 				return err
 			}
+			// --addr picks the listener only: the configuration stays
+			// what the file says, so that a reload and `config check`
+			// compare it with the file, not with the flag.
+			listen := cfg.Server.Addr
 			if addr != "" {
-				cfg.Server.Addr = addr
+				listen = addr
 			}
 			// The log hides the secrets of every configuration applied
 			// while serving, not only of the first.
 			secrets := redact.NewSecrets(cfg.SecretValues()...)
 			logger := newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, slog.LevelInfo, secrets)
-			a, err := app.New(cfg, &app.Options{Logger: logger, Reload: g.reloader(cfg, addr, secrets)})
+			a, err := app.New(cfg, &app.Options{Logger: logger, Reload: g.reloader(cfg, secrets)})
 			if err != nil {
 				return usageErr(err, "")
 			}
 			defer a.Close()
-			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", cfg.Server.Addr)
+			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", listen)
 			if err != nil {
-				return usageErr(fmt.Errorf("listening on %s: %w", cfg.Server.Addr, err), "choose another address with --addr")
+				return usageErr(fmt.Errorf("listening on %s: %w", listen, err), "choose another address with --addr")
 			}
 			if err := a.Start(cmd.Context()); err != nil {
 				ln.Close()
@@ -101,16 +105,13 @@ with the key in an Authorization header).`,
 // it found then (an edit cannot move it elsewhere), the environment and the
 // flags. With no file, there is nothing to follow and SIGHUP re-reads the
 // environment.
-func (g *globals) reloader(start *config.Config, addr string, secrets *redact.Secrets) func() (*config.Config, error) {
+func (g *globals) reloader(start *config.Config, secrets *redact.Secrets) func() (*config.Config, error) {
 	return func() (*config.Config, error) {
 		cfg, err := g.loadFile(start.Source)
 		if err != nil {
 			return nil, err
 		}
 		secrets.Add(cfg.SecretValues()...)
-		if addr != "" {
-			cfg.Server.Addr = addr
-		}
 		return cfg, nil
 	}
 }
