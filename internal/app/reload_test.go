@@ -261,3 +261,64 @@ func TestReloadOpenAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowConfigMapSwap lays the file out as Kubernetes mounts a
+// ConfigMap (switchboard.yaml -> ..data/switchboard.yaml, ..data -> a
+// timestamped directory) and updates it as the kubelet does: a new
+// directory, a new link renamed over ..data. The file's own name sees no
+// event; the swap of ..data must still reload it.
+func TestFollowConfigMapSwap(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	version := func(name, model string) {
+		t.Helper()
+		d := filepath.Join(dir, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text := "data: " + filepath.Join(dir, "state") + "\nmodels:\n  default: {provider: openai, baseURL: 'http://127.0.0.1:9/v1', model: " + model + "}\n"
+		if err := os.WriteFile(filepath.Join(d, "switchboard.yaml"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version("..2026_11_26_1", "first")
+	for link, target := range map[string]string{"..data": "..2026_11_26_1", "switchboard.yaml": "..data/switchboard.yaml"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "switchboard.yaml")
+	load := func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Path: path, Cwd: dir, Getenv: func(string) string { return "" }})
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(cfg, &Options{Reload: load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { a.followConfig(ctx, load) })
+	defer func() { cancel(); wg.Wait() }()
+	model := func() string { return a.Config().Models["default"].Model }
+	poll(t, "the first read", func() bool { return model() == "first" })
+	// The first read at the start of the watch has happened when the
+	// record exists; the swap below must be seen as an event.
+	poll(t, "the watch to begin", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "state", appliedFile))
+		return err == nil
+	})
+
+	version("..2026_11_26_2", "second")
+	if err := os.Symlink("..2026_11_26_2", filepath.Join(dir, "..data_tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the swapped ConfigMap applied", func() bool { return model() == "second" })
+}
