@@ -36,6 +36,9 @@ type ConfigDiff struct {
 	// Restart lists the changed top-level settings (limits, approvals,
 	// server, ...) that take effect only when serve starts again.
 	Restart []string `json:"restart,omitempty"`
+	// changedSettings are all the changed top-level settings, live ones
+	// included: Reload applies these.
+	changedSettings []string
 }
 
 // Empty reports whether the two configurations are the same.
@@ -84,7 +87,11 @@ func DiffDigests(old, next Digests) ConfigDiff {
 		}
 	}
 	for _, s := range slices.Sorted(maps.Keys(next[KindSettings])) {
-		if old[KindSettings][s] != next[KindSettings][s] && !slices.Contains(liveSettings, s) {
+		if old[KindSettings][s] == next[KindSettings][s] {
+			continue
+		}
+		d.changedSettings = append(d.changedSettings, s)
+		if !slices.Contains(liveSettings, s) {
 			d.Restart = append(d.Restart, s)
 		}
 	}

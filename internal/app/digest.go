@@ -32,8 +32,9 @@ type Digests map[string]map[string]string
 // liveSettings are the sections a reload applies besides the entries:
 // they change what the servers' and models' entries mean, so their effect
 // shows there (a changed sandbox default restarts the stdio servers it
-// applies to), or are read at each use.
-var liveSettings = []string{"mcpRoots", "sandbox", "defaultModel"}
+// applies to), are read at each use (defaultModel), or are handed to
+// their owner (assistant, to the runtime).
+var liveSettings = []string{"mcpRoots", "sandbox", "defaultModel", "assistant"}
 
 // digests computes the digest of every entry of cfg. MCP servers are
 // digested as the host gets them, after defaults (roots, sandbox) are

@@ -25,6 +25,7 @@ import (
 //     added and changed ones are read anew.
 //   - models: changed and added ones get a new client; each turn resolves
 //     its model when it starts, so a turn in flight keeps the one it had.
+//   - the assistant: runs that start from now on use the new one;
 //   - agents: changed and added ones are written to the store from the
 //     file, removed ones that came from the file are deleted; each turn
 //     reads its agent when it starts.
@@ -58,8 +59,16 @@ func (a *App) Reload(ctx context.Context, cfg *config.Config) (ConfigDiff, error
 	}
 	a.modelsMu.Unlock()
 	a.live.Store(cfg)
-
 	var errs []error
+	if slices.Contains(diff.changedSettings, "assistant") {
+		// The runtime is built with the first configuration; Runtime
+		// builds it now if need be, so the new assistant always lands.
+		if rt, err := a.Runtime(ctx); err == nil {
+			rt.SetAssistant(store.Agent{Model: cfg.Assistant.Model, Prompt: cfg.Assistant.Prompt, Router: cfg.Assistant.Router})
+		} else {
+			errs = append(errs, fmt.Errorf("applying the assistant: %w", err))
+		}
+	}
 	if err := a.reloadAgents(ctx, cfg, old, changed(KindAgents)); err != nil {
 		errs = append(errs, err)
 	}

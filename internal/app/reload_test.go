@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
@@ -321,4 +323,56 @@ func TestFollowConfigMapSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(t, "the swapped ConfigMap applied", func() bool { return model() == "second" })
+}
+
+// TestReloadAssistant: a changed assistant section reaches the runtime
+// (built by the reload if need be) and is not reported as needing a
+// restart: the next turn's request carries the new prompt.
+func TestReloadAssistant(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		bodies []string
+	)
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer fake.Close()
+	cfg := config.Default()
+	cfg.Data = t.TempDir()
+	cfg.Models = map[string]config.Model{"default": {Provider: "openai", BaseURL: fake.URL + "/v1", Model: "m", ToolMode: "native"}}
+	cfg.DefaultModel = "default"
+	cfg.Assistant.Router = "off"
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	next := *cfg
+	next.Assistant.Prompt = "You are terse."
+	diff, err := a.Reload(t.Context(), &next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !diff.Empty() {
+		t.Errorf("an assistant change reported as %q", diff)
+	}
+	rt, err := a.Runtime(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range rt.Run(t.Context(), &agent.Request{Message: "hello", ConversationID: "c1"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || !strings.Contains(bodies[0], "You are terse.") {
+		t.Errorf("the turn after the reload asked the model with %q", bodies)
+	}
 }
