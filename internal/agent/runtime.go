@@ -48,6 +48,9 @@ type Runtime struct {
 	ix     *rank.Index
 	ixKey  uint64
 	ixOpts *rank.Options
+
+	// assistant, once set by SetAssistant, replaces Options.Assistant.
+	assistant atomic.Pointer[store.Agent]
 }
 
 // New returns a Runtime that answers with the models resolves and calls
@@ -216,7 +219,7 @@ func (r *Runtime) model(name string) (Model, error) {
 // agent returns the spec of the named agent; "" is the assistant.
 func (r *Runtime) agent(ctx context.Context, name string) (store.Agent, error) {
 	if name == "" {
-		a := r.opts.Assistant
+		a := r.assistantSpec()
 		a.Name = ""
 		return a, nil
 	}

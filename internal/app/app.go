@@ -41,17 +41,36 @@ type Options struct {
 	// OAuthHTTPClient talks to authorization servers; nil means go-sdk's
 	// default, which refuses private and loopback addresses. Tests set it.
 	OAuthHTTPClient *http.Client
+	// Reload, when set, reads and validates the configuration again as
+	// the process did at start (file, environment, flags). Serve then
+	// follows the config file and SIGHUP, applying each valid edit with
+	// [App.Reload]; nil keeps the configuration of New.
+	Reload func() (*config.Config, error)
 }
 
 // App is a running Switchboard: its catalogue and the servers behind it.
 // Build it with [New], then [App.Start]; [App.Close] stops everything.
 type App struct {
+	// cfg is the configuration the app was built from: what can change
+	// only with a new process (data directory, database, listen address)
+	// is read here. live is the configuration last applied (see
+	// [App.Reload]); entries that a reload applies are read there.
 	cfg    *config.Config
+	live   atomic.Pointer[config.Config]
+	only   []string                       // Options.Only
+	load   func() (*config.Config, error) // Options.Reload
 	logger *slog.Logger
 
 	registry *tools.Registry
 	pool     *mcphost.Pool
-	openapi  []*openapi.Server // sorted by name
+	// openapiMu guards openapi, which a reload replaces.
+	openapiMu sync.Mutex
+	openapi   []*openapi.Server // sorted by name
+
+	// reloadMu serialises reloads; problems holds why the last edit of the
+	// file was refused, nil once one is applied.
+	reloadMu sync.Mutex
+	problems atomic.Pointer[[]string]
 
 	// secrets hides the configuration's secret values in the status texts
 	// (errors, servers' stderr) that Servers shows.
@@ -64,8 +83,11 @@ type App struct {
 	// builtinErr is why the built-in tools are missing, if they are.
 	builtinErr error
 
-	modelsOnce sync.Once
-	models     []Model // built on first use by Models
+	// modelsMu guards models, built on first use by Models and rebuilt
+	// by a reload for the entries it changes.
+	modelsMu sync.Mutex
+	models   []Model
+	modelsOK bool
 
 	// storeMu guards store and storeClosed: Store opens the database on
 	// first use, a failed open is tried again by the next caller, and Close
@@ -117,7 +139,8 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{cfg: cfg, logger: logger, oauthClient: o.OAuthHTTPClient, secrets: redact.NewSecrets(cfg.SecretValues()...)}
+	a := &App{cfg: cfg, only: o.Only, load: o.Reload, logger: logger, oauthClient: o.OAuthHTTPClient, secrets: redact.NewSecrets(cfg.SecretValues()...)}
+	a.live.Store(cfg)
 	prot, err := protect.New(protectedItems(cfg))
 	if err != nil {
 		return nil, err
@@ -178,24 +201,44 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		if sc.Disabled || !selected(o.Only, name) {
 			continue
 		}
-		srv := openapi.New(name, &openapi.Options{
-			URL:     sc.URL,
-			Spec:    sc.Spec,
-			Bearer:  sc.Bearer.Value(),
-			Headers: sc.Headers,
-			Allow:   sc.Operations.Allow,
-			Deny:    sc.Operations.Deny,
-			Timeout: sc.Timeout,
-			TTL:     sc.TTL,
-			Logger:  logger.With(logKeyComponent, "openapi", logKeyServer, name),
-			OnChange: func(s *openapi.Server) {
-				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, a.observe(tools.KindOpenAPI, name, s.Tools()))
-			},
-		})
-		a.openapi = append(a.openapi, srv)
+		a.openapi = append(a.openapi, a.newOpenAPI(name, sc))
 	}
 	return a, nil
 }
+
+// newOpenAPI builds the client of one OpenAPI service. Its tools reach the
+// registry only while it is one of the app's services: one that a reload
+// removed publishes nothing more.
+func (a *App) newOpenAPI(name string, sc config.OpenAPIServer) *openapi.Server {
+	return openapi.New(name, &openapi.Options{
+		URL:     sc.URL,
+		Spec:    sc.Spec,
+		Bearer:  sc.Bearer.Value(),
+		Headers: sc.Headers,
+		Allow:   sc.Operations.Allow,
+		Deny:    sc.Operations.Deny,
+		Timeout: sc.Timeout,
+		TTL:     sc.TTL,
+		Logger:  a.logger.With(logKeyComponent, "openapi", logKeyServer, name),
+		OnChange: func(s *openapi.Server) {
+			a.openapiMu.Lock()
+			defer a.openapiMu.Unlock()
+			if slices.Contains(a.openapi, s) {
+				a.registry.Set(tools.Source{Kind: tools.KindOpenAPI, Server: name}, a.observe(tools.KindOpenAPI, name, s.Tools()))
+			}
+		},
+	})
+}
+
+// openapiServers returns the current OpenAPI services.
+func (a *App) openapiServers() []*openapi.Server {
+	a.openapiMu.Lock()
+	defer a.openapiMu.Unlock()
+	return slices.Clone(a.openapi)
+}
+
+// config returns the configuration last applied.
+func (a *App) config() *config.Config { return a.live.Load() }
 
 // outputDir is where oversized tool outputs are kept for read_tool_output.
 func (a *App) outputDir() string {
@@ -212,7 +255,7 @@ func (a *App) outputDir() string {
 func (a *App) Start(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.pool.Start(ctx) })
-	for _, s := range a.openapi {
+	for _, s := range a.openapiServers() {
 		wg.Go(func() {
 			if err := s.Load(ctx); err != nil {
 				a.logger.Warn("openapi server unavailable", logKeyServer, s.Name(), logKeyErr, err)
@@ -226,9 +269,10 @@ func (a *App) Start(ctx context.Context) error {
 // RefreshOpenAPI re-reads the OpenAPI documents now (`tools --refresh`).
 // The returned error joins the failures; the other servers are refreshed.
 func (a *App) RefreshOpenAPI(ctx context.Context) error {
-	errs := make([]error, len(a.openapi))
+	servers := a.openapiServers()
+	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
-	for i, s := range a.openapi {
+	for i, s := range servers {
 		wg.Go(func() { errs[i] = s.Refresh(ctx) })
 	}
 	wg.Wait()
@@ -238,8 +282,9 @@ func (a *App) RefreshOpenAPI(ctx context.Context) error {
 // Registry returns the catalogue.
 func (a *App) Registry() *tools.Registry { return a.registry }
 
-// Config returns the configuration the app was built from.
-func (a *App) Config() *config.Config { return a.cfg }
+// Config returns the configuration last applied: the one the app was
+// built from until a reload applies another.
+func (a *App) Config() *config.Config { return a.config() }
 
 // Close stops every part in order: the MCP servers and their processes
 // (which ends tool calls still running, so their audit records complete),
@@ -275,7 +320,7 @@ type ServerReport = mcphost.Report
 // only, when non-nil), concurrently, in name order. It starts its own
 // processes and leaves none behind; it does not need Start.
 func (a *App) Diagnose(ctx context.Context, only []string) []*ServerReport {
-	servers := a.protectServers(mcpServers(a.cfg, only))
+	servers := a.protectServers(mcpServers(a.config(), only))
 	out := make([]*ServerReport, len(servers))
 	var wg sync.WaitGroup
 	for i, sc := range servers {

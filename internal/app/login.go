@@ -17,7 +17,7 @@ import (
 // browser; Login listens on the server's redirect URL for the browser's
 // return, and gives up when ctx ends.
 func (a *App) Login(ctx context.Context, name string, show func(authURL string)) error {
-	s, ok := a.cfg.MCPServers[name]
+	s, ok := a.config().MCPServers[name]
 	if !ok {
 		return fmt.Errorf("no MCP server named %q", name)
 	}

@@ -14,4 +14,9 @@ const (
 	logKeyModel         = "model"
 	logKeyOlderThan     = "olderThan"
 	logKeyServer        = "server"
+	logKeyProblems      = "problems"
+	logKeyChanges       = "changes"
+	logKeyRestart       = "restartFor"
+	logKeyFile          = "file"
+	logKeyTrigger       = "trigger"
 )

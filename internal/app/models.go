@@ -77,12 +77,29 @@ func newProvider(m config.Model, httpOpts llm.HTTPOptions) (llm.Provider, error)
 
 // Models returns every configured model in name order.
 func (a *App) Models() []Model {
-	a.modelsOnce.Do(func() {
-		for _, name := range slices.Sorted(maps.Keys(a.cfg.Models)) {
-			a.models = append(a.models, a.newModel(name, a.cfg.Models[name]))
-		}
-	})
+	a.modelsMu.Lock()
+	defer a.modelsMu.Unlock()
+	if !a.modelsOK {
+		a.models = a.buildModelsLocked(a.config(), nil)
+		a.modelsOK = true
+	}
 	return a.models
+}
+
+// buildModelsLocked returns the models of cfg, reusing from a.models those
+// whose entry is not in changed: a turn that has its provider keeps it,
+// and an unchanged model keeps its connections. a.modelsMu must be held.
+func (a *App) buildModelsLocked(cfg *config.Config, changed map[string]bool) []Model {
+	var out []Model
+	for _, name := range slices.Sorted(maps.Keys(cfg.Models)) {
+		i := slices.IndexFunc(a.models, func(m Model) bool { return m.Name == name })
+		if i >= 0 && !changed[name] {
+			out = append(out, a.models[i])
+			continue
+		}
+		out = append(out, a.newModel(name, cfg.Models[name]))
+	}
+	return out
 }
 
 // ModelCheck is whether one model's endpoint answered.
@@ -115,7 +132,7 @@ func (a *App) CheckModels(ctx context.Context, timeout time.Duration) []ModelChe
 	for i, m := range models {
 		out[i] = ModelCheck{
 			Name: m.Name, Provider: m.Config.Provider, Model: m.Config.Model, BaseURL: m.Config.BaseURL,
-			ToolMode: m.Config.ToolMode, Default: m.Name == a.cfg.DefaultModel,
+			ToolMode: m.Config.ToolMode, Default: m.Name == a.config().DefaultModel,
 		}
 		if m.Err != nil {
 			out[i].Error = m.Err.Error()

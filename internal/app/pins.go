@@ -20,10 +20,10 @@ func (a *App) pinner() *pin.Pinner {
 	open := func(ctx context.Context) (pin.Store, error) { return a.Store(ctx) }
 	return pin.New(open, &pin.Options{
 		Auto: func(server string) bool {
-			if s, ok := a.cfg.MCPServers[server]; ok {
+			if s, ok := a.config().MCPServers[server]; ok {
 				return s.Pinning == config.PinningAuto
 			}
-			s, ok := a.cfg.OpenAPIServers[server]
+			s, ok := a.config().OpenAPIServers[server]
 			return ok && s.Pinning == config.PinningAuto
 		},
 		Logger: a.logger.With(logKeyComponent, "pin"),

@@ -67,7 +67,7 @@ func (a *App) openStore(ctx context.Context) (store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the database: %w", err)
 	}
-	if err := seedAgents(ctx, st, a.cfg.Agents, false); err != nil {
+	if err := seedAgents(ctx, st, a.config().Agents, false); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -180,8 +180,9 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 
 // agentModel resolves a model name ("" for the default) for the runtime.
 func (a *App) agentModel(name string) (agent.Model, error) {
+	cfg := a.config() // each turn resolves its model in the configuration applied last
 	if name == "" {
-		name = a.cfg.DefaultModel
+		name = cfg.DefaultModel
 	}
 	if name == "" {
 		return agent.Model{}, fmt.Errorf("%w: %s", ErrNoModel, NoModelHint)
@@ -198,7 +199,7 @@ func (a *App) agentModel(name string) (agent.Model, error) {
 			ContextWindow: m.Config.ContextWindow, MaxTokens: m.Config.MaxTokens, Temperature: m.Config.Temperature,
 		}, nil
 	}
-	return agent.Model{}, fmt.Errorf("no model named %q; configured: %v", name, slices.Sorted(maps.Keys(a.cfg.Models)))
+	return agent.Model{}, fmt.Errorf("no model named %q; configured: %v", name, slices.Sorted(maps.Keys(cfg.Models)))
 }
 
 func policy(c config.Approvals) agent.Policy {

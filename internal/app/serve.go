@@ -40,7 +40,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if err := recoverStore(ctx, st, a.logger); err != nil {
 		return err
 	}
-	if err := seedAgents(ctx, st, a.cfg.Agents, true); err != nil {
+	if err := seedAgents(ctx, st, a.config().Agents, true); err != nil {
 		return err
 	}
 	if dir := a.outputDir(); dir != "" {
@@ -96,6 +96,19 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		return err
 	}
 	defer gw.Close()
+
+	// The configuration serve runs with is recorded for `config check`;
+	// with a loader, edits of the file and SIGHUP apply new ones. The
+	// watcher stops when Serve returns.
+	if err := recordApplied(a.cfg.Data, digests(a.config())); err != nil {
+		a.logger.Warn("recording the applied configuration for `config check`", logKeyErr, err)
+	}
+	if a.load != nil {
+		fctx, stopFollow := context.WithCancel(ctx)
+		var follow sync.WaitGroup
+		follow.Go(func() { a.followConfig(fctx, a.load) })
+		defer func() { stopFollow(); follow.Wait() }()
+	}
 
 	// Tools an admin accepts from another process are released here within
 	// pinRecheckEvery; the watcher stops when Serve returns.
@@ -153,9 +166,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
-		Models:  func() []string { return slices.Sorted(maps.Keys(a.cfg.Models)) },
-		MCP:     mcpWithCaller(gw.Handler()),
-		Web:     web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
+		Models:  func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
+		// A refused edit of the config file shows on /readyz and so in
+		// the web UI, until an edit is applied.
+		ConfigProblems: a.ConfigProblems,
+		MCP:            mcpWithCaller(gw.Handler()),
+		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
 		// Anonymous access lasts while no user exists: the directory
 		// checks on every anonymous request.
 		AllowAnonymous:  loopback,
@@ -248,12 +264,12 @@ func (v serversView) Status() []server.ServerStatus {
 }
 
 func (v serversView) Restart(ctx context.Context, name string) error {
-	for _, s := range v.a.openapi {
+	for _, s := range v.a.openapiServers() {
 		if s.Name() == name {
 			return s.Refresh(ctx)
 		}
 	}
-	if _, ok := v.a.cfg.MCPServers[name]; !ok {
+	if _, ok := v.a.config().MCPServers[name]; !ok {
 		return fmt.Errorf("server %q: %w", name, server.ErrNoServer)
 	}
 	return v.a.pool.Restart(name)

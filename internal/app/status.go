@@ -45,6 +45,7 @@ type ServerStatus struct {
 // state "disabled" or "not started".
 func (a *App) Servers() []ServerStatus {
 	var out []ServerStatus
+	cfg := a.config()
 	bt := ServerStatus{Name: gate.BuiltinServer, Kind: tools.KindBuiltin, State: "ready", Sandbox: "terminal: " + TerminalSandbox(a.cfg)}
 	if a.builtinErr != nil {
 		bt.State, bt.LastError = "failed", a.builtinErr.Error()
@@ -60,8 +61,8 @@ func (a *App) Servers() []ServerStatus {
 	for _, st := range a.pool.Status() {
 		running[st.Name] = st
 	}
-	for _, name := range slices.Sorted(maps.Keys(a.cfg.MCPServers)) {
-		sc := a.cfg.MCPServers[name]
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		sc := cfg.MCPServers[name]
 		st, ok := running[name]
 		if !ok {
 			s := ServerStatus{Name: name, Kind: tools.KindMCP, Transport: string(sc.Transport()), State: "not started"}
@@ -99,7 +100,7 @@ func (a *App) Servers() []ServerStatus {
 	}
 
 	loaded := map[string]bool{}
-	for _, srv := range a.openapi {
+	for _, srv := range a.openapiServers() {
 		st := srv.Status()
 		loaded[st.Name] = true
 		out = append(out, ServerStatus{
@@ -112,12 +113,12 @@ func (a *App) Servers() []ServerStatus {
 			Since:     st.LoadedAt,
 		})
 	}
-	for _, name := range slices.Sorted(maps.Keys(a.cfg.OpenAPIServers)) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.OpenAPIServers)) {
 		if loaded[name] {
 			continue
 		}
 		s := ServerStatus{Name: name, Kind: tools.KindOpenAPI, Transport: "openapi", State: "not started"}
-		if a.cfg.OpenAPIServers[name].Disabled {
+		if cfg.OpenAPIServers[name].Disabled {
 			s.State = "disabled"
 		}
 		out = append(out, s)

@@ -37,13 +37,23 @@ func (g *globals) register(fs *pflag.FlagSet) {
 
 // load reads and validates the configuration, with the global flags applied.
 func (g *globals) load() (*config.Config, error) {
+	cfg, err := g.loadFile(g.configPath)
+	if err != nil {
+		return nil, usageErr(err, loadHint(err, "fix the problems listed above; `switchboard config check` shows the effective config"))
+	}
+	return cfg, nil
+}
+
+// loadFile is load from path ("" searches), returning the problems as
+// Load and Validate list them: serve reloads with it.
+func (g *globals) loadFile(path string) (*config.Config, error) {
 	cfg, err := config.Load(config.LoadOptions{
-		Path:   g.configPath,
+		Path:   path,
 		Cwd:    g.env.Cwd,
 		Getenv: g.env.Getenv,
 	})
 	if err != nil {
-		return nil, usageErr(err, loadHint(err, "fix the problems listed above; `switchboard config check` shows the effective config"))
+		return nil, err
 	}
 	if g.dataDir != "" {
 		cfg.Data = g.dataDir
@@ -58,7 +68,7 @@ func (g *globals) load() (*config.Config, error) {
 		cfg.Log.Format = g.logFormat
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, usageErr(fmt.Errorf("invalid flags:\n%w", err), "")
+		return nil, fmt.Errorf("invalid flags:\n%w", err)
 	}
 	return cfg, nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
@@ -41,18 +43,25 @@ with the key in an Authorization header).`,
 			if err != nil {
 				return err
 			}
+			// --addr picks the listener only: the configuration stays
+			// what the file says, so that a reload and `config check`
+			// compare it with the file, not with the flag.
+			listen := cfg.Server.Addr
 			if addr != "" {
-				cfg.Server.Addr = addr
+				listen = addr
 			}
-			logger := g.logger(cfg, slog.LevelInfo)
-			a, err := g.newApp(cfg, logger)
+			// The log hides the secrets of every configuration applied
+			// while serving, not only of the first.
+			secrets := redact.NewSecrets(cfg.SecretValues()...)
+			logger := newLogger(g.env.Stderr, cfg.Log.Level, cfg.Log.Format, slog.LevelInfo, secrets)
+			a, err := app.New(cfg, &app.Options{Logger: logger, Reload: g.reloader(cfg, secrets)})
 			if err != nil {
-				return err
+				return usageErr(err, "")
 			}
 			defer a.Close()
-			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", cfg.Server.Addr)
+			ln, err := (&net.ListenConfig{}).Listen(cmd.Context(), "tcp", listen)
 			if err != nil {
-				return usageErr(fmt.Errorf("listening on %s: %w", cfg.Server.Addr, err), "choose another address with --addr")
+				return usageErr(fmt.Errorf("listening on %s: %w", listen, err), "choose another address with --addr")
 			}
 			if err := a.Start(cmd.Context()); err != nil {
 				ln.Close()
@@ -90,6 +99,21 @@ with the key in an Authorization header).`,
 	cmd.Flags().StringVar(&addr, "addr", "", "listen `address` (default server.addr, 127.0.0.1:8080)")
 	cmd.Flags().StringVar(&pprofAddr, "pprof", "", "also serve Go profiles on this loopback `address` (admin only when users exist)")
 	return cmd
+}
+
+// reloader reads the configuration again as serve did at start: the file
+// it found then (an edit cannot move it elsewhere), the environment and the
+// flags. With no file, there is nothing to follow and SIGHUP re-reads the
+// environment.
+func (g *globals) reloader(start *config.Config, secrets *redact.Secrets) func() (*config.Config, error) {
+	return func() (*config.Config, error) {
+		cfg, err := g.loadFile(start.Source)
+		if err != nil {
+			return nil, err
+		}
+		secrets.Add(cfg.SecretValues()...)
+		return cfg, nil
+	}
 }
 
 // serveProfiles serves a's profiles on addr until ctx ends or stop is

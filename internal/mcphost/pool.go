@@ -3,9 +3,11 @@ package mcphost
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -15,33 +17,64 @@ import (
 // [NewPool], call [Pool.Start] once, and [Pool.Close] when done. All methods
 // are safe for concurrent use.
 type Pool struct {
-	opts    Options
-	bufs    bufPools  // transport buffers, shared by the servers
-	servers []*server // sorted by name; fixed after NewPool
-	byName  map[string]*server
+	opts Options
+	bufs bufPools // transport buffers, shared by the servers
+	// set is the current servers, replaced whole by [Pool.Apply], so the
+	// per-call lookups take no lock.
+	set atomic.Pointer[serverSet]
+
+	// applyMu serialises Apply: one diff at a time, each against the set
+	// the previous one left.
+	applyMu sync.Mutex
 
 	mu      sync.Mutex
-	started bool // mu guards started, closed, cancel
+	started bool // mu guards started, closed, runCtx, cancel
 	closed  bool
+	runCtx  context.Context //nolint:containedctx // the supervisors' parent, the pool's lifetime; cancelled by Close
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup // one per supervisor goroutine
+}
+
+// serverSet is an immutable set of supervisors.
+type serverSet struct {
+	servers []*server // sorted by name
+	byName  map[string]*server
+}
+
+func newServerSet(servers []*server) *serverSet {
+	ss := &serverSet{servers: servers, byName: make(map[string]*server, len(servers))}
+	slices.SortFunc(ss.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
+	for _, s := range servers {
+		ss.byName[s.cfg.Name] = s
+	}
+	return ss
 }
 
 // NewPool returns a pool for servers; nothing starts until [Pool.Start].
 // opts may be nil. Servers with duplicate names keep the first.
 func NewPool(servers []ServerConfig, opts *Options) *Pool {
-	p := &Pool{opts: opts.withDefaults(), byName: map[string]*server{}}
+	p := &Pool{opts: opts.withDefaults()}
+	var list []*server
+	for _, sc := range dedupe(servers, p.opts.Logger) {
+		list = append(list, newServer(sc, &p.opts, &p.bufs))
+	}
+	p.set.Store(newServerSet(list))
+	return p
+}
+
+// dedupe drops the later of servers with the same name, with a warning.
+func dedupe(servers []ServerConfig, logger *slog.Logger) []ServerConfig {
+	seen := make(map[string]bool, len(servers))
+	out := make([]ServerConfig, 0, len(servers))
 	for _, sc := range servers {
-		if _, dup := p.byName[sc.Name]; dup {
-			p.opts.Logger.Warn("duplicate mcp server name, ignoring the later one", logKeyServer, sc.Name)
+		if seen[sc.Name] {
+			logger.Warn("duplicate mcp server name, ignoring the later one", logKeyServer, sc.Name)
 			continue
 		}
-		s := newServer(sc, &p.opts, &p.bufs)
-		p.byName[sc.Name] = s
-		p.servers = append(p.servers, s)
+		seen[sc.Name] = true
+		out = append(out, sc)
 	}
-	slices.SortFunc(p.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
-	return p
+	return out
 }
 
 // Start launches one supervisor per server, all concurrently, then waits
@@ -57,22 +90,38 @@ func (p *Pool) Start(ctx context.Context) {
 		return
 	}
 	p.started = true
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancel = cancel
-	for _, s := range p.servers {
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			s.run(runCtx)
-		}()
+	p.runCtx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	servers := p.set.Load().servers
+	for _, s := range servers {
+		p.launchLocked(s)
 	}
 	p.mu.Unlock()
-	// After a timed-out handshake the SDK still gives a stdio child
-	// ShutdownTimeout (twice, with SIGTERM between) to exit before the
-	// failure is recorded; Start does not wait for that.
+	p.awaitFirst(ctx, servers)
+}
+
+// launchLocked starts s's supervisor under a context of its own, so that
+// Apply can stop one server and Close all of them. p.mu must be held and
+// the pool started and not closed.
+func (p *Pool) launchLocked(s *server) {
+	ctx, cancel := context.WithCancel(p.runCtx)
+	s.stop = cancel
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer close(s.done)
+		s.run(ctx)
+	}()
+}
+
+// awaitFirst waits until each of servers has become ready or failed its
+// first attempt, or ctx ends, and never longer than ConnectTimeout plus a
+// moment. After a timed-out handshake the SDK still gives a stdio child
+// ShutdownTimeout (twice, with SIGTERM between) to exit before the
+// failure is recorded; awaitFirst does not wait for that.
+func (p *Pool) awaitFirst(ctx context.Context, servers []*server) {
 	deadline := time.NewTimer(p.opts.ConnectTimeout + startSlack)
 	defer deadline.Stop()
-	for _, s := range p.servers {
+	for _, s := range servers {
 		select {
 		case <-s.started:
 		case <-deadline.C:
@@ -98,7 +147,7 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	if cancel == nil {
 		// Never started: no supervisor will record the end.
-		for _, s := range p.servers {
+		for _, s := range p.set.Load().servers {
 			s.setState(StateStopped, nil)
 		}
 		return nil
@@ -110,8 +159,9 @@ func (p *Pool) Close() error {
 
 // Status returns a snapshot of every server, ordered by name.
 func (p *Pool) Status() []Status {
-	out := make([]Status, 0, len(p.servers))
-	for _, s := range p.servers {
+	servers := p.set.Load().servers
+	out := make([]Status, 0, len(servers))
+	for _, s := range servers {
 		out = append(out, s.snapshot())
 	}
 	return out
@@ -121,7 +171,7 @@ func (p *Pool) Status() []Status {
 // by server name and then in the order the server listed them.
 func (p *Pool) Tools() []tools.Tool {
 	var out []tools.Tool
-	for _, s := range p.servers {
+	for _, s := range p.set.Load().servers {
 		s.mu.Lock()
 		out = append(out, s.tools...)
 		s.mu.Unlock()
@@ -148,7 +198,7 @@ func (p *Pool) Restart(name string) error {
 }
 
 func (p *Pool) server(name string) (*server, error) {
-	s, ok := p.byName[name]
+	s, ok := p.set.Load().byName[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown mcp server %q", name)
 	}

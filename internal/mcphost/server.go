@@ -37,6 +37,10 @@ type server struct {
 	restart chan struct{} // Restart requested; buffer 1, extra requests coalesce
 	suspect chan struct{} // a call hit a transport error; buffer 1, coalesces
 	started chan struct{} // closed after the first connect attempt
+	done    chan struct{} // closed when the supervisor has returned
+	// stop ends this supervisor alone (Pool.Apply); set by Pool.launchLocked
+	// under the pool's mu before the goroutine starts, read under it after.
+	stop context.CancelFunc
 
 	// classic is set once new-style discovery failed and the classic
 	// initialize worked; later reconnects go straight to initialize.
@@ -63,6 +67,7 @@ func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
 		restart: make(chan struct{}, 1),
 		suspect: make(chan struct{}, 1),
 		started: make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now(), Roots: rootURIs(cfg.Roots)}
 	if cfg.transport() == TransportStdio {

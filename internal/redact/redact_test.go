@@ -112,3 +112,27 @@ func TestSignedURLsAndConnectionStrings(t *testing.T) {
 		t.Errorf("secrets from env values: %q", out)
 	}
 }
+
+// TestSecretsAdd: values added while in use are hidden from then on, old
+// ones stay hidden, and a secret containing another goes whole.
+func TestSecretsAdd(t *testing.T) {
+	s := NewSecrets("first-secret")
+	if got := s.Text("token=second-secret-long"); got != "token=second-secret-long" {
+		t.Fatalf("an unknown value was hidden: %q", got)
+	}
+	s.Add("second-secret", "second-secret-long", "ab")
+	for in, want := range map[string]string{
+		"a first-secret":           "a " + Mask,
+		"t second-secret-long":     "t " + Mask,
+		"t second-secret here":     "t " + Mask + " here",
+		"ab is too short to count": "ab is too short to count",
+	} {
+		if got := s.Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var nilSecrets *Secrets
+	if got := nilSecrets.Text("plain"); got != "plain" {
+		t.Errorf("nil Secrets: %q", got)
+	}
+}

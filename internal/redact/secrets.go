@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // minSecret is the shortest value [Secrets] hides: shorter ones ("1",
@@ -16,20 +18,41 @@ const minSecret = 4
 // command line, or an error that quotes a header, shows them as [Mask]. A
 // nil *Secrets hides only what Text does. It is safe for concurrent use.
 type Secrets struct {
-	values []string // longest first, so a secret containing another goes whole
+	// values is longest first, so a secret containing another goes
+	// whole; replaced whole by Add, so Text reads it without a lock.
+	values atomic.Pointer[[]string]
+	addMu  sync.Mutex // serialises Add
 }
 
 // NewSecrets returns a Secrets hiding values; empty and short ones are
 // ignored.
 func NewSecrets(values ...string) *Secrets {
 	s := &Secrets{}
+	s.Add(values...)
+	return s
+}
+
+// Add hides values too, from now on: a configuration applied while
+// serving brings secrets of its own. Values are never forgotten, so an
+// old secret quoted by a late log line stays hidden.
+func (s *Secrets) Add(values ...string) {
+	s.addMu.Lock()
+	defer s.addMu.Unlock()
+	var cur []string
+	if p := s.values.Load(); p != nil {
+		cur = *p
+	}
+	next := slices.Clone(cur)
 	for _, v := range values {
-		if len(v) >= minSecret && !slices.Contains(s.values, v) {
-			s.values = append(s.values, v)
+		if len(v) >= minSecret && !slices.Contains(next, v) {
+			next = append(next, v)
 		}
 	}
-	slices.SortFunc(s.values, func(a, b string) int { return len(b) - len(a) })
-	return s
+	if len(next) == len(cur) {
+		return
+	}
+	slices.SortFunc(next, func(a, b string) int { return len(b) - len(a) })
+	s.values.Store(&next)
 }
 
 // Text returns [Text](text) with every known secret replaced by [Mask].
@@ -38,7 +61,11 @@ func (s *Secrets) Text(text string) string {
 	if s == nil {
 		return text
 	}
-	for _, v := range s.values {
+	p := s.values.Load()
+	if p == nil {
+		return text
+	}
+	for _, v := range *p {
 		if strings.Contains(text, v) {
 			text = strings.ReplaceAll(text, v, Mask)
 		}

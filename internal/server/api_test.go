@@ -191,6 +191,25 @@ func TestReadyzHintWithoutModels(t *testing.T) {
 	}
 }
 
+// TestReadyzListsRefusedConfig: a refused edit of the config file leaves
+// the service ready (it runs the configuration it had) and /readyz says
+// what to fix; once an edit is applied the list goes.
+func TestReadyzListsRefusedConfig(t *testing.T) {
+	var problems []string
+	e := newEnv(t, func(o *Options) { o.ConfigProblems = func() []string { return problems } })
+	problems = []string{"mcpServers.files: set either command or url, not both"}
+	code, b := e.do(t, "GET", "/readyz", e.key, nil)
+	got := decode[readiness](t, b)
+	if code != 200 || got.Status != "ready" || len(got.Config) != 1 || !strings.Contains(got.Hint, "refused") {
+		t.Fatalf("readyz = %d %s; want 200, ready, the problem and a hint", code, b)
+	}
+	problems = nil
+	code, b = e.do(t, "GET", "/readyz", e.key, nil)
+	if got := decode[readiness](t, b); code != 200 || got.Config != nil || strings.Contains(got.Hint, "refused") {
+		t.Fatalf("readyz after a valid edit = %d %s", code, b)
+	}
+}
+
 // TestNewWithoutOptions checks that nil Options mean defaults: the server
 // answers, with anonymous access off (no users means 401, not a panic).
 func TestNewWithoutOptions(t *testing.T) {

@@ -23,13 +23,22 @@ type readiness struct {
 	Status string   `json:"status"`
 	Store  string   `json:"store"`
 	Models []string `json:"models"`
+	// Config lists the problems of a refused edit of the config file:
+	// the service goes on with the configuration it had, so it stays
+	// ready, and says what to fix.
+	Config []string `json:"config,omitempty"`
 	// Hint says what to do when something is missing.
 	Hint string `json:"hint,omitempty"`
 }
 
 // noModelHint tells a user without a model how to connect one.
-const noModelHint = "no model is configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_HOST), " +
-	"or add models.default {provider, baseURL, model} to the config file, then restart; `switchboard doctor` checks it"
+const noModelHint = "no model is configured: add models.default {provider, baseURL, model} to the config file " +
+	"(serve applies it when the file is saved), or set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_HOST) " +
+	"and start serve again; `switchboard doctor` checks it"
+
+// configRefusedHint explains the config problems /readyz lists.
+const configRefusedHint = "the last edit of the config file was refused, so the configuration before it still runs: " +
+	"fix the problems listed under config and save the file again (`switchboard config check` lists them too)"
 
 // readyz answers 200 when the store is reachable, 503 otherwise. A missing
 // model does not make the server unready (tools, audit and /mcp work
@@ -53,6 +62,11 @@ func (s *Server) readyz() handlerFunc {
 			body.Hint = "the database does not answer; check the store settings and the server log"
 		} else if len(body.Models) == 0 {
 			body.Hint = noModelHint
+		}
+		if f := s.opts.ConfigProblems; f != nil {
+			if body.Config = f(); len(body.Config) > 0 && body.Hint == "" {
+				body.Hint = configRefusedHint
+			}
 		}
 		writeJSON(w, status, body)
 		return nil

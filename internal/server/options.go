@@ -143,6 +143,10 @@ type Options struct {
 	// Models lists the configured model names (for /v1/models and the
 	// readiness hint); nil means none.
 	Models func() []string
+	// ConfigProblems lists why the last edit of the config file was
+	// refused (one problem each); /readyz shows them. nil, or a func
+	// returning none, means the file as edited is what runs.
+	ConfigProblems func() []string
 	// MCP is the gateway handler mounted at /mcp behind authentication. The
 	// authenticated user is on the request's context: read it with
 	// [UserFrom] and hand it to the gateway. Nil answers 404.

@@ -3,11 +3,13 @@ package web_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/google/go-cmp/cmp"
 )
 
 func testStop(t *testing.T, b context.Context) {
@@ -139,6 +141,30 @@ func testNoModelHint(t *testing.T, b context.Context) {
 	if got := eval[string](t, ctx, `document.getElementById('hint').textContent`); !strings.Contains(got, "no model is configured") {
 		t.Errorf("hint = %q, want the server's no-model hint", got)
 	}
+}
+
+// testConfigNotice: a refused edit of the config file shows on every page,
+// each problem as text, and goes by itself once an edit is applied.
+func testConfigNotice(t *testing.T, b context.Context) {
+	var problems atomic.Pointer[[]string]
+	refused := []string{"mcpServers.files: set either command or url, not both", "<b>models.x</b>: unknown provider"}
+	problems.Store(&refused)
+	s := newStack(t, stackOptions{configProblems: func() []string { return *problems.Load() }})
+	ctx := tab(t, b)
+	for _, page := range []string{"/", "/servers"} {
+		step(t, ctx, "opening "+page, chromedp.Navigate(s.url+page))
+		waitFor(t, ctx, "the config notice on "+page, `!document.getElementById('config-notice').hidden`)
+		items := eval[[]string](t, ctx, `[...document.querySelectorAll('#config-notice li')].map(e => e.textContent)`)
+		if diff := cmp.Diff(refused, items); diff != "" {
+			t.Errorf("notice on %s mismatch (-want +got):\n%s", page, diff)
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('#config-notice b').length`); n != 0 {
+			t.Errorf("a problem's text became markup on %s", page)
+		}
+	}
+	var none []string
+	problems.Store(&none)
+	waitFor(t, ctx, "the notice to go after a valid edit", `document.getElementById('config-notice').hidden`)
 }
 
 func testAPIKey(t *testing.T, b context.Context) {

@@ -137,6 +137,7 @@ func TestBrowser(t *testing.T) {
 		{"handoff", testHandoff},
 		{"tool forms", testToolForms},
 		{"no model hint", testNoModelHint},
+		{"refused config notice", testConfigNotice},
 		{"api key", testAPIKey},
 		{"rendering", testRendering},
 		{"roles", testRoles},

@@ -48,6 +48,9 @@ type stackOptions struct {
 	keys      bool
 	plainUser bool
 	noModel   bool
+	// configProblems, when set, is what /readyz lists as a refused
+	// edit of the config file.
+	configProblems func() []string
 }
 
 // echo answers a call with its arguments, or with an error result when
@@ -208,6 +211,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 	srv := server.New(db, rt, reg, g, &server.Options{
 		Servers:        servers{s.restarts},
 		Models:         func() []string { return models },
+		ConfigProblems: o.configProblems,
 		AllowAnonymous: !o.keys,
 		// As served: a turn goes on when its page is reloaded.
 		KeepRunsOnLeave: true,

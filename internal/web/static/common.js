@@ -265,6 +265,25 @@ const SB = (() => {
     return mePromise;
   }
 
+  // A refused edit of the config file is on /readyz until an edit is
+  // applied: every page shows it, and looks again every 10 s so that the
+  // notice comes and goes without a reload. Problems go in as text.
+  async function checkConfig() {
+    const box = document.getElementById("config-notice");
+    if (!box) return;
+    try {
+      const r = await (await fetch("/readyz")).json();
+      const problems = (r && r.config) || [];
+      box.replaceChildren();
+      if (problems.length) {
+        box.append(el("p", { text: "The last edit of the config file was refused; the configuration before it is still running. Fix these and save the file again:" }),
+          el("ul", {}, problems.map((p) => el("li", { text: p }))));
+      }
+      box.hidden = problems.length === 0;
+    } catch (_) { /* the API calls report problems */ }
+  }
+  document.addEventListener("DOMContentLoaded", () => { checkConfig(); setInterval(checkConfig, 10000); });
+
   document.addEventListener("DOMContentLoaded", setupKeyForm);
   // Reviewing held tools is an admin's: other users do not get the link.
   document.addEventListener("DOMContentLoaded", () => {
