@@ -108,13 +108,24 @@ func TestPinHoldsChangedToolEverywhere(t *testing.T) {
 		t.Errorf("agent run after accepting:\n%s\n%s", r.stdout, r.stderr)
 	}
 
-	// Audited: first sight, the hold, the acceptance (by whom).
+	// Audited: first sight, the hold, the acceptance (by whom), and each
+	// refused call of the held tool, as the gate records it on every
+	// surface. Pin events carry the definition's hash as their arguments.
 	r = pinRun(t, dir, "audit", "--json", "--tool", "rug__add", "--limit", "50")
-	var events []string
+	var events, refused []string
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var rec struct{ Approval, User string }
+		var rec struct {
+			Approval, User, Outcome string
+			Arguments               map[string]any
+		}
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if _, pin := rec.Arguments["hash"]; !pin {
+			if rec.Approval == "held" {
+				refused = append(refused, rec.Outcome)
+			}
+			continue
 		}
 		switch rec.Approval {
 		case "pinned", "held", "accepted":
@@ -124,6 +135,10 @@ func TestPinHoldsChangedToolEverywhere(t *testing.T) {
 	slices.Reverse(events)
 	if want := []string{"pinned ", "held ", "accepted cli:admin-ann"}; !slices.Equal(events, want) {
 		t.Errorf("pin events in the audit = %q, want %q", events, want)
+	}
+	// `switchboard call` and /mcp each tried the held tool once.
+	if want := []string{"denied", "denied"}; !slices.Equal(refused, want) {
+		t.Errorf("refused calls of the held tool in the audit: outcomes %q, want %q", refused, want)
 	}
 }
 
