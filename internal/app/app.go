@@ -89,11 +89,12 @@ type App struct {
 	models   []Model
 	modelsOK bool
 
-	// storeMu guards store and storeClosed: Store opens the database on
+	// storeMu guards store, shared and storeClosed: Store opens the database on
 	// first use, a failed open is tried again by the next caller, and Close
 	// closes what was opened, once.
 	storeMu     sync.Mutex
 	store       store.Store
+	shared      *replicas // what the store offers replicas; nil for SQLite
 	storeClosed bool
 
 	runtimeOnce sync.Once

@@ -7,7 +7,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 )
 
 // runtimeStore is the store as the agent runtime gets it: as it is, except
@@ -59,9 +58,9 @@ type runtimeFeedStore struct {
 // feed stays inside one process, while a decision may come from another
 // one on the same file (the web UI of `serve` answering `switchboard
 // chat`): there the runtime keeps polling.
-func forRuntime(st store.Store) agent.Approvals {
-	if pg, ok := st.(*postgres.DB); ok {
-		return runtimeFeedStore{runtimeStore{st}, pg}
+func forRuntime(st store.Store, sh *replicas) agent.Approvals {
+	if sh != nil {
+		return runtimeFeedStore{runtimeStore{st}, sh.feed}
 	}
 	return runtimeStore{st}
 }

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
-	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -23,7 +21,7 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 	}
 	a.gateOnce.Do(func() {
 		a.gate = gate.New(&gate.Options{
-			Limiter: toolCallLimiter(st, a.cfg.RateLimits.ToolCallsPerMinute),
+			Limiter: toolCallLimiter(a.replicas(), a.cfg.RateLimits.ToolCallsPerMinute),
 			Policy:  policy(a.cfg.Approvals),
 			Audit:   st,
 			Logger:  a.logger.With(logKeyComponent, "gate"),
@@ -40,13 +38,13 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 // with a burst of a tenth of a minute's worth, to a count in PostgreSQL
 // that every replica shares, to in-process token buckets for SQLite (one
 // process), or to no limiter.
-func toolCallLimiter(st store.Store, perMinute int) gate.Limiter {
+func toolCallLimiter(sh *replicas, perMinute int) gate.Limiter {
 	if perMinute <= 0 {
 		return nil
 	}
 	rate, burst := float64(perMinute)/60, max(1, perMinute/6)
-	if pg, ok := st.(*postgres.DB); ok {
-		return pg.NewLimiter("tool calls", rate, burst)
+	if sh != nil {
+		return sh.limiter("tool calls", rate, burst)
 	}
 	return gate.NewBuckets(rate, burst, nil)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
-	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
 
@@ -26,10 +25,8 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// The store is open (the gate's audit log): a.replicas() says whether
+	// it is shared.
 	opts := &mcpserve.Options{
 		Name:         "switchboard",
 		Version:      version.String(),
@@ -46,8 +43,8 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 	// approval questions to the replica that asked, so that sessions need
 	// no sticky routing. SQLite's feed stays in one process, which holds
 	// all its sessions anyway.
-	if pg, ok := st.(*postgres.DB); ok {
-		opts.Answers, opts.Changes = pg, pg
+	if sh := a.replicas(); sh != nil {
+		opts.Answers, opts.Changes = sh.answers, sh.feed
 	}
 	// g: permissions, limit, policy and the audit log (the store).
 	return mcpserve.New(a.registry, g, opts), nil

@@ -173,13 +173,13 @@ func TestRuntimeStoreFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lite.Close()
-	if _, ok := forRuntime(pg).(store.Changes); !ok {
+	if _, ok := forRuntime(pg, replicasOf(pg)).(store.Changes); !ok {
 		t.Error("the runtime's PostgreSQL store has no change feed")
 	}
-	if _, ok := forRuntime(lite).(store.Changes); ok {
+	if _, ok := forRuntime(lite, replicasOf(lite)).(store.Changes); ok {
 		t.Error("the runtime's SQLite store offers its in-process feed; a decision from another process would never arrive")
 	}
-	if _, ok := forRuntime(lite).(agent.ApprovalGetter); !ok {
+	if _, ok := forRuntime(lite, replicasOf(lite)).(agent.ApprovalGetter); !ok {
 		t.Error("the runtime's SQLite store cannot be polled")
 	}
 }

@@ -47,8 +47,16 @@ func (a *App) Store(ctx context.Context) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.store = st
+	a.store, a.shared = st, replicasOf(st)
 	return st, nil
+}
+
+// replicas returns what the open store offers replicas, nil for a store
+// one process holds or none open yet.
+func (a *App) replicas() *replicas {
+	a.storeMu.Lock()
+	defer a.storeMu.Unlock()
+	return a.shared
 }
 
 func (a *App) openStore(ctx context.Context) (store.Store, error) {
@@ -160,7 +168,7 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 			},
 			Agents:    st,
 			History:   runtimeStore{st},
-			Approvals: forRuntime(st),
+			Approvals: forRuntime(st, a.replicas()),
 			Usage:     st,
 			Limits: agent.Limits{
 				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,

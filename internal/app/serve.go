@@ -18,7 +18,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 	"github.com/switchboard-mcp/switchboard/internal/users"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 	"github.com/switchboard-mcp/switchboard/internal/web"
@@ -71,7 +70,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	if sw, ok := st.(sweeper); ok {
 		sctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		wg.Go(func() { runSweeps(sctx, sw, a.sweepInterval(), a.logger) })
+		wg.Go(func() { runSweeps(sctx, sw, a.replicas(), a.sweepInterval(), a.logger) })
 		defer func() { cancel(); wg.Wait() }()
 	}
 	g, err := a.Gate(ctx)
@@ -157,11 +156,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 
 	lim := limits(a.cfg.RateLimits.RequestsPerMinute)
 	var reqLimiter gate.Limiter
-	if pg, ok := st.(*postgres.DB); ok {
+	if sh := a.replicas(); sh != nil {
 		// Replicas share the database: count there, so that N replicas
 		// allow the limit, not N times it (the gate does the same for
 		// tool calls).
-		reqLimiter = pg.NewLimiter("requests", lim.Requests, lim.RequestBurst)
+		reqLimiter = sh.limiter("requests", lim.Requests, lim.RequestBurst)
 	}
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/postgres"
 )
 
 // SweepInterval is how often a serving replica looks for replicas that
@@ -31,7 +30,7 @@ type sweeper interface {
 }
 
 // sweep runs one pass; failures are logged and tried again next pass.
-func sweep(ctx context.Context, st sweeper, logger *slog.Logger) {
+func sweep(ctx context.Context, st sweeper, sh *replicas, logger *slog.Logger) {
 	if n, err := st.InterruptRunning(ctx); err != nil {
 		logger.WarnContext(ctx, "marking the calls of stopped replicas interrupted", logKeyErr, err)
 	} else if n > 0 {
@@ -49,8 +48,8 @@ func sweep(ctx context.Context, st sweeper, logger *slog.Logger) {
 			logger.WarnContext(ctx, "pruning the events of old runs", logKeyErr, err)
 		}
 	}
-	if pg, ok := st.(*postgres.DB); ok {
-		if _, err := pg.PruneRateLimits(ctx, time.Now().Add(-time.Hour)); err != nil {
+	if sh != nil {
+		if _, err := sh.pruneLimits(ctx, time.Now().Add(-time.Hour)); err != nil {
 			logger.WarnContext(ctx, "pruning rate-limit counts", logKeyErr, err)
 		}
 	}
@@ -58,7 +57,7 @@ func sweep(ctx context.Context, st sweeper, logger *slog.Logger) {
 
 // runSweeps sweeps every interval until ctx ends. Its caller owns it:
 // cancel ctx and wait for it to return.
-func runSweeps(ctx context.Context, st sweeper, interval time.Duration, logger *slog.Logger) {
+func runSweeps(ctx context.Context, st sweeper, sh *replicas, interval time.Duration, logger *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -66,7 +65,7 @@ func runSweeps(ctx context.Context, st sweeper, interval time.Duration, logger *
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			sweep(ctx, st, logger)
+			sweep(ctx, st, sh, logger)
 		}
 	}
 }
