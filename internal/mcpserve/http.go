@@ -70,51 +70,62 @@ func (s *Server) newHTTPHandler() http.Handler {
 			writeError(w, http.StatusForbidden, msg)
 			return
 		}
-		if r.Header.Get("Mcp-Protocol-Version") >= statelessVersion {
+		caller := callerOf(r.Context())
+		id := r.Header.Get("Mcp-Session-Id")
+		q := request{version: r.Header.Get("Mcp-Protocol-Version"), session: id != "", shared: s.shared}
+		var (
+			raw    string
+			elicit bool
+			rec    *sessionRec
+		)
+		if q.version < statelessVersion && q.session {
+			raw, elicit, q.signed, q.valid = s.openID(id, caller.ID)
+			rec, q.held = s.owners.get(raw)
+			q.owner = q.held && rec.caller == caller.ID
+		}
+		rt := routeOf(q)
+		switch rt {
+		case routeStateless:
 			if !s.directStateless(w, r) {
 				stateless.ServeHTTP(w, r)
 			}
 			return
-		}
-		caller := callerOf(r.Context())
-		id := r.Header.Get("Mcp-Session-Id")
-		if id == "" {
+		case routeNewSession:
 			s.newSession(stateful, w, r, caller)
 			return
-		}
-		raw, elicit, signed, valid := s.openID(id, caller.ID)
-		if signed && !valid {
-			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
-			return
-		}
-		rec, ok := s.owners.get(raw)
-		if ok && rec.caller != caller.ID {
+		case routeForeign:
 			writeError(w, http.StatusForbidden, "this MCP session belongs to another caller; initialize a new session")
 			return
 		}
 		r.Header.Set("Mcp-Session-Id", raw) // the SDK knows its own ID only
 		iw := &idWriter{ResponseWriter: w, s: s, caller: caller.ID, id: id}
-		if !ok {
-			if valid && s.shared {
-				s.recreate(iw, r, raw, elicit)
-				return
-			}
+		switch rt {
+		case routeRecreate:
+			s.recreate(iw, r, raw, elicit)
+		case routeUnknown:
 			stateful.ServeHTTP(iw, r) // "session not found", in the SDK's words
-			return
-		}
-		rec.begin()
-		defer rec.end()
-		if s.directCall(iw, r, rec) {
-			return
-		}
-		if s.relayAnswers(iw, r, raw) {
-			return
-		}
-		stateful.ServeHTTP(iw, r)
-		if r.Method == http.MethodDelete {
-			s.owners.remove(raw)
+		case routeHeld:
+			s.serveHeld(stateful, iw, r, rec, raw)
 		}
 	})
+}
+
+// serveHeld serves a request on a session this replica holds: a tools/call
+// on the direct path, a client's answer to a question another replica
+// asked, or anything else through the SDK.
+func (s *Server) serveHeld(sdk http.Handler, w *idWriter, r *http.Request, rec *sessionRec, raw string) {
+	rec.begin()
+	defer rec.end()
+	if s.directCall(w, r, rec) {
+		return
+	}
+	if s.relayAnswers(w, r, raw) {
+		return
+	}
+	sdk.ServeHTTP(w, r)
+	if r.Method == http.MethodDelete {
+		s.owners.remove(raw)
+	}
 }
 
 // newSession serves a request that opens a session, unless its caller
