@@ -13,7 +13,7 @@ import (
 // answers from the next run on, with its own prompt.
 func TestSetAssistant(t *testing.T) {
 	fake := llmtest.NewFakeProvider(say("one"), say("two"))
-	e := newEnv(t, fake, func(o *agent.Options) {
+	e := newEnv(t, fake, func(o *envOptions) {
 		o.Assistant = store.Agent{Prompt: "You are the first assistant.", Router: string(agent.RouterOff)}
 	})
 	e.mustRun(t, &agent.Request{Message: "hi"})
