@@ -132,7 +132,7 @@ func TestConfinedAsRootHiddenOutOfReach(t *testing.T) {
 	root := t.TempDir()
 	// Outside /tmp, which the sandbox replaces: a 0700 directory of
 	// root's, as /root is.
-	home, err := os.MkdirTemp("/var/tmp", "sandbox-home-")
+	home, err := os.MkdirTemp("/var/tmp", "sandbox-home-") //nolint:usetesting // t.TempDir is under /tmp, which the sandbox replaces
 	if err != nil {
 		t.Skip("no /var/tmp to make an out-of-reach directory in:", err)
 	}
