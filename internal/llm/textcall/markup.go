@@ -3,6 +3,7 @@ package textcall
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // xmlStyle is one XML-like way of writing calls: an element per call whose
@@ -149,7 +150,7 @@ func (p *Parser) xmlArgs(tool, body string, st *xmlStyle) json.RawMessage {
 			out = append(out, ',')
 		}
 		n++
-		out = appendQuoted(out, name)
+		out = appendString(out, name)
 		out = append(out, ':')
 		out = append(out, p.paramValue(tool, name, val, asString)...)
 	}
@@ -187,7 +188,7 @@ func (p *Parser) glmArgs(tool, s string) json.RawMessage {
 			out = append(out, ',')
 		}
 		n++
-		out = appendQuoted(out, key)
+		out = appendString(out, key)
 		out = append(out, ':')
 		out = append(out, p.paramValue(tool, key, val, "")...)
 	}
@@ -208,7 +209,7 @@ func trimOneNewline(s string) string {
 // schema decides, and without a schema a value that reads as a JSON
 // number, boolean, null, object or array is taken as that.
 func (p *Parser) paramValue(tool, param, val, asString string) json.RawMessage {
-	str := func() json.RawMessage { return appendQuoted(nil, val) }
+	str := func() json.RawMessage { return appendString(nil, val) }
 	if asString == "true" {
 		return str()
 	}
@@ -237,4 +238,21 @@ func (p *Parser) paramValue(tool, param, val, asString string) json.RawMessage {
 
 func malformedPart(raw, reason string) Part {
 	return Part{Call: &Call{Raw: raw, Arguments: json.RawMessage("{}"), Err: &MalformedCallError{Reason: reason}}}
+}
+
+// appendString writes s as a JSON string, escaping what must be escaped
+// and replacing invalid UTF-8, for values the families write as raw text.
+func appendString(out []byte, s string) []byte {
+	out = append(out, '"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '"' || r == '\\':
+			out = append(out, '\\', byte(r))
+		case r < 0x20:
+			out = appendControl(out, byte(r))
+		default:
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return append(out, '"')
 }

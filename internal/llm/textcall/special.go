@@ -115,15 +115,7 @@ func (p *Parser) gemmaCalls(content, raw string) []Part {
 			break
 		}
 		parts = append(parts, p.makeCall(name, out, raw, repaired))
-		// Find where the value ended in s: the converted text is only
-		// longer where strings were, so count closing braces instead.
-		end := balancedEnd(strings.NewReplacer(`<|"|>`, `"`, "<escape>", `"`).Replace(s[b:]))
-		_ = n
-		if end < 0 {
-			break
-		}
-		rest := strings.NewReplacer(`<|"|>`, `"`, "<escape>", `"`).Replace(s[b:])[end:]
-		s = strings.TrimLeft(rest, " \t\r\n,;")
+		s = strings.TrimLeft(js[n:], " \t\r\n,;")
 	}
 	return parts
 }
@@ -141,9 +133,9 @@ func gemmaJSON(s string) string {
 		s = s[i+dl:]
 		j, dl2 := indexDelim(s)
 		if j < 0 {
-			return string(appendQuoted(out, s))
+			return string(appendString(out, s))
 		}
-		out = appendQuoted(out, s[:j])
+		out = appendString(out, s[:j])
 		s = s[j+dl2:]
 	}
 }
