@@ -1,6 +1,7 @@
 package textcall
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,6 +36,7 @@ func NewCatalog(tools []llm.ToolSpec) *Catalog {
 	}
 	c.index = rank.New(docs, nil)
 	c.parser = NewParser(names)
+	c.parser.types = schemaTypes(tools)
 	return c
 }
 
@@ -234,6 +236,41 @@ func allIndices(n int) []int {
 	out := make([]int, n)
 	for i := range out {
 		out[i] = i
+	}
+	return out
+}
+
+// schemaTypes reads each tool's parameter types from its JSON schema, for
+// the families that write values as text. A type list ("string","null")
+// counts as its first non-null type.
+func schemaTypes(tools []llm.ToolSpec) map[string]map[string]string {
+	out := make(map[string]map[string]string, len(tools))
+	for _, t := range tools {
+		var s struct {
+			Properties map[string]struct {
+				Type json.RawMessage `json:"type"`
+			} `json:"properties"`
+		}
+		if len(t.Parameters) == 0 || json.Unmarshal(t.Parameters, &s) != nil {
+			continue
+		}
+		m := make(map[string]string, len(s.Properties))
+		for name, prop := range s.Properties {
+			var one string
+			var many []string
+			switch {
+			case json.Unmarshal(prop.Type, &one) == nil:
+				m[name] = one
+			case json.Unmarshal(prop.Type, &many) == nil:
+				for _, ty := range many {
+					if ty != "null" {
+						m[name] = ty
+						break
+					}
+				}
+			}
+		}
+		out[t.Name] = m
 	}
 	return out
 }

@@ -51,7 +51,10 @@ func (s *StreamParser) account(out []Part, pt Part) []Part {
 const reasoningLen = 400
 
 // reasoningCues are words typical of a model reasoning to itself.
-var reasoningCues = [...]string{"the user", "hmm", "okay, so", "ok, so", "alright, so", "wait,", "let me think", "i need to", "i should"}
+var reasoningCues = [...]string{
+	"the user", "hmm", "okay", "alright", "wait,", "let me", "i need to", "i should", "i could",
+	"i might", "maybe", "perhaps", "i think", "i'll", "i will", "first,", "so i",
+}
 
 func hasReasoningCue(s string) bool {
 	low := strings.ToLower(s)

@@ -9,7 +9,9 @@ import (
 var exampleCues = [...]string{
 	"for example", "for instance", "such as", "e.g.", "eg:", "example:", "example call",
 	"like this:", "looks like", "would look like", "the format is", "format:", "syntax",
-	"you can write", "you would write", "an example",
+	"you can write", "you would write", "an example", "format", "to call a tool", "reply with",
+	"respond with", "template", "schema", "would call", "how to call", "you can call", "you could call",
+	"following format",
 }
 
 // introducedAsExample reports whether the text just before a call, in the
@@ -35,12 +37,17 @@ func introducedAsExample(tail string) bool {
 // hasPlaceholder reports whether the arguments hold a placeholder such as
 // "<city>" or "...": a call written to show the format.
 func hasPlaceholder(args json.RawMessage) bool {
-	if len(args) < 4 || !strings.ContainsAny(string(args), "<.…") {
+	if len(args) < 4 || !strings.ContainsAny(string(args), "<.…p") {
 		return false
 	}
 	var v any
 	if json.Unmarshal(args, &v) != nil {
 		return false
+	}
+	if m, ok := v.(map[string]any); ok && m["type"] == "object" {
+		if _, ok := m["properties"]; ok {
+			return true // a parameter schema echoed back, not arguments
+		}
 	}
 	return placeholderIn(v, 0)
 }

@@ -293,3 +293,21 @@ func balancedEnd(s string) int {
 	}
 	return -1
 }
+
+// kimiPrefix starts a Kimi K2 call whose special tokens the server
+// stripped: "functions.get_weather:0{...}", which may follow prose.
+const kimiPrefix = "functions."
+
+func (s *StreamParser) kimiStripped(buf string, final bool) (int, []Part, bool) {
+	if len(buf) < len(kimiPrefix) {
+		if final {
+			return len(buf), textPart(buf), false
+		}
+		return 0, nil, true
+	}
+	n, parts, more := s.identCall(buf, final)
+	if n > 0 || more {
+		return n, parts, more
+	}
+	return 1, textPart(buf[:1]), false
+}

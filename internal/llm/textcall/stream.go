@@ -157,6 +157,8 @@ func (s *StreamParser) step0(buf string, final bool) (int, []Part, bool) {
 		return s.bracket(buf, final)
 	case '>':
 		return s.arrows(buf, final)
+	case 'f':
+		return s.kimiStripped(buf, final)
 	default: // '{'
 		return s.bare(buf, final)
 	}
@@ -171,6 +173,10 @@ func nextTrigger(buf string, noBrace bool) int {
 			return i
 		case '[':
 			if !noBrace {
+				return i
+			}
+		case 'f':
+			if rest := buf[i:]; !noBrace && (strings.HasPrefix(rest, kimiPrefix) || len(rest) < len(kimiPrefix) && strings.HasPrefix(kimiPrefix, rest)) {
 				return i
 			}
 		case '>':

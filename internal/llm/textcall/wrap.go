@@ -210,6 +210,8 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 		for _, pt := range parts {
 			var ev llm.Event
 			switch {
+			case pt.Call == nil && pt.Reasoning:
+				ev = llm.Event{Type: llm.EventReasoningDelta, Text: pt.Text}
 			case pt.Call == nil:
 				ev = llm.Event{Type: llm.EventTextDelta, Text: pt.Text}
 			case pt.Call.Err != nil && pt.Call.Name == "":
