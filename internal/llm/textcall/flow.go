@@ -21,20 +21,18 @@ func (s *StreamParser) account(out []Part, pt Part) []Part {
 				s.seenText = true
 				s.atStart = false
 			}
-			if !s.cue {
-				s.cue = hasReasoningCue(lastN(s.tail, 24) + pt.Text)
-			}
 			s.seenLen += len(pt.Text)
 			s.tail = keepTail(s.tail, pt.Text)
 		}
 		return append(out, pt)
 	}
-	if introducedAsExample(s.tail) || hasPlaceholder(pt.Call.Arguments) {
+	if introducedAsExample(string(lastBytes(s.tail, exampleLen))) || hasPlaceholder(pt.Call.Arguments) {
 		s.shown++
 		return s.showAs(out, pt.Call.Raw, false)
 	}
 	s.atStart = true
-	if !s.thinkKnown && s.seenText && (s.cue || s.seenLen >= reasoningLen) {
+	// While the prose is shorter than reasoningLen, tail holds all of it.
+	if !s.thinkKnown && s.seenText && (s.seenLen >= reasoningLen || hasReasoningCue(string(s.tail))) {
 		// This prose may be reasoning whose <think> the template opened:
 		// hold the call, and what follows it to keep the order, until a
 		// lone </think> or the end decides.
@@ -66,13 +64,6 @@ func hasReasoningCue(s string) bool {
 	return false
 }
 
-func lastN(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
 // showAs appends a call's source as text or reasoning, once per block.
 func (s *StreamParser) showAs(out []Part, raw string, reasoning bool) []Part {
 	if raw == s.lastShown {
@@ -87,17 +78,31 @@ func (s *StreamParser) showAs(out []Part, raw string, reasoning bool) []Part {
 // or inside reasoning.
 func (s *StreamParser) Shown() int { return s.shown }
 
-const tailLen = 160
+// tailLen is how much released text is kept: at least reasoningLen, so
+// that all prose shorter than that can be searched for reasoning cues.
+const tailLen = 512
 
-func keepTail(tail, text string) string {
+// exampleLen is how far back an example cue is looked for.
+const exampleLen = 160
+
+// keepTail appends text to tail, keeping at least its last tailLen bytes
+// without copying on every call.
+func keepTail(tail []byte, text string) []byte {
 	if len(text) >= tailLen {
-		return text[len(text)-tailLen:]
+		return append(tail[:0], text[len(text)-tailLen:]...)
 	}
-	tail += text
-	if len(tail) > tailLen {
-		tail = tail[len(tail)-tailLen:]
+	if len(tail)+len(text) > 2*tailLen {
+		keep := tail[len(tail)-(tailLen-len(text)):]
+		tail = append(tail[:0], keep...)
 	}
-	return tail
+	return append(tail, text...)
+}
+
+func lastBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
 }
 
 // reasoning reads inside reasoning up to its closing marker. Nothing in it

@@ -133,11 +133,15 @@ func (s *StreamParser) bracket(buf string, final bool) (int, []Part, bool) {
 	end := balancedEnd(buf)
 	if end < 0 {
 		if final || len(buf) > maxPyList {
+			// Decided: count the scan against the reply's budget, as for
+			// bare JSON, so "[a(" repeated cannot make the work quadratic.
+			s.bareWork += min(len(buf), maxPyList)
 			return 1, textPart("["), false
 		}
 		s.w = waitForObject(buf)
 		return 0, nil, true
 	}
+	s.bareWork += end
 	if end > maxPyList {
 		return 1, textPart("["), false
 	}

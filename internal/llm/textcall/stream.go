@@ -44,11 +44,10 @@ type StreamParser struct {
 	thinkKnown bool
 	held       []Part
 	holding    bool
-	cue        bool
 	seenLen    int
 	// tail is the end of the text released so far, to see whether a block
 	// is introduced as an example.
-	tail string
+	tail []byte
 	// shown counts calls not run because they were only shown (an example,
 	// a placeholder value, reasoning).
 	shown int
@@ -122,6 +121,14 @@ func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 func (s *StreamParser) step(buf string, final bool) (int, []Part, bool) {
 	if s.reason != "" {
 		return s.reasoning(buf, final)
+	}
+	if s.atStart && isSpace(buf[0]) {
+		// White space keeps the start: "\n\nget_weather(...)" counts.
+		k := 1
+		for k < len(buf) && isSpace(buf[k]) {
+			k++
+		}
+		return k, textPart(buf[:k]), false
 	}
 	if s.atStart && isIdentStart(buf[0]) {
 		n, parts, more := s.identCall(buf, final)
@@ -464,6 +471,9 @@ func textPart(s string) []Part {
 // and dropping empty text. Each run of text is built once, so many small
 // pieces cost linear time.
 func appendParts(dst []Part, parts ...Part) []Part {
+	if len(dst) == 0 && len(parts) == 1 && (parts[0].Call != nil || parts[0].Text != "") {
+		return parts
+	}
 	var run strings.Builder
 	runReason := false
 	flush := func() {
