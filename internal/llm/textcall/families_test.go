@@ -60,3 +60,64 @@ func TestTextModeEmitsReasoning(t *testing.T) {
 func llmtestFake(chunks ...string) *llmtest.FakeProvider {
 	return llmtest.NewFakeProvider(textTurn(chunks...))
 }
+
+// TestAmbiguousCallAskedOnce checks that a reply ending with a call given
+// "for example" is not run, that the model is asked once, and that its
+// answer decides: a call in the requested format runs, "no call" runs
+// nothing.
+func TestAmbiguousCallAskedOnce(t *testing.T) {
+	first := `For example: <tool_code>{"tool_name": "get_weather", "arguments": {"city": "Paris"}}</tool_code>`
+	tests := []struct {
+		name   string
+		answer string
+		want   []llm.Event
+	}{
+		{"meant", `<tool_code>{"tool_name": "get_weather", "arguments": {"city": "Paris"}}</tool_code>`, []llm.Event{
+			{Type: llm.EventTextDelta, Text: first[:13]},
+			{Type: llm.EventTextDelta, Text: first[13:]},
+			{Type: llm.EventToolCall, ToolCall: llm.ToolCall{ID: "call_1", Name: "get_weather", Arguments: []byte(`{"city":"Paris"}`)}},
+			{Type: llm.EventStop, StopReason: llm.StopToolUse},
+		}},
+		{"not meant", "no call", []llm.Event{
+			{Type: llm.EventTextDelta, Text: first[:13]},
+			{Type: llm.EventTextDelta, Text: first[13:]},
+			{Type: llm.EventStop, StopReason: llm.StopEndTurn},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := llmtest.NewFakeProvider(textTurn(first[:20], first[20:]), textTurn(tc.answer))
+			w := Wrap(fake, &Options{Mode: ModeText, NewID: counterIDs()})
+			if diff := cmp.Diff(tc.want, collect(t, w, weatherRequest())); diff != "" {
+				t.Errorf("events mismatch (-want +got):\n%s", diff)
+			}
+			if w.Asked() != 1 {
+				t.Errorf("Asked() = %d, want 1", w.Asked())
+			}
+			reqs := fake.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			last := reqs[1].Messages[len(reqs[1].Messages)-1]
+			if last.Role != llm.RoleUser || len(last.Content) == 0 || last.Content[0].Text != askPrompt {
+				t.Errorf("second request does not end with the question: %+v", last)
+			}
+		})
+	}
+}
+
+// TestExplainedExampleNotAsked checks that an example followed by more
+// prose is an explanation: nothing runs and the model is not asked.
+func TestExplainedExampleNotAsked(t *testing.T) {
+	fake := llmtest.NewFakeProvider(textTurn(`For example {"tool_name": "get_weather", "arguments": {"city": "Paris"}} returns the weather.`))
+	w := Wrap(fake, &Options{Mode: ModeText, NewID: counterIDs()})
+	evs := collect(t, w, weatherRequest())
+	for _, ev := range evs {
+		if ev.Type == llm.EventToolCall {
+			t.Errorf("an example ran: %+v", ev)
+		}
+	}
+	if w.Asked() != 0 || len(fake.Requests()) != 1 {
+		t.Errorf("asked %d times, %d requests; want 0 and 1", w.Asked(), len(fake.Requests()))
+	}
+}

@@ -20,16 +20,21 @@ func (s *StreamParser) account(out []Part, pt Part) []Part {
 			if strings.TrimSpace(pt.Text) != "" {
 				s.seenText = true
 				s.atStart = false
+				s.maybeMeant = false
 			}
 			s.seenLen += len(pt.Text)
 			s.tail = keepTail(s.tail, pt.Text)
 		}
 		return append(out, pt)
 	}
-	if introducedAsExample(string(lastBytes(s.tail, exampleLen))) || hasPlaceholder(pt.Call.Arguments) {
+	if example := introducedAsExample(string(lastBytes(s.tail, exampleLen))); example || hasPlaceholder(pt.Call.Arguments) {
 		s.shown++
+		// A runnable call introduced as an example with real values may
+		// still have been meant: the reply is ambiguous if it ends there.
+		s.maybeMeant = example && pt.Call.Err == nil && !hasPlaceholder(pt.Call.Arguments)
 		return s.showAs(out, pt.Call.Raw, false)
 	}
+	s.ran = true
 	s.atStart = true
 	// While the prose is shorter than reasoningLen, tail holds all of it.
 	if !s.thinkKnown && s.seenText && (s.seenLen >= reasoningLen || hasReasoningCue(string(s.tail))) {
@@ -72,6 +77,11 @@ func (s *StreamParser) showAs(out []Part, raw string, reasoning bool) []Part {
 	s.lastShown = raw
 	return append(out, Part{Text: raw, Reasoning: reasoning})
 }
+
+// Ambiguous reports, after Close, whether the reply ran no call and ended
+// with a call introduced as an example but written with real values: the
+// model may have meant it, so it is worth asking once.
+func (s *StreamParser) Ambiguous() bool { return s.closed && !s.ran && s.maybeMeant }
 
 // Shown reports how many calls in the reply were not run because they were
 // only shown: introduced as an example, written with placeholder values,

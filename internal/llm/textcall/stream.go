@@ -45,6 +45,10 @@ type StreamParser struct {
 	held       []Part
 	holding    bool
 	seenLen    int
+	// ran is set once a call was released to run; maybeMeant while the
+	// last thing in the reply is a call shown as an example.
+	ran        bool
+	maybeMeant bool
 	// tail is the end of the text released so far, to see whether a block
 	// is introduced as an example.
 	tail []byte

@@ -8,7 +8,9 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 )
@@ -58,6 +60,10 @@ type Provider struct {
 	inner  llm.Provider
 	opts   Options
 	logger *slog.Logger
+
+	// asked counts the replies whose call was ambiguous and the model was
+	// asked once to write it in the requested format.
+	asked atomic.Int64
 
 	mu sync.Mutex
 	// native records, per model, whether it takes native tools; absent
@@ -206,6 +212,7 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 	treq := w.textRequest(ctx, req, cat)
 	sp := cat.Parser().NewStream()
 	calls := 0
+	var reply strings.Builder
 	emit := func(parts []Part) bool {
 		for _, pt := range parts {
 			var ev llm.Event
@@ -235,6 +242,9 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 		}
 		switch ev.Type {
 		case llm.EventTextDelta:
+			if reply.Len() < maxRestated {
+				reply.WriteString(ev.Text)
+			}
 			if !emit(sp.Feed(ev.Text)) {
 				return
 			}
@@ -242,6 +252,13 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 		case llm.EventStop:
 			if !emit(sp.Close()) {
 				return
+			}
+			if calls == 0 && sp.Ambiguous() {
+				n, ok := w.askOnce(ctx, treq, reply.String(), cat, emit)
+				if !ok {
+					return
+				}
+				calls += n
 			}
 			if calls > 0 && (ev.StopReason == llm.StopEndTurn || ev.StopReason == llm.StopSequence) {
 				ev.StopReason = llm.StopToolUse
@@ -293,3 +310,47 @@ func fingerprint(tools []llm.ToolSpec) uint64 {
 }
 
 func randomID() string { return fmt.Sprintf("call_%016x", rand.Uint64()) }
+
+// maxRestated bounds the reply quoted back when asking about it.
+const maxRestated = 16 << 10
+
+// askPrompt is the one short question sent when a reply ends with a call
+// given as an example: the model either writes it properly or says no.
+const askPrompt = "Did you mean to call that tool now? If so, reply with only the call, exactly as " +
+	`<tool_code>{"tool_name": "NAME", "arguments": {...}}</tool_code>. If not, reply with only: no call`
+
+// Asked reports how many times a model was asked to restate an ambiguous
+// call.
+func (w *Provider) Asked() int64 { return w.asked.Load() }
+
+// askOnce asks the model, once, whether the example it ended its reply
+// with was meant as a call, and emits the calls of its answer (its text is
+// not shown: the user has the first reply). It reports the number of calls
+// and false when the consumer stopped.
+func (w *Provider) askOnce(ctx context.Context, treq *llm.Request, reply string, cat *Catalog, emit func([]Part) bool) (int, bool) {
+	w.asked.Add(1)
+	w.logger.InfoContext(ctx, "reply ended with a call given as an example; asking the model once", logKeyModel, treq.Model)
+	req := *treq
+	req.Messages = append(append([]llm.Message(nil), treq.Messages...), llm.AssistantText(reply), llm.UserText(askPrompt))
+	sp := cat.Parser().NewStream()
+	var parts []Part
+	for ev, err := range w.inner.Stream(ctx, &req) {
+		if err != nil {
+			// The question is a courtesy: its failure leaves the first
+			// reply as it was.
+			w.logger.DebugContext(ctx, "asking about an ambiguous call failed", logKeyModel, treq.Model, logKeyErr, err.Error())
+			return 0, true
+		}
+		if ev.Type == llm.EventTextDelta {
+			parts = append(parts, sp.Feed(ev.Text)...)
+		}
+	}
+	parts = append(parts, sp.Close()...)
+	var calls []Part
+	for _, pt := range parts {
+		if pt.Call != nil && pt.Call.Err == nil {
+			calls = append(calls, pt)
+		}
+	}
+	return len(calls), emit(calls)
+}
