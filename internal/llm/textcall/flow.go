@@ -235,6 +235,9 @@ func (s *StreamParser) jsonAfter(buf string, n int, final bool) (int, []Part, bo
 		}
 		return 0, nil, true
 	}
+	if isIdentStart(buf[i]) {
+		return s.builtinCall(buf, i, final)
+	}
 	if buf[i] != '{' && buf[i] != '[' {
 		return n, nil, false
 	}
@@ -291,4 +294,36 @@ func (p *Parser) makeCall(name string, args json.RawMessage, raw string, repaire
 		c.Err = &UnknownToolError{Name: name, Available: p.names}
 	}
 	return Part{Call: c}
+}
+
+// builtinCall reads Llama 3.1's built-in tool form after <|python_tag|>:
+// brave_search.call(query="...").
+func (s *StreamParser) builtinCall(buf string, i int, final bool) (int, []Part, bool) {
+	k := i
+	for k < len(buf) && (isIdentPart(buf[k]) || buf[k] == '.') {
+		k++
+	}
+	if k == len(buf) {
+		if final || k-i > maxLead {
+			return i, nil, false
+		}
+		return 0, nil, true
+	}
+	if buf[k] != '(' {
+		return i, nil, false
+	}
+	end := balancedEnd(buf[k:])
+	if end < 0 {
+		if final || len(buf)-k > maxPyList {
+			return i, nil, false
+		}
+		return 0, nil, true
+	}
+	name := strings.TrimSuffix(buf[i:k], ".call")
+	_, args, repaired, ok := pythonCall("f" + buf[k:k+end])
+	if !ok {
+		return i, nil, false
+	}
+	raw := buf[:k+end]
+	return len(raw), []Part{s.p.makeCall(name, args, raw, repaired)}, false
 }

@@ -11,7 +11,7 @@ var exampleCues = [...]string{
 	"like this:", "looks like", "would look like", "the format is", "format:", "syntax",
 	"you can write", "you would write", "an example", "format", "to call a tool", "reply with",
 	"respond with", "template", "schema", "would call", "how to call", "you can call", "you could call",
-	"following format",
+	"following format", "looks:", "here's how", "here is how", "how to",
 }
 
 // introducedAsExample reports whether the text just before a call, in the

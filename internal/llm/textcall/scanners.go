@@ -43,7 +43,7 @@ func (s *StreamParser) identCall(buf string, final bool) (int, []Part, bool) {
 	for j < len(rest) && j < maxLead && isSpace(rest[j]) {
 		j++
 	}
-	if a, partial := matchTag(rest[j:], []string{"[ARGS]"}); a > 0 {
+	if a, partial := matchTag(rest[j:], []string{"[ARGS]", "<|tool_call_argument_begin|>"}); a > 0 {
 		j += a
 	} else if partial && !final {
 		return 0, nil, true
