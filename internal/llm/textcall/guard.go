@@ -8,9 +8,9 @@ import (
 // exampleCues are words that introduce something shown, not done.
 var exampleCues = [...]string{
 	"for example", "for instance", "such as", "e.g.", "eg:", "example:", "example call",
-	"like this:", "looks like", "would look like", "the format is", "format:", "syntax",
-	"you can write", "you would write", "an example", "format", "to call a tool", "reply with",
-	"respond with", "template", "schema", "would call", "how to call", "you can call", "you could call",
+	"like this:", "looks like", "would look like", "the format", "this format", "format:", "syntax",
+	"you can write", "you would write", "an example", "to call a tool", "reply with",
+	"respond with", "would call", "how to call", "you can call", "you could call",
 	"following format", "looks:", "here's how", "here is how", "how to",
 }
 

@@ -36,6 +36,14 @@ func (s *StreamParser) harmony(buf string, n int, final bool) (int, []Part, bool
 			channel = fields[i+1]
 		}
 	}
+	if recipient == "" {
+		// The header may have begun before the marker, as text:
+		// " to=functions.x<|channel|>commentary" after the template's
+		// "<|start|>assistant".
+		if f := strings.Fields(string(lastBytes(s.tail, maxHarmonyHeader))); len(f) > 0 && strings.HasPrefix(f[len(f)-1], "to=") {
+			recipient = f[len(f)-1][3:]
+		}
+	}
 	if recipient != "" {
 		i := start
 		for i < len(buf) && isSpace(buf[i]) {
