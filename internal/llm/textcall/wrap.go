@@ -48,6 +48,9 @@ type Options struct {
 	// NewID returns the id of a call found in text. Nil means "call_"
 	// followed by random hex digits. It may be called concurrently.
 	NewID func() string
+	// Indexer builds the ranking that chooses which tools a manifest
+	// describes when not all fit the budget; nil keeps catalogue order.
+	Indexer Indexer
 	// Logger receives a Debug record when a model is switched to the text
 	// protocol. Nil means discard.
 	Logger *slog.Logger
@@ -287,7 +290,7 @@ func (w *Provider) catalog(tools []llm.ToolSpec) *Catalog {
 		}
 	}
 	w.mu.Unlock()
-	cat := NewCatalog(tools) // outside the lock: large catalogues take milliseconds
+	cat := NewCatalog(tools, w.opts.Indexer) // outside the lock: large catalogues take milliseconds
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.catalogs) == maxCachedCatalogs {
