@@ -24,7 +24,8 @@ const (
 	// rejects tools ([llm.ErrToolsUnsupported]); then the text protocol, and
 	// that choice is remembered for the model.
 	ModeAuto Mode = "auto"
-	// ModeNative passes requests through untouched.
+	// ModeNative passes requests through untouched; a reply without native
+	// calls whose text holds a call in a known format still calls.
 	ModeNative Mode = "native"
 	// ModeText always uses the text protocol.
 	ModeText Mode = "text"
@@ -136,22 +137,24 @@ func (w *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 			w.streamText(ctx, req, yield)
 			return
 		}
-		if w.opts.Mode == ModeNative {
-			w.inner.Stream(ctx, req)(yield)
-			return
-		}
-		// Auto mode, native first: switch when the server rejects tools
-		// before saying anything.
+		// Native first (in auto mode, switch when the server rejects tools
+		// before saying anything). A server without a tool parser returns
+		// the model's calls as text: those are read as in text mode.
 		started := false
+		nt := w.newNativeText(req)
 		for ev, err := range w.inner.Stream(ctx, req) {
-			if err != nil && !started && errors.Is(err, llm.ErrToolsUnsupported) {
+			if err != nil && !started && w.opts.Mode != ModeNative && errors.Is(err, llm.ErrToolsUnsupported) {
 				w.remember(req.Model, false)
 				w.logger.DebugContext(ctx, "model rejected native tools; using the text protocol", logKeyModel, req.Model)
 				w.streamText(ctx, req, yield)
 				return
 			}
 			started = true
-			if !yield(ev, err) || err != nil {
+			if err != nil {
+				yield(ev, err)
+				return
+			}
+			if !nt.event(ev, yield) {
 				return
 			}
 		}
