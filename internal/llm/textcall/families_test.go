@@ -16,7 +16,7 @@ func TestSchemaDecidesTextValues(t *testing.T) {
 	cat := NewCatalog([]llm.ToolSpec{{
 		Name:       "geo__lookup",
 		Parameters: []byte(`{"type":"object","properties":{"zip":{"type":"string"},"radius":{"type":["number","null"]},"raw":{}}}`),
-	}})
+	}}, nil)
 	reply := "<tool_call>\n<function=lookup>\n<parameter=zip>\n75001\n</parameter>\n<parameter=radius>\n2.5\n</parameter>\n<parameter=raw>\ntrue\n</parameter>\n</function>\n</tool_call>"
 	want := []got{call("geo__lookup", `{"zip":"75001","radius":2.5,"raw":true}`)}
 	if diff := cmp.Diff(want, view(cat.Parser().Parse(reply))); diff != "" {
