@@ -36,8 +36,12 @@ func (s *StreamParser) account(out []Part, pt Part) []Part {
 	}
 	s.ran = true
 	s.atStart = true
-	// While the prose is shorter than reasoningLen, tail holds all of it.
-	if !s.thinkKnown && s.seenText && (s.seenLen >= reasoningLen || hasReasoningCue(string(s.tail))) {
+	// Prose before a call may be reasoning whose <think> the template
+	// opened, whatever it says ("First idea:" has no word typical of
+	// reasoning): the call is held until the reply shows which. Calls run
+	// only once the reply has ended, so holding costs nothing but their
+	// early display.
+	if !s.thinkKnown && s.seenText {
 		// This prose may be reasoning whose <think> the template opened:
 		// hold the call, and what follows it to keep the order, until a
 		// lone </think> or the end decides.
