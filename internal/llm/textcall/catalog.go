@@ -36,7 +36,7 @@ type Indexer func(tools []llm.ToolSpec) Ranker
 type Catalog struct {
 	tools   []llm.ToolSpec
 	entries []string
-	cost    []int // estimated tokens of each entry
+	cost    []int  // estimated tokens of each entry
 	index   Ranker // nil: catalogue order
 	parser  *Parser
 }
