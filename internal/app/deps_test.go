@@ -24,7 +24,7 @@ var layers = map[string]int{
 
 	"internal/llm":        2,
 	"internal/tools":      2,
-	"internal/tools/rank": 2, // the tool retriever: agent, cli and textcall use it
+	"internal/tools/rank": 2, // the tool retriever: agent and cli use it; app gives it to textcall
 	"internal/store":      2,
 
 	"internal/llm/openai":     3,

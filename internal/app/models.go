@@ -52,8 +52,9 @@ func (a *App) newModel(name string, m config.Model) Model {
 		Budget: budget,
 		// The runtime's tool search must stay in a cut manifest, or the
 		// tools not described could not be reached.
-		Pinned: []string{agent.FindToolsName},
-		Logger: logger.With(logKeyModel, name),
+		Pinned:  []string{agent.FindToolsName},
+		Indexer: textcallIndexer,
+		Logger:  logger.With(logKeyModel, name),
 	})
 	return Model{Name: name, Config: m, Provider: observedProvider{Provider: wrapped, model: name, app: a}}
 }

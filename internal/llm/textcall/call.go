@@ -13,6 +13,10 @@ import (
 type Part struct {
 	Text string
 	Call *Call
+	// Reasoning marks text that is the model's own reasoning (<think>,
+	// harmony's analysis channel...): shown as reasoning, never run, even
+	// when it holds something that looks like a call.
+	Reasoning bool
 }
 
 // Call is a tool call found in a reply.
@@ -108,6 +112,9 @@ func (p *Parser) callFromValue(v json.RawMessage, mode strictness) (*Call, error
 			}
 		}
 		return p.callFromValue(f, mode)
+	}
+	if c, ok := p.nameAsKey(obj); ok {
+		return c, nil
 	}
 	var name string
 	nameKey := ""

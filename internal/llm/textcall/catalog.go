@@ -1,13 +1,34 @@
 package textcall
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
-	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
+
+// Query is the conversation a manifest's tools are ranked against.
+type Query struct {
+	// Text is the latest user message.
+	Text string
+	// Context holds earlier turns, most recent first.
+	Context []string
+	// Used holds the names of tools already called in the conversation.
+	Used []string
+}
+
+// Ranker orders a catalogue's tools by relevance to a conversation. Rank
+// returns indices into the tool list it was built for, most relevant
+// first, each once. It must be safe for concurrent use.
+type Ranker interface {
+	Rank(q Query) []int
+}
+
+// Indexer builds the [Ranker] of a tool list. The retriever lives above
+// this package (internal/tools/rank), so internal/app passes it in.
+type Indexer func(tools []llm.ToolSpec) Ranker
 
 // Catalog is a tool list prepared for the text protocol: each tool's
 // manifest entry rendered once, a ranking index, and the [Parser] for
@@ -15,26 +36,28 @@ import (
 type Catalog struct {
 	tools   []llm.ToolSpec
 	entries []string
-	cost    []int // estimated tokens of each entry
-	index   *rank.Index
+	cost    []int  // estimated tokens of each entry
+	index   Ranker // nil: catalogue order
 	parser  *Parser
 }
 
-// NewCatalog prepares tools, kept in the given order.
-func NewCatalog(tools []llm.ToolSpec) *Catalog {
+// NewCatalog prepares tools, kept in the given order. index builds the
+// ranking used when not every tool fits a manifest; nil keeps catalogue
+// order.
+func NewCatalog(tools []llm.ToolSpec, index Indexer) *Catalog {
 	c := &Catalog{tools: slices.Clone(tools)}
-	docs := make([]rank.Doc, len(tools))
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		e, _ := renderEntry(t)
 		c.entries = append(c.entries, e)
 		c.cost = append(c.cost, EstimateTokens(e))
 		names[i] = t.Name
-		server, tool := rank.SplitName(t.Name)
-		docs[i] = rank.Doc{Name: t.Name, Server: server, Tool: tool, Description: t.Description, InputSchema: t.Parameters}
 	}
-	c.index = rank.New(docs, nil)
+	if index != nil {
+		c.index = index(c.tools)
+	}
 	c.parser = NewParser(names)
+	c.parser.types = schemaTypes(tools)
 	return c
 }
 
@@ -66,7 +89,7 @@ type ManifestOptions struct {
 	// Query is the conversation the tools are ranked against when not
 	// all fit: the latest user message, the few messages before it and
 	// the tools already called.
-	Query rank.Query
+	Query Query
 	// Pinned names tools that rank before all others when the tools are
 	// ranked to fit, so they are described whenever they fit at all.
 	Pinned []string
@@ -157,17 +180,17 @@ func (c *Catalog) Manifest(opts ManifestOptions) Manifest {
 }
 
 // Rank returns the indices of the catalogue's tools, most relevant to the
-// conversation first (see package rank: words, concepts and entities of the
-// request against every field of each tool, earlier turns with less weight,
-// tools already used lifted, a tool named outright first). Ties keep
-// catalogue order.
-func (c *Catalog) Rank(q rank.Query) []int {
-	ranked := c.index.Rank(q)
-	out := make([]int, len(ranked))
-	for i, s := range ranked {
-		out[i] = s.Index
+// conversation first, as the catalogue's [Ranker] orders them; without one,
+// in catalogue order.
+func (c *Catalog) Rank(q Query) []int {
+	if c.index == nil {
+		out := make([]int, len(c.tools))
+		for i := range out {
+			out[i] = i
+		}
+		return out
 	}
-	return out
+	return c.index.Rank(q)
 }
 
 func (c *Catalog) render(show []int, listed []string, omitted int) Manifest {
@@ -234,6 +257,41 @@ func allIndices(n int) []int {
 	out := make([]int, n)
 	for i := range out {
 		out[i] = i
+	}
+	return out
+}
+
+// schemaTypes reads each tool's parameter types from its JSON schema, for
+// the families that write values as text. A type list ("string","null")
+// counts as its first non-null type.
+func schemaTypes(tools []llm.ToolSpec) map[string]map[string]string {
+	out := make(map[string]map[string]string, len(tools))
+	for _, t := range tools {
+		var s struct {
+			Properties map[string]struct {
+				Type json.RawMessage `json:"type"`
+			} `json:"properties"`
+		}
+		if len(t.Parameters) == 0 || json.Unmarshal(t.Parameters, &s) != nil {
+			continue
+		}
+		m := make(map[string]string, len(s.Properties))
+		for name, prop := range s.Properties {
+			var one string
+			var many []string
+			switch {
+			case json.Unmarshal(prop.Type, &one) == nil:
+				m[name] = one
+			case json.Unmarshal(prop.Type, &many) == nil:
+				for _, ty := range many {
+					if ty != "null" {
+						m[name] = ty
+						break
+					}
+				}
+			}
+		}
+		out[t.Name] = m
 	}
 	return out
 }

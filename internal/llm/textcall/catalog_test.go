@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
-	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -38,7 +37,7 @@ var goldenTools = []llm.ToolSpec{
 }
 
 func TestManifestGolden(t *testing.T) {
-	got := NewCatalog(goldenTools).Manifest(ManifestOptions{}).Text
+	got := NewCatalog(goldenTools, rankIndexer).Manifest(ManifestOptions{}).Text
 	path := filepath.Join("testdata", "manifest.golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -82,7 +81,7 @@ func bigCatalog(n int) []llm.ToolSpec {
 }
 
 func TestManifestAllFit(t *testing.T) {
-	c := NewCatalog(goldenTools)
+	c := NewCatalog(goldenTools, rankIndexer)
 	m := c.Manifest(ManifestOptions{Budget: 10000})
 	if diff := cmp.Diff([]string{"search", "files__read_file", "current_time", "weird"}, m.Shown); diff != "" {
 		t.Errorf("Shown mismatch (-want +got):\n%s", diff)
@@ -93,17 +92,17 @@ func TestManifestAllFit(t *testing.T) {
 }
 
 func TestManifestBudget(t *testing.T) {
-	c := NewCatalog(bigCatalog(200))
+	c := NewCatalog(bigCatalog(200), rankIndexer)
 	tests := []struct {
 		name     string
 		opts     ManifestOptions
 		wantShow []string // must be among the shown tools
 	}{
-		{"relevant words", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "Will it rain in Oslo tomorrow? Check the forecast."}}, []string{"weather__get_forecast"}},
-		{"name mentioned", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "use zz_translate on this"}}, []string{"zz_translate"}},
-		{"from context", ManifestOptions{Budget: 1500, Query: rank.Query{Text: "and tomorrow?", Context: []string{"what is the weather forecast in Paris"}}}, []string{"weather__get_forecast"}},
-		{"max tools", ManifestOptions{MaxTools: 3, Query: rank.Query{Text: "translate this"}}, []string{"zz_translate"}},
-		{"pinned", ManifestOptions{MaxTools: 1, Pinned: []string{"zz_translate"}, Query: rank.Query{Text: "Will it rain in Oslo tomorrow?"}}, []string{"zz_translate"}},
+		{"relevant words", ManifestOptions{Budget: 1500, Query: Query{Text: "Will it rain in Oslo tomorrow? Check the forecast."}}, []string{"weather__get_forecast"}},
+		{"name mentioned", ManifestOptions{Budget: 1500, Query: Query{Text: "use zz_translate on this"}}, []string{"zz_translate"}},
+		{"from context", ManifestOptions{Budget: 1500, Query: Query{Text: "and tomorrow?", Context: []string{"what is the weather forecast in Paris"}}}, []string{"weather__get_forecast"}},
+		{"max tools", ManifestOptions{MaxTools: 3, Query: Query{Text: "translate this"}}, []string{"zz_translate"}},
+		{"pinned", ManifestOptions{MaxTools: 1, Pinned: []string{"zz_translate"}, Query: Query{Text: "Will it rain in Oslo tomorrow?"}}, []string{"zz_translate"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +136,7 @@ func TestManifestBudget(t *testing.T) {
 }
 
 func TestManifestTinyBudget(t *testing.T) {
-	c := NewCatalog(bigCatalog(50))
+	c := NewCatalog(bigCatalog(50), rankIndexer)
 	m := c.Manifest(ManifestOptions{Budget: 10})
 	if len(m.Shown) != 0 || !strings.HasPrefix(m.Text, manifestHeader) {
 		t.Errorf("a budget below the instructions should keep only them: %+v", m)
@@ -152,20 +151,20 @@ func TestRank(t *testing.T) {
 		{Name: "git__status", Description: "Show the working tree status."},
 		{Name: "calculator", Description: "Evaluate an arithmetic expression."},
 		{Name: "home__turn_off", Description: "Switch off a light, plug or switch."},
-	})
+	}, rankIndexer)
 	tests := []struct {
 		name      string
-		q         rank.Query
+		q         Query
 		wantFirst string
 	}{
-		{"words", rank.Query{Text: "please read the file notes.txt"}, "read_file"},
-		{"stems", rank.Query{Text: "what files are in this directory?"}, "list_dir"},
-		{"named outright", rank.Query{Text: "compute 2+2 with the calculator"}, "calculator"},
-		{"tool name", rank.Query{Text: "run status"}, "git__status"},
-		{"concepts", rank.Query{Text: "kill the lamp"}, "home__turn_off"},
-		{"context", rank.Query{Text: "do it again", Context: []string{"write the file out"}}, "write_file"},
-		{"used", rank.Query{Text: "and the other one", Used: []string{"git__status"}}, "git__status"},
-		{"nothing to go on", rank.Query{}, "list_dir"}, // catalogue order
+		{"words", Query{Text: "please read the file notes.txt"}, "read_file"},
+		{"stems", Query{Text: "what files are in this directory?"}, "list_dir"},
+		{"named outright", Query{Text: "compute 2+2 with the calculator"}, "calculator"},
+		{"tool name", Query{Text: "run status"}, "git__status"},
+		{"concepts", Query{Text: "kill the lamp"}, "home__turn_off"},
+		{"context", Query{Text: "do it again", Context: []string{"write the file out"}}, "write_file"},
+		{"used", Query{Text: "and the other one", Used: []string{"git__status"}}, "git__status"},
+		{"nothing to go on", Query{}, "list_dir"}, // catalogue order
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,18 +177,18 @@ func TestRank(t *testing.T) {
 }
 
 func BenchmarkRank1000(b *testing.B) {
-	c := NewCatalog(bigCatalog(1000))
+	c := NewCatalog(bigCatalog(1000), rankIndexer)
 	defer cpuPerOp(b)()
 	for b.Loop() {
-		c.Rank(rank.Query{Text: "Will it rain in Oslo tomorrow? Check the weather forecast.", Context: []string{"we talked about invoices before"}})
+		c.Rank(Query{Text: "Will it rain in Oslo tomorrow? Check the weather forecast.", Context: []string{"we talked about invoices before"}})
 	}
 }
 
 func BenchmarkManifest1000(b *testing.B) {
-	c := NewCatalog(bigCatalog(1000))
+	c := NewCatalog(bigCatalog(1000), rankIndexer)
 	defer cpuPerOp(b)()
 	for b.Loop() {
-		c.Manifest(ManifestOptions{Budget: 2000, Query: rank.Query{Text: "Will it rain in Oslo tomorrow?"}})
+		c.Manifest(ManifestOptions{Budget: 2000, Query: Query{Text: "Will it rain in Oslo tomorrow?"}})
 	}
 }
 
@@ -197,7 +196,7 @@ func BenchmarkNewCatalog1000(b *testing.B) {
 	tools := bigCatalog(1000)
 	defer cpuPerOp(b)()
 	for b.Loop() {
-		NewCatalog(tools)
+		NewCatalog(tools, rankIndexer)
 	}
 }
 
@@ -214,7 +213,7 @@ func cpuPerOp(b *testing.B) func() {
 }
 
 func TestManifestDefaultMaxTools(t *testing.T) {
-	c := NewCatalog(bigCatalog(200))
+	c := NewCatalog(bigCatalog(200), rankIndexer)
 	all := c.Manifest(ManifestOptions{})
 	budget := EstimateTokens(all.Text) * 3 / 4 // room for far more than 40, not for all
 	tests := []struct {
@@ -228,7 +227,7 @@ func TestManifestDefaultMaxTools(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := c.Manifest(ManifestOptions{Budget: budget, MaxTools: tc.maxTools, Query: rank.Query{Text: "weather"}})
+			m := c.Manifest(ManifestOptions{Budget: budget, MaxTools: tc.maxTools, Query: Query{Text: "weather"}})
 			if !tc.wantShown(len(m.Shown)) {
 				t.Errorf("shows %d tools", len(m.Shown))
 			}

@@ -23,8 +23,8 @@ func ExampleParser_Parse() {
 
 func ExampleStreamParser() {
 	s := textcall.NewParser([]string{"search"}).NewStream()
-	for _, delta := range []string{"Searching ", "now. <tool", `_code>{"tool_name": "search", `, `"arguments": {"q": "go"}}</tool_code>`} {
-		for _, part := range s.Feed(delta) {
+	show := func(parts []textcall.Part) {
+		for _, part := range parts {
 			if part.Call != nil {
 				fmt.Printf("call %s %s\n", part.Call.Name, part.Call.Arguments)
 			} else {
@@ -32,7 +32,12 @@ func ExampleStreamParser() {
 			}
 		}
 	}
-	s.Close()
+	for _, delta := range []string{"Searching ", "now. <tool", `_code>{"tool_name": "search", `, `"arguments": {"q": "go"}}</tool_code>`} {
+		show(s.Feed(delta))
+	}
+	// A call after prose is released at the end: until then a lone
+	// </think> could still make the prose, and the call, reasoning.
+	show(s.Close())
 	// Output:
 	// text "Searching "
 	// text "now. "

@@ -18,6 +18,9 @@ type Parser struct {
 	// suffix maps the lower-cased part after the last "__" of a namespaced
 	// name ("files__read_file" -> "read_file") in the same way.
 	suffix map[string]string
+	// types maps a tool to its parameters' JSON types, from its schema,
+	// for families that write every value as text (Qwen3-Coder XML, GLM).
+	types map[string]map[string]string
 }
 
 // NewParser returns a parser for a catalogue with the given tool names. The
@@ -86,7 +89,21 @@ func (p *Parser) Parse(text string) []Part {
 // call of a known tool.
 func (p *Parser) blockCalls(content, raw string, mode strictness) ([]Part, bool) {
 	content = stripInnerFence(strings.TrimSpace(content))
+	if content != "" && content[0] == '[' && !strings.HasPrefix(content, "[{") {
+		if parts, ok := p.pyCalls(content, raw, mode); ok {
+			return parts, true
+		}
+	}
 	if content != "" && content[0] != '{' && content[0] != '[' {
+		if parts, ok := p.markupCalls(content, raw); ok {
+			if mode == untagged && !allRunnable(parts) {
+				return nil, false
+			}
+			return parts, true
+		}
+		if parts, ok := p.pyCalls(content, raw, mode); ok && len(parts) > 1 {
+			return parts, true
+		}
 		if name, args, repaired, ok := pythonCall(content); ok {
 			c := &Call{Name: name, Arguments: args, Raw: raw, Repaired: repaired}
 			if resolved, known := p.resolve(name); known {

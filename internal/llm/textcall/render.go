@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
-	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 // resultStop is the stop sequence added in text mode, and maxStops the
@@ -143,8 +142,8 @@ func writeResult(b *strings.Builder, m llm.Message) {
 // rankQuery returns what the manifest's tools are ranked against: the
 // latest user message, the text of the few messages before it (most recent
 // first) and every tool called so far in the conversation.
-func rankQuery(msgs []llm.Message) rank.Query {
-	var q rank.Query
+func rankQuery(msgs []llm.Message) Query {
+	var q Query
 	seen := make(map[string]bool)
 	for i := range msgs {
 		for _, c := range msgs[i].ToolCalls {

@@ -29,10 +29,39 @@ type StreamParser struct {
 	bareWork int
 	// w says what the block held at the start of buf is waiting for.
 	w waiter
+	// reason is the marker that ends the reasoning being read ("</think>"),
+	// or "" outside reasoning.
+	reason string
+	// atStart is set at the start of the reply and right after a call,
+	// where a bare tool name followed by its arguments is a call (Kimi
+	// with its tokens stripped, Functionary v3.2's first call).
+	atStart bool
+	// seenText is set once text other than white space was released.
+	seenText bool
+	// thinkKnown is set once the reply showed whether it reasons (a think
+	// marker) or released a call. Until then, calls after prose are held:
+	// a later lone </think> makes them reasoning, not calls.
+	thinkKnown bool
+	held       []Part
+	holding    bool
+	seenLen    int
+	// ran is set once a call was released to run; maybeMeant while the
+	// last thing in the reply is a call shown as an example.
+	ran        bool
+	maybeMeant bool
+	// tail is the end of the text released so far, to see whether a block
+	// is introduced as an example.
+	tail []byte
+	// shown counts calls not run because they were only shown (an example,
+	// a placeholder value, reasoning).
+	shown int
+	// lastShown is the Raw of the last call turned into text, so a block
+	// of several calls is shown once.
+	lastShown string
 }
 
 // NewStream returns a parser for one streamed reply.
-func (p *Parser) NewStream() *StreamParser { return &StreamParser{p: p} }
+func (p *Parser) NewStream() *StreamParser { return &StreamParser{p: p, atStart: true} }
 
 // Feed adds the next piece of the reply and returns the parts that are now
 // certain. It returns nil after Close.
@@ -75,7 +104,9 @@ func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 	var out []Part
 	for len(buf) > 0 {
 		n, parts, more := s.step(buf, final)
-		out = append(out, parts...)
+		for _, pt := range parts {
+			out = s.account(out, pt)
+		}
 		buf = buf[n:]
 		if more {
 			break
@@ -83,6 +114,8 @@ func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 	}
 	if final {
 		buf = ""
+		out = append(out, s.held...)
+		s.held, s.holding = nil, false
 	}
 	return buf, appendParts(nil, out...)
 }
@@ -90,6 +123,29 @@ func (s *StreamParser) run(buf string, final bool) (string, []Part) {
 // step decides a prefix of buf. It returns how many bytes it consumed, the
 // parts they produced, and whether it needs more text to go on.
 func (s *StreamParser) step(buf string, final bool) (int, []Part, bool) {
+	if s.reason != "" {
+		return s.reasoning(buf, final)
+	}
+	if s.atStart && isSpace(buf[0]) {
+		// White space keeps the start: "\n\nget_weather(...)" counts.
+		k := 1
+		for k < len(buf) && isSpace(buf[k]) {
+			k++
+		}
+		return k, textPart(buf[:k]), false
+	}
+	if s.atStart && isIdentStart(buf[0]) {
+		n, parts, more := s.identCall(buf, final)
+		if n > 0 || more {
+			return n, parts, more
+		}
+		s.atStart = false
+	}
+	return s.step0(buf, final)
+}
+
+// step0 is step outside reasoning and away from a bare name.
+func (s *StreamParser) step0(buf string, final bool) (int, []Part, bool) {
 	j := nextTrigger(buf, s.inFence || s.bareWork > maxBareWork)
 	switch {
 	case j < 0:
@@ -104,7 +160,16 @@ func (s *StreamParser) step(buf string, final bool) (int, []Part, bool) {
 		if s.inFence {
 			return s.fenceClose(buf, final)
 		}
+		if !strings.HasPrefix(buf, "``") {
+			return s.inlineCode(buf, final)
+		}
 		return s.fence(buf, final)
+	case '[':
+		return s.bracket(buf, final)
+	case '>':
+		return s.arrows(buf, final)
+	case 'f':
+		return s.kimiStripped(buf, final)
 	default: // '{'
 		return s.bare(buf, final)
 	}
@@ -117,13 +182,25 @@ func nextTrigger(buf string, noBrace bool) int {
 		switch buf[i] {
 		case '<':
 			return i
+		case '[':
+			if !noBrace {
+				return i
+			}
+		case 'f':
+			if rest := buf[i:]; !noBrace && (strings.HasPrefix(rest, kimiPrefix) || len(rest) < len(kimiPrefix) && strings.HasPrefix(kimiPrefix, rest)) {
+				return i
+			}
+		case '>':
+			if !noBrace {
+				return i
+			}
 		case '{':
 			if !noBrace {
 				return i
 			}
 		case '`':
 			rest := buf[i:]
-			if strings.HasPrefix(rest, "```") || rest == "`" || rest == "``" {
+			if strings.HasPrefix(rest, "```") || rest == "`" || rest == "``" || !noBrace && !strings.HasPrefix(rest, "``") {
 				return i
 			}
 		}
@@ -140,7 +217,11 @@ var (
 func (s *StreamParser) tag(buf string, final bool) (int, []Part, bool) {
 	n, partial := matchTag(buf, openTags[:])
 	if n == 0 {
-		if partial && !final {
+		m, mpartial := matchMarker(buf)
+		if m != nil {
+			return s.family(m, buf, final)
+		}
+		if (partial || mpartial) && !final {
 			return 0, nil, true
 		}
 		return 1, textPart("<"), false
@@ -390,23 +471,35 @@ func textPart(s string) []Part {
 	return []Part{{Text: s}}
 }
 
-// appendParts appends parts to dst, joining adjacent text and dropping
-// empty text. Each run of text is built once, so many small pieces cost
-// linear time.
+// appendParts appends parts to dst, joining adjacent text of the same kind
+// and dropping empty text. Each run of text is built once, so many small
+// pieces cost linear time.
 func appendParts(dst []Part, parts ...Part) []Part {
+	if len(dst) == 0 && len(parts) == 1 && (parts[0].Call != nil || parts[0].Text != "") {
+		return parts
+	}
 	var run strings.Builder
+	runReason := false
 	flush := func() {
 		if run.Len() > 0 {
-			dst = append(dst, Part{Text: run.String()})
+			dst = append(dst, Part{Text: run.String(), Reasoning: runReason})
 			run.Reset()
 		}
 	}
-	if k := len(dst) - 1; k >= 0 && dst[k].Call == nil && len(parts) > 0 && parts[0].Call == nil {
+	if k := len(dst) - 1; k >= 0 && dst[k].Call == nil && len(parts) > 0 && parts[0].Call == nil && parts[0].Reasoning == dst[k].Reasoning {
 		run.WriteString(dst[k].Text)
+		runReason = dst[k].Reasoning
 		dst = dst[:k]
 	}
 	for _, pt := range parts {
 		if pt.Call == nil {
+			if pt.Text == "" {
+				continue
+			}
+			if pt.Reasoning != runReason {
+				flush()
+				runReason = pt.Reasoning
+			}
 			run.WriteString(pt.Text)
 			continue
 		}

@@ -17,6 +17,8 @@ type waiter struct {
 	// scanned is the buffer length at the last full scan of an object.
 	scanned int
 	tr      depthTracker
+	// marker is the closing marker a family block waits for.
+	marker string
 }
 
 type waitKind int
@@ -26,6 +28,7 @@ const (
 	waitTag                    // a closing </tool_...> tag
 	waitFence                  // a closing ```
 	waitObject                 // the end of a bare JSON object
+	waitMarker                 // a family's closing marker
 )
 
 // maxCloseTag is the length of the longest closing tag.
@@ -33,6 +36,10 @@ const maxCloseTag = len("</tool_code>")
 
 func waitForTag(bodyStart, have int) waiter {
 	return waiter{kind: waitTag, from: max(bodyStart, have-(maxCloseTag-1))}
+}
+
+func waitForMarker(marker string, bodyStart, have int) waiter {
+	return waiter{kind: waitMarker, marker: marker, from: max(bodyStart, have-(len(marker)-1))}
 }
 
 func waitForFence(bodyStart, have int) waiter {
@@ -54,6 +61,12 @@ func (w *waiter) mayDecide(buf []byte) bool {
 			return true
 		}
 		w.from = max(w.from, len(buf)-(maxCloseTag-1))
+		return false
+	case waitMarker:
+		if bytes.Contains(buf[w.from:], []byte(w.marker)) {
+			return true
+		}
+		w.from = max(w.from, len(buf)-(len(w.marker)-1))
 		return false
 	case waitFence:
 		if bytes.Contains(buf[w.from:], []byte("```")) {

@@ -8,7 +8,9 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-mcp/switchboard/internal/llm"
 )
@@ -22,7 +24,8 @@ const (
 	// rejects tools ([llm.ErrToolsUnsupported]); then the text protocol, and
 	// that choice is remembered for the model.
 	ModeAuto Mode = "auto"
-	// ModeNative passes requests through untouched.
+	// ModeNative passes requests through untouched; a reply without native
+	// calls whose text holds a call in a known format still calls.
 	ModeNative Mode = "native"
 	// ModeText always uses the text protocol.
 	ModeText Mode = "text"
@@ -46,6 +49,9 @@ type Options struct {
 	// NewID returns the id of a call found in text. Nil means "call_"
 	// followed by random hex digits. It may be called concurrently.
 	NewID func() string
+	// Indexer builds the ranking that chooses which tools a manifest
+	// describes when not all fit the budget; nil keeps catalogue order.
+	Indexer Indexer
 	// Logger receives a Debug record when a model is switched to the text
 	// protocol. Nil means discard.
 	Logger *slog.Logger
@@ -58,6 +64,10 @@ type Provider struct {
 	inner  llm.Provider
 	opts   Options
 	logger *slog.Logger
+
+	// asked counts the replies whose call was ambiguous and the model was
+	// asked once to write it in the requested format.
+	asked atomic.Int64
 
 	mu sync.Mutex
 	// native records, per model, whether it takes native tools; absent
@@ -127,22 +137,24 @@ func (w *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.E
 			w.streamText(ctx, req, yield)
 			return
 		}
-		if w.opts.Mode == ModeNative {
-			w.inner.Stream(ctx, req)(yield)
-			return
-		}
-		// Auto mode, native first: switch when the server rejects tools
-		// before saying anything.
+		// Native first (in auto mode, switch when the server rejects tools
+		// before saying anything). A server without a tool parser returns
+		// the model's calls as text: those are read as in text mode.
 		started := false
+		nt := w.newNativeText(req)
 		for ev, err := range w.inner.Stream(ctx, req) {
-			if err != nil && !started && errors.Is(err, llm.ErrToolsUnsupported) {
+			if err != nil && !started && w.opts.Mode != ModeNative && errors.Is(err, llm.ErrToolsUnsupported) {
 				w.remember(req.Model, false)
 				w.logger.DebugContext(ctx, "model rejected native tools; using the text protocol", logKeyModel, req.Model)
 				w.streamText(ctx, req, yield)
 				return
 			}
 			started = true
-			if !yield(ev, err) || err != nil {
+			if err != nil {
+				yield(ev, err)
+				return
+			}
+			if !nt.event(ev, yield) {
 				return
 			}
 		}
@@ -206,10 +218,13 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 	treq := w.textRequest(ctx, req, cat)
 	sp := cat.Parser().NewStream()
 	calls := 0
+	var reply strings.Builder
 	emit := func(parts []Part) bool {
 		for _, pt := range parts {
 			var ev llm.Event
 			switch {
+			case pt.Call == nil && pt.Reasoning:
+				ev = llm.Event{Type: llm.EventReasoningDelta, Text: pt.Text}
 			case pt.Call == nil:
 				ev = llm.Event{Type: llm.EventTextDelta, Text: pt.Text}
 			case pt.Call.Err != nil && pt.Call.Name == "":
@@ -233,6 +248,9 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 		}
 		switch ev.Type {
 		case llm.EventTextDelta:
+			if reply.Len() < maxRestated {
+				reply.WriteString(ev.Text)
+			}
 			if !emit(sp.Feed(ev.Text)) {
 				return
 			}
@@ -240,6 +258,13 @@ func (w *Provider) streamText(ctx context.Context, req *llm.Request, yield func(
 		case llm.EventStop:
 			if !emit(sp.Close()) {
 				return
+			}
+			if calls == 0 && sp.Ambiguous() {
+				n, ok := w.askOnce(ctx, treq, reply.String(), cat, emit)
+				if !ok {
+					return
+				}
+				calls += n
 			}
 			if calls > 0 && (ev.StopReason == llm.StopEndTurn || ev.StopReason == llm.StopSequence) {
 				ev.StopReason = llm.StopToolUse
@@ -268,7 +293,7 @@ func (w *Provider) catalog(tools []llm.ToolSpec) *Catalog {
 		}
 	}
 	w.mu.Unlock()
-	cat := NewCatalog(tools) // outside the lock: large catalogues take milliseconds
+	cat := NewCatalog(tools, w.opts.Indexer) // outside the lock: large catalogues take milliseconds
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.catalogs) == maxCachedCatalogs {
@@ -291,3 +316,47 @@ func fingerprint(tools []llm.ToolSpec) uint64 {
 }
 
 func randomID() string { return fmt.Sprintf("call_%016x", rand.Uint64()) }
+
+// maxRestated bounds the reply quoted back when asking about it.
+const maxRestated = 16 << 10
+
+// askPrompt is the one short question sent when a reply ends with a call
+// given as an example: the model either writes it properly or says no.
+const askPrompt = "Did you mean to call that tool now? If so, reply with only the call, exactly as " +
+	`<tool_code>{"tool_name": "NAME", "arguments": {...}}</tool_code>. If not, reply with only: no call`
+
+// Asked reports how many times a model was asked to restate an ambiguous
+// call.
+func (w *Provider) Asked() int64 { return w.asked.Load() }
+
+// askOnce asks the model, once, whether the example it ended its reply
+// with was meant as a call, and emits the calls of its answer (its text is
+// not shown: the user has the first reply). It reports the number of calls
+// and false when the consumer stopped.
+func (w *Provider) askOnce(ctx context.Context, treq *llm.Request, reply string, cat *Catalog, emit func([]Part) bool) (int, bool) {
+	w.asked.Add(1)
+	w.logger.InfoContext(ctx, "reply ended with a call given as an example; asking the model once", logKeyModel, treq.Model)
+	req := *treq
+	req.Messages = append(append([]llm.Message(nil), treq.Messages...), llm.AssistantText(reply), llm.UserText(askPrompt))
+	sp := cat.Parser().NewStream()
+	var parts []Part
+	for ev, err := range w.inner.Stream(ctx, &req) {
+		if err != nil {
+			// The question is a courtesy: its failure leaves the first
+			// reply as it was.
+			w.logger.DebugContext(ctx, "asking about an ambiguous call failed", logKeyModel, treq.Model, logKeyErr, err.Error())
+			return 0, true
+		}
+		if ev.Type == llm.EventTextDelta {
+			parts = append(parts, sp.Feed(ev.Text)...)
+		}
+	}
+	parts = append(parts, sp.Close()...)
+	var calls []Part
+	for _, pt := range parts {
+		if pt.Call != nil && pt.Call.Err == nil {
+			calls = append(calls, pt)
+		}
+	}
+	return len(calls), emit(calls)
+}
