@@ -22,7 +22,6 @@ func (s *StreamParser) account(out []Part, pt Part) []Part {
 				s.atStart = false
 				s.maybeMeant = false
 			}
-			s.seenLen += len(pt.Text)
 			s.tail = keepTail(s.tail, pt.Text)
 		}
 		return append(out, pt)
@@ -53,26 +52,6 @@ func (s *StreamParser) account(out []Part, pt Part) []Part {
 	return append(out, pt)
 }
 
-// reasoningLen is the prose before a call past which the prose may be
-// reasoning even without words typical of it.
-const reasoningLen = 400
-
-// reasoningCues are words typical of a model reasoning to itself.
-var reasoningCues = [...]string{
-	"the user", "hmm", "okay", "alright", "wait,", "let me", "i need to", "i should", "i could",
-	"i might", "maybe", "perhaps", "i think", "i'll", "i will", "first,", "so i",
-}
-
-func hasReasoningCue(s string) bool {
-	low := strings.ToLower(s)
-	for _, c := range reasoningCues {
-		if strings.Contains(low, c) {
-			return true
-		}
-	}
-	return false
-}
-
 // showAs appends a call's source as text or reasoning, once per block.
 func (s *StreamParser) showAs(out []Part, raw string, reasoning bool) []Part {
 	if raw == s.lastShown {
@@ -92,8 +71,8 @@ func (s *StreamParser) Ambiguous() bool { return s.closed && !s.ran && s.maybeMe
 // or inside reasoning.
 func (s *StreamParser) Shown() int { return s.shown }
 
-// tailLen is how much released text is kept: at least reasoningLen, so
-// that all prose shorter than that can be searched for reasoning cues.
+// tailLen is how much released text is kept, to look back for what
+// introduced a call (an example cue).
 const tailLen = 512
 
 // exampleLen is how far back an example cue is looked for.

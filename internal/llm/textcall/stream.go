@@ -44,7 +44,6 @@ type StreamParser struct {
 	thinkKnown bool
 	held       []Part
 	holding    bool
-	seenLen    int
 	// ran is set once a call was released to run; maybeMeant while the
 	// last thing in the reply is a call shown as an example.
 	ran        bool
