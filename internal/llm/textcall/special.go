@@ -11,6 +11,13 @@ import (
 // <｜tool▁call▁end｜>.
 func (p *Parser) deepseekCalls(content, raw string) []Part {
 	const begin, end, sep = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+	// Spellings seen from servers that decode the special tokens
+	// differently; llama.cpp accepts the same.
+	content = strings.NewReplacer(
+		"<｜tool_call_begin｜>", begin, "<｜tool call begin｜>", begin, "<|tool▁call▁begin|>", begin,
+		"<｜tool_call_end｜>", end, "<｜tool call end｜>", end, "<|tool▁call▁end|>", end,
+		"<｜tool_sep｜>", sep, "<｜tool sep｜>", sep, "<|tool▁sep|>", sep,
+	).Replace(content)
 	var segs []string
 	for {
 		i := strings.Index(content, begin)
