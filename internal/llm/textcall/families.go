@@ -82,6 +82,7 @@ var markers = [...]marker{
 	{open: "<｜tool▁call▁begin｜>", kind: kindClosed, close: "<｜tool▁call▁end｜>", body: bodyDeepSeek, keepOpen: true, family: "DeepSeek single call"},
 	{open: "<｜DSML｜function_calls>", kind: kindClosed, close: "</｜DSML｜function_calls>", family: "DeepSeek V3.2 DSML"},
 	{open: "<|python_tag|>", kind: kindPythonTag, family: "Llama 3.1"},
+	{open: "<|tools_prefix|>", kind: kindClosed, close: "<|tools_suffix|>", family: "Apertus"},
 	{open: "<TOOLCALL>", kind: kindClosed, close: "</TOOLCALL>", family: "Nemotron Nano v2"},
 	{open: "<|python_start|>", kind: kindClosed, close: "<|python_end|>", family: "Llama 4"},
 	{open: "<tool_calls>", kind: kindClosed, close: "</tool_calls>", family: "tool_calls wrapper"},

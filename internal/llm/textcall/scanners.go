@@ -114,6 +114,16 @@ func (s *StreamParser) bracket(buf string, final bool) (int, []Part, bool) {
 	} else if partial && !final {
 		return 0, nil, true
 	}
+	// Magistral reasons between [THINK] and [/THINK].
+	if n, partial := matchTag(buf, []string{"[THINK]", "[/THINK]"}); n > 0 {
+		kind := kindThinkOpen
+		if buf[1] == '/' {
+			kind = kindThinkClose
+		}
+		return s.family(&marker{open: buf[:n], kind: kind, close: "[/THINK]"}, buf, final)
+	} else if partial && !final {
+		return 0, nil, true
+	}
 	i := 1
 	for i < len(buf) && isSpace(buf[i]) {
 		i++
