@@ -283,11 +283,14 @@ func (p *Parser) makeCall(name string, args json.RawMessage, raw string, repaire
 // brave_search.call(query="...").
 func (s *StreamParser) builtinCall(buf string, i int, final bool) (int, []Part, bool) {
 	k := i
-	for k < len(buf) && (isIdentPart(buf[k]) || buf[k] == '.') {
+	for k < len(buf) && k-i <= maxLead && (isIdentPart(buf[k]) || buf[k] == '.') {
 		k++
 	}
+	if k-i > maxLead {
+		return i, nil, false
+	}
 	if k == len(buf) {
-		if final || k-i > maxLead {
+		if final {
 			return i, nil, false
 		}
 		return 0, nil, true

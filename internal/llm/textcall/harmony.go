@@ -15,9 +15,9 @@ const maxHarmonyHeader = 512
 // commentary without a recipient are the answer.
 func (s *StreamParser) harmony(buf string, n int, final bool) (int, []Part, bool) {
 	const msg = "<|message|>"
-	hi := strings.Index(buf[n:], msg)
+	hi := strings.Index(buf[n:min(len(buf), n+maxHarmonyHeader+len(msg))], msg)
 	if hi < 0 || hi > maxHarmonyHeader {
-		if final || len(buf)-n > maxHarmonyHeader {
+		if final || len(buf)-n >= maxHarmonyHeader+len(msg) {
 			return n, nil, false
 		}
 		s.w = waitForMarker(msg, n, len(buf))

@@ -22,11 +22,14 @@ const maxLead = 128
 // that way.
 func (s *StreamParser) identCall(buf string, final bool) (int, []Part, bool) {
 	i := 0
-	for i < len(buf) && (isIdentPart(buf[i]) || buf[i] == '.' || buf[i] == ':') {
+	for i < len(buf) && i <= maxLead && (isIdentPart(buf[i]) || buf[i] == '.' || buf[i] == ':') {
 		i++
 	}
+	if i > maxLead {
+		return 0, nil, false
+	}
 	if i == len(buf) {
-		if final || i > maxLead {
+		if final {
 			return 0, nil, false
 		}
 		return 0, nil, true
@@ -125,14 +128,17 @@ func (s *StreamParser) bracket(buf string, final bool) (int, []Part, bool) {
 		return 0, nil, true
 	}
 	i := 1
-	for i < len(buf) && isSpace(buf[i]) {
+	for i < len(buf) && i <= maxLead && isSpace(buf[i]) {
 		i++
 	}
-	for i < len(buf) && (isIdentPart(buf[i]) || buf[i] == '.') {
+	for i < len(buf) && i <= maxLead && (isIdentPart(buf[i]) || buf[i] == '.') {
 		i++
+	}
+	if i > maxLead {
+		return 1, textPart("["), false
 	}
 	if i == len(buf) {
-		if final || i > maxLead {
+		if final {
 			return 1, textPart("["), false
 		}
 		return 0, nil, true
@@ -236,9 +242,9 @@ func (s *StreamParser) arrows(buf string, final bool) (int, []Part, bool) {
 		}
 		return 1, textPart(">"), false
 	}
-	nl := strings.IndexByte(buf[3:], '\n')
+	nl := strings.IndexByte(buf[3:min(len(buf), 3+maxLead+1)], '\n')
 	if nl < 0 {
-		if final || len(buf) > maxLead {
+		if final || len(buf) > 3+maxLead {
 			return 3, textPart(">>>"), false
 		}
 		return 0, nil, true
