@@ -2,8 +2,12 @@
 // calling: it renders the tool catalogue as a section of the system prompt
 // (trimmed to a token budget by ranking the tools against the conversation),
 // parses the calls the model writes back in its text (<tool_code>,
-// <tool_use>, fenced or bare JSON, with small JSON slips repaired), both
-// whole and while streaming, and wraps an [llm.Provider] so that a model
+// <tool_use>, fenced or bare JSON, with small JSON slips repaired, and the
+// formats local models are trained on: pythonic lists, Mistral, Functionary,
+// Qwen3 XML, DeepSeek, gpt-oss harmony, GLM, Kimi, Command-R7B, Gemma and
+// more, listed in docs/PROVIDERS.md), both whole and while streaming, keeps
+// the model's reasoning (<think>, harmony's analysis channel) out of what
+// runs, shows calls given only as examples instead of running them, and wraps an [llm.Provider] so that a model
 // speaking this protocol looks like one with native tool calls.
 //
 // The usual entry point is [Wrap]; [Catalog] and [Parser] serve callers that
