@@ -71,6 +71,11 @@ func (p *Parser) resolve(name string) (string, bool) {
 			return n, true
 		}
 	}
+	// Templates address tools as "functions.get_weather" (harmony, Kimi)
+	// and number them ("get_weather:0"); models carry that over.
+	if bare := toolName(name); bare != name && bare != "" {
+		return p.resolve(bare)
+	}
 	return "", false
 }
 
