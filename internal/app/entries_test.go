@@ -1,0 +1,157 @@
+package app
+
+import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/config"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+func TestSealer(t *testing.T) {
+	dir := t.TempDir()
+	s, err := newSealer("", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, secretKeyFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, mode %v; want 0600", err, fi.Mode())
+	}
+	sealed := s.seal([]byte(`{"env":{"K":"v"}}`), "server/a")
+	if strings.Contains(string(sealed), `"v"`) {
+		t.Error("sealed form holds the plain text")
+	}
+	if got, err := s.open(sealed, "server/a"); err != nil || string(got) != `{"env":{"K":"v"}}` {
+		t.Errorf("open = %q, %v", got, err)
+	}
+	// Another entry's name, or another key, does not open it.
+	if _, err := s.open(sealed, "server/b"); err == nil {
+		t.Error("a sealed entry opened under another name")
+	}
+	again, err := newSealer("", dir) // the same key file
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.open(sealed, "server/a"); err != nil {
+		t.Errorf("the key file's key does not open what it sealed: %v", err)
+	}
+	other, err := newSealer(config.Secret(base64.StdEncoding.EncodeToString(make([]byte, 32))), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.open(sealed, "server/a"); err == nil || !strings.Contains(err.Error(), config.SecretKeyEnv) {
+		t.Errorf("another key: %v, want an error naming %s", err, config.SecretKeyEnv)
+	}
+	if _, err := newSealer("c2hvcnQ=", dir); err == nil || !strings.Contains(err.Error(), "32 bytes") {
+		t.Errorf("a short key: %v", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, secretKeyFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newSealer("", dir); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Errorf("a key file others may read: %v", err)
+	}
+}
+
+// TestEntryNamesRefused tries the names an entry must not take: the
+// file's, the built-in tools', another kind's, and unknown kinds.
+func TestEntryNamesRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Builtin.Roots = []string{dir}
+	cfg.MCPServers = map[string]config.MCPServer{"filed": {Command: "/bin/true", Disabled: true, Timeout: 1}}
+	cfg.OpenAPIServers = map[string]config.OpenAPIServer{"svc": {URL: "http://127.0.0.1:1", Disabled: true, Timeout: 1}}
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := t.Context()
+	body := []byte(`{"command":"/bin/true","disabled":true,"env":{"TOKEN":"tok-123"}}`)
+	for _, tc := range []struct {
+		kind, name string
+		want       error
+		says       string
+	}{
+		{store.EntryServer, "filed", store.ErrConflict, "change it there"},
+		{store.EntryServer, "svc", store.ErrConflict, "change it there"},
+		{store.EntryOpenAPI, "filed", store.ErrConflict, "change it there"},
+		{store.EntryServer, "builtin", store.ErrInvalid, "reserved"},
+		{store.EntryServer, "a__b", store.ErrInvalid, "__"},
+		{"model", "m", store.ErrInvalid, "unknown kind"},
+	} {
+		_, err := a.PutConfigEntry(ctx, "root", tc.kind, tc.name, body, true)
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s %q: %v, want %v saying %q", tc.kind, tc.name, err, tc.want, tc.says)
+		}
+	}
+	if _, err := a.PutConfigEntry(ctx, "root", store.EntryServer, "one", body, true); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.PutConfigEntry(ctx, "root", store.EntryOpenAPI, "one", []byte(`{"url":"http://127.0.0.1:1","disabled":true}`), true)
+	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "unique") {
+		t.Errorf("an OpenAPI service named as a runtime MCP server: %v", err)
+	}
+	if _, err := a.PutConfigEntry(ctx, "root", store.EntryServer, "one", body, true); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("adding twice: %v", err)
+	}
+	if _, err := a.PutConfigEntry(ctx, "root", store.EntryServer, "ghost", body, false); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("setting a missing entry: %v", err)
+	}
+	// Enabling keeps the secret (sealed), and nothing shows it.
+	e, err := a.SetConfigEntryDisabled(ctx, "root", store.EntryServer, "one", false)
+	if err != nil || e.Disabled {
+		t.Fatalf("enable: %+v %v", e, err)
+	}
+	_, err = a.SetConfigEntryDisabled(ctx, "root", store.EntryServer, "one", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := a.Store(ctx)
+	en, err := st.GetConfigEntry(ctx, store.EntryServer, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := a.entries.sealer()
+	plain, err := s.open(en.Sealed, "server/one")
+	if err != nil || !strings.Contains(string(plain), "tok-123") || strings.Contains(string(en.Body), "tok-123") {
+		t.Errorf("after enable and disable: sealed %q (%v), shown %s", plain, err, en.Body)
+	}
+	list, err := a.ConfigEntries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, e := range list {
+		sources = append(sources, e.Kind+"/"+e.Name+":"+e.Source)
+		if strings.Contains(string(e.Body), "tok-123") {
+			t.Errorf("%s/%s shows the secret: %s", e.Kind, e.Name, e.Body)
+		}
+	}
+	if got := strings.Join(sources, " "); got != "server/filed:config openapi/svc:config server/one:runtime" {
+		t.Errorf("entries = %s", got)
+	}
+	if err := a.RemoveConfigEntry(ctx, "root", store.EntryServer, "filed"); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("removing the file's server: %v", err)
+	}
+	recs, err := st.ListAudit(ctx, store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, r := range recs {
+		tools = append(tools, r.Tool)
+		if strings.Contains(string(r.Arguments), "tok-123") {
+			t.Errorf("audit %s holds the secret", r.Tool)
+		}
+	}
+	if got := strings.Join(tools, " "); got != "config.server.disable config.server.enable config.server.add" {
+		t.Errorf("audit = %s", got)
+	}
+}
