@@ -76,11 +76,17 @@ func (e *entries) effective(ctx context.Context, file *config.Config, extra *sto
 		if err != nil {
 			return err
 		}
+		// Every env and header value of a runtime entry is promised
+		// never to be shown, whatever its name: hide them in status
+		// texts and logs too (a server may print its environment).
 		switch v := v.(type) {
 		case config.MCPServer:
 			servers[name] = v
+			e.a.secrets.Add(slices.Collect(maps.Values(v.Env))...)
+			e.a.secrets.Add(slices.Collect(maps.Values(v.Headers))...)
 		case config.OpenAPIServer:
 			services[name] = v
+			e.a.secrets.Add(slices.Collect(maps.Values(v.Headers))...)
 		}
 		return nil
 	}
@@ -120,8 +126,17 @@ func (e *entries) apply(ctx context.Context, file *config.Config, why string) {
 		cfg = file
 	}
 	if err := cfg.Validate(); err != nil {
-		e.a.refuse(err)
-		return
+		if file.Validate() != nil {
+			e.a.refuse(err)
+			return
+		}
+		// The file is valid, so the stored entries are at fault (two
+		// replicas gave one name to two kinds at once): apply the file
+		// with those entries that still validate, rather than refuse a
+		// good file.
+		cfg = e.keepValid(file, cfg)
+		e.a.logger.Error("runtime config entries left out: they conflict with the file or each other; fix or remove them",
+			logKeyProblems, err.Error())
 	}
 	e.a.file.Store(file)
 	wasRefused := e.a.ConfigProblems() != nil
@@ -142,6 +157,31 @@ func (e *entries) apply(ctx context.Context, file *config.Config, why string) {
 // changes the feed cannot bring: with SQLite, those another process (the
 // CLI) made.
 const entryPoll = 2 * time.Second
+
+// keepValid returns file plus each runtime entry of merged that keeps the
+// configuration valid, in name order.
+func (e *entries) keepValid(file, merged *config.Config) *config.Config {
+	out := file.WithEntries(nil, nil)
+	for _, name := range slices.Sorted(maps.Keys(merged.MCPServers)) {
+		if file.FromFile(name) {
+			continue
+		}
+		out.MCPServers[name] = merged.MCPServers[name]
+		if out.Validate() != nil {
+			delete(out.MCPServers, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(merged.OpenAPIServers)) {
+		if file.FromFile(name) {
+			continue
+		}
+		out.OpenAPIServers[name] = merged.OpenAPIServers[name]
+		if out.Validate() != nil {
+			delete(out.OpenAPIServers, name)
+		}
+	}
+	return out
+}
 
 // watch applies the entries again on each change of the config topic,
 // made by this process or another replica, and when the poll finds the

@@ -155,3 +155,51 @@ func TestEntryNamesRefused(t *testing.T) {
 		t.Errorf("audit = %s", got)
 	}
 }
+
+// TestConflictingStoredEntriesLeaveTheFileApplied stores two entries that
+// conflict (one name, two kinds), as two replicas adding at once could:
+// the file and the first valid entry apply, nothing is refused, and an
+// env value of an ordinary name is hidden from status texts.
+func TestConflictingStoredEntriesLeaveTheFileApplied(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Builtin.Roots = []string{dir}
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := t.Context()
+	st, err := a.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.entries.sealer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(kind, body string) {
+		t.Helper()
+		_, err := st.CreateConfigEntry(ctx, store.ConfigEntry{Kind: kind, Name: "x", Body: view([]byte(body)), Sealed: s.seal([]byte(body), kind+"/x")})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(store.EntryServer, `{"command":"/bin/true","disabled":true,"env":{"PLAIN":"an-ordinary-name-value"}}`)
+	put(store.EntryOpenAPI, `{"url":"http://127.0.0.1:1","disabled":true}`)
+	a.entries.apply(ctx, a.file.Load(), "test")
+	live := a.config()
+	if _, ok := live.MCPServers["x"]; !ok {
+		t.Errorf("the valid MCP entry was not applied: %v", live.MCPServers)
+	}
+	if _, ok := live.OpenAPIServers["x"]; ok {
+		t.Error("the conflicting OpenAPI entry was applied")
+	}
+	if p := a.ConfigProblems(); p != nil {
+		t.Errorf("the file was refused: %v", p)
+	}
+	if got := a.secrets.Text("server said an-ordinary-name-value"); strings.Contains(got, "an-ordinary-name-value") {
+		t.Errorf("a runtime entry's env value shows in status texts: %q", got)
+	}
+}
