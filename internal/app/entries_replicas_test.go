@@ -180,6 +180,15 @@ func TestRuntimeServerAcrossReplicas(t *testing.T) {
 		t.Errorf("no audit record of root adding the server among %d", len(recs))
 	}
 
+	// The doctor's steps, run from B's API on the added server.
+	if code, body := send(t, http.MethodPost, bURL+"/api/v1/config/server/added/test", root, nil); code != http.StatusOK ||
+		!strings.Contains(body, `"OK":true`) || strings.Contains(body, secret) {
+		t.Errorf("test: %d %s; want 200 with OK true and no secret", code, body)
+	}
+	if code, _ := send(t, http.MethodPost, bURL+"/api/v1/config/server/added/test", bob, nil); code != http.StatusForbidden {
+		t.Errorf("a non-admin's test: %d, want 403", code)
+	}
+
 	// Disabled on B: its tools leave A's catalogue; removed: gone.
 	if code, body := send(t, http.MethodPost, bURL+"/api/v1/config/server/added/disable", root, nil); code != http.StatusOK {
 		t.Fatalf("disable: %d %s", code, body)

@@ -186,3 +186,29 @@ func (e *entries) applyHere(ctx context.Context) {
 		e.apply(ctx, e.a.file.Load(), "runtime entry changed")
 	}
 }
+
+// TestEntry implements [server.RuntimeConfig]: the doctor's checks on the
+// MCP server name as configured now (file or runtime), in a process of its
+// own; the report passes through the secrets filter, since stderr lines
+// and errors may quote them.
+func (e *entries) TestEntry(ctx context.Context, kind, name string) (json.RawMessage, error) {
+	if kind != store.EntryServer {
+		return nil, fmt.Errorf("only MCP servers (kind %q) can be tested; an OpenAPI service is read when it is applied: %w", store.EntryServer, store.ErrInvalid)
+	}
+	if _, ok := e.a.config().MCPServers[name]; !ok {
+		return nil, fmt.Errorf("no MCP server %q is configured: %w", name, store.ErrNotFound)
+	}
+	reports := e.a.Diagnose(ctx, []string{name})
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("MCP server %q is disabled; enable it to test it: %w", name, store.ErrConflict)
+	}
+	b, err := json.Marshal(reports[0])
+	if err != nil {
+		return nil, err
+	}
+	out := json.RawMessage(e.a.secrets.Text(string(b)))
+	if !json.Valid(out) {
+		return nil, fmt.Errorf("the report of %q could not be shown with its secrets hidden; run `switchboard doctor --server %s`", name, name)
+	}
+	return out, nil
+}

@@ -43,6 +43,10 @@ type RuntimeConfig interface {
 	PutEntry(ctx context.Context, by Actor, kind, name string, body json.RawMessage, create bool) (ConfigEntry, error)
 	DeleteEntry(ctx context.Context, by Actor, kind, name string) error
 	SetEntryDisabled(ctx context.Context, by Actor, kind, name string, disabled bool) (ConfigEntry, error)
+	// TestEntry runs the doctor's checks on the configured MCP server
+	// name (start, initialize, list tools, ping) in a process of its own,
+	// and returns the report with secrets hidden.
+	TestEntry(ctx context.Context, kind, name string) (json.RawMessage, error)
 }
 
 func (s *Server) runtimeConfig() (RuntimeConfig, error) {
@@ -180,6 +184,23 @@ func (s *Server) setEntryDisabled(disabled bool) handlerFunc {
 			return entryError(err)
 		}
 		writeJSON(w, http.StatusOK, e)
+		return nil
+	}
+}
+
+func (s *Server) testEntry() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c, err := s.runtimeConfig()
+		if err != nil {
+			return err
+		}
+		rep, err := c.TestEntry(r.Context(), r.PathValue("kind"), r.PathValue("name"))
+		if err != nil {
+			return entryError(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(rep)
 		return nil
 	}
 }

@@ -75,6 +75,7 @@ func routes() []route {
 		{http.MethodDelete, "/api/v1/config/{kind}/{name}", admin, documented, (*Server).deleteEntry},
 		{http.MethodPost, "/api/v1/config/{kind}/{name}/enable", admin, documented, (*Server).enableEntry},
 		{http.MethodPost, "/api/v1/config/{kind}/{name}/disable", admin, documented, (*Server).disableEntry},
+		{http.MethodPost, "/api/v1/config/{kind}/{name}/test", admin, documented, (*Server).testEntry},
 
 		{http.MethodGet, "/api/v1/servers", authenticated, documented, (*Server).listServers},
 		{http.MethodGet, "/api/v1/servers/{name}/stderr", admin, documented, (*Server).serverStderr},

@@ -18,8 +18,8 @@ func testEntries(t *testing.T, b context.Context) {
 	step(t, ctx, "opening servers", chromedp.Navigate(s.url+"/servers"), chromedp.WaitReady(chromedp.ID("main")))
 	eval[bool](t, ctx, `localStorage.setItem('switchboard.apiKey', `+jsString(s.key)+`), true`)
 	step(t, ctx, "reopening with the key", chromedp.Navigate(s.url+"/servers"), chromedp.WaitVisible(chromedp.ID("entry-form")))
-	if eval[bool](t, ctx, `!!document.querySelector('[data-entry="server/notes"] button')`) {
-		t.Error("the file's entry has controls")
+	if eval[bool](t, ctx, `!!document.querySelector('[data-entry="server/notes"] button:not([aria-label^="Test"])')`) {
+		t.Error("the file's entry has controls other than Test")
 	}
 	submit(t, ctx, "bad", `{"command":"x","url":"http://127.0.0.1:1"}`)
 	waitFor(t, ctx, "the problems shown", `!document.getElementById('entry-problems').hidden`)
@@ -31,6 +31,13 @@ func testEntries(t *testing.T, b context.Context) {
 	if text := eval[string](t, ctx, `document.getElementById('entries').textContent`); strings.Contains(text, "sekret-1") || !strings.Contains(text, "(set)") {
 		t.Errorf("the list shows %q", text)
 	}
+	eval[bool](t, ctx, `document.querySelector('[data-entry="server/files"] button[aria-label="Test files"]').click(), true`)
+	waitFor(t, ctx, "the test's report", `document.querySelectorAll('[data-report="files"] li').length === 2`)
+	if text := eval[string](t, ctx, `document.querySelector('[data-entry="server/files"]').textContent`); !strings.Contains(text, "All checks passed") || !strings.Contains(text, "tools: ok — 2 tools") {
+		t.Errorf("after Test: %q", text)
+	}
+	eval[bool](t, ctx, `document.querySelector('[data-entry="server/notes"] button[aria-label="Test notes"]').click(), true`)
+	waitFor(t, ctx, "the file entry's failing report", `document.querySelectorAll('[data-report="notes"] li.error').length === 1`)
 	eval[bool](t, ctx, `document.querySelector('[data-entry="server/files"] button[aria-label="Disable files"]').click(), true`)
 	waitFor(t, ctx, "the entry disabled", `!!document.querySelector('[data-entry="server/files"] button[aria-label="Enable files"]')`)
 	eval[bool](t, ctx, `document.querySelector('[data-entry="server/files"] button[aria-label="Remove files"]').click(), true`)

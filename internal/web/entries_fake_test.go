@@ -110,3 +110,20 @@ func (c *runtimeConfig) SetEntryDisabled(_ context.Context, _ server.Actor, kind
 	c.entries[kind+"/"+name] = e
 	return e, nil
 }
+
+// TestEntry reports like the doctor: a server whose command is
+// "mcp-files" passes, any other fails at its first step.
+func (c *runtimeConfig) TestEntry(_ context.Context, kind, name string) (json.RawMessage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[kind+"/"+name]
+	if !ok {
+		return nil, fmt.Errorf("no %s %q: %w", kind, name, store.ErrNotFound)
+	}
+	var m struct{ Command string }
+	_ = json.Unmarshal(e.Body, &m)
+	if m.Command == "mcp-files" {
+		return json.RawMessage(`{"OK":true,"Steps":[{"Name":"start","OK":true,"Detail":"pid 42"},{"Name":"tools","OK":true,"Detail":"2 tools"}]}`), nil
+	}
+	return json.RawMessage(`{"OK":false,"Steps":[{"Name":"command","OK":false,"Err":"` + m.Command + ` not found on PATH","Hint":"install it"}]}`), nil
+}

@@ -21,13 +21,28 @@
       });
       return b;
     };
+    // test runs the doctor's steps on the server in a process of its own
+    // and shows each step's outcome.
+    const report = el("ul", { class: "steps", "data-report": e.name });
+    const test = el("button", { type: "button", class: "secondary", text: "Test", "aria-label": "Test " + e.name });
+    test.addEventListener("click", async () => {
+      test.disabled = true;
+      state.textContent = "Testing…";
+      try {
+        const r = await api("POST", base(e) + "/test", {});
+        state.textContent = r.OK ? "All checks passed." : "Some checks failed.";
+        report.replaceChildren(...(r.Steps || []).map((st) => el("li", { class: st.OK ? "ok" : "error",
+          text: st.Name + ": " + (st.Skipped ? "skipped" : st.OK ? "ok" + (st.Detail ? " — " + st.Detail : "") : "FAILED — " + st.Err + (st.Hint ? " (fix: " + st.Hint + ")" : "")) })));
+      } catch (err) { state.textContent = err.message; }
+      finally { test.disabled = false; }
+    });
     const controls = e.source === "file"
       ? [el("span", { class: "badge", text: "from the file: change it there" })]
       : [e.disabled ? act("Enable", "POST", base(e) + "/enable") : act("Disable", "POST", base(e) + "/disable"), act("Remove", "DELETE", base(e))];
     return el("li", { "data-entry": e.kind + "/" + e.name },
       el("code", { text: e.name }), " ", el("span", { class: "muted", text: e.kind + (e.disabled ? ", disabled" : "") + (e.updatedBy ? ", by " + e.updatedBy : "") }), " ",
-      ...controls, " ", state,
-      el("pre", { class: "entry", text: JSON.stringify(e.entry) }));
+      ...controls, " ", e.kind === "server" && !e.disabled ? test : null, " ", state,
+      el("pre", { class: "entry", text: JSON.stringify(e.entry) }), report);
   }
 
   function form(reload) {
