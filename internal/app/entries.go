@@ -35,8 +35,19 @@ type entries struct {
 
 var _ server.RuntimeConfig = (*entries)(nil)
 
+// sealer returns the sealer, built on first use. With PostgreSQL the key
+// must come from SWITCHBOARD_SECRET_KEY: a key file is per data directory,
+// so each replica (and a CLI elsewhere) would make its own, and none
+// could open what the others sealed.
 func (e *entries) sealer() (*sealer, error) {
-	e.once.Do(func() { e.seal, e.err = newSealer(e.a.cfg.SecretKey, e.a.cfg.Data) })
+	e.once.Do(func() {
+		if e.a.cfg.Database.URL != "" && e.a.cfg.SecretKey == "" {
+			e.err = fmt.Errorf("entries added at run time need %s with PostgreSQL, the same on every replica and CLI (base64 of 32 bytes: head -c32 /dev/urandom | base64): %w",
+				config.SecretKeyEnv, store.ErrInvalid)
+			return
+		}
+		e.seal, e.err = newSealer(e.a.cfg.SecretKey, e.a.cfg.Data)
+	})
 	return e.seal, e.err
 }
 
@@ -51,8 +62,11 @@ func decodeEntry(kind, name string, body []byte) (server any, err error) {
 		return config.DecodeMCPServer(name, body)
 	case store.EntryOpenAPI:
 		return config.DecodeOpenAPIServer(name, body)
+	case store.EntryModel:
+		return config.DecodeModel(name, body)
 	}
-	return nil, fmt.Errorf("unknown kind %q; use %q (an MCP server) or %q (an OpenAPI service): %w", kind, store.EntryServer, store.EntryOpenAPI, store.ErrInvalid)
+	return nil, fmt.Errorf("unknown kind %q; use %q (an MCP server), %q (an OpenAPI service) or %q: %w",
+		kind, store.EntryServer, store.EntryOpenAPI, store.EntryModel, store.ErrInvalid)
 }
 
 // effective returns file plus the store's entries (those that open and
@@ -66,11 +80,7 @@ func (e *entries) effective(ctx context.Context, file *config.Config, extra *sto
 	if err != nil {
 		return nil, err
 	}
-	s, err := e.sealer()
-	if err != nil {
-		return nil, err
-	}
-	servers, services := map[string]config.MCPServer{}, map[string]config.OpenAPIServer{}
+	ents := config.Entries{MCPServers: map[string]config.MCPServer{}, OpenAPIServers: map[string]config.OpenAPIServer{}, Models: map[string]config.Model{}}
 	add := func(kind, name string, body []byte) error {
 		v, err := decodeEntry(kind, name, body)
 		if err != nil {
@@ -81,11 +91,14 @@ func (e *entries) effective(ctx context.Context, file *config.Config, extra *sto
 		// texts and logs too (a server may print its environment).
 		switch v := v.(type) {
 		case config.MCPServer:
-			servers[name] = v
+			ents.MCPServers[name] = v
 			e.a.secrets.Add(slices.Collect(maps.Values(v.Env))...)
 			e.a.secrets.Add(slices.Collect(maps.Values(v.Headers))...)
 		case config.OpenAPIServer:
-			services[name] = v
+			ents.OpenAPIServers[name] = v
+			e.a.secrets.Add(slices.Collect(maps.Values(v.Headers))...)
+		case config.Model:
+			ents.Models[name] = v
 			e.a.secrets.Add(slices.Collect(maps.Values(v.Headers))...)
 		}
 		return nil
@@ -94,7 +107,11 @@ func (e *entries) effective(ctx context.Context, file *config.Config, extra *sto
 		if extra != nil && en.Kind == extra.Kind && en.Name == extra.Name {
 			continue
 		}
-		body, err := s.open(en.Sealed, sealAD(en.Kind, en.Name))
+		s, err := e.sealer()
+		var body []byte
+		if err == nil {
+			body, err = s.open(en.Sealed, sealAD(en.Kind, en.Name))
+		}
 		if err == nil {
 			err = add(en.Kind, en.Name, body)
 		}
@@ -102,7 +119,7 @@ func (e *entries) effective(ctx context.Context, file *config.Config, extra *sto
 			e.a.logger.Error("runtime config entry left out", logKeyServer, en.Name, logKeyErr, err)
 			continue
 		}
-		if file.FromFile(en.Name) {
+		if fromFile(file, en.Kind, en.Name) {
 			e.a.logger.Warn("runtime config entry shadowed by the config file, which wins; remove one of them", logKeyServer, en.Name)
 		}
 	}
@@ -111,7 +128,7 @@ func (e *entries) effective(ctx context.Context, file *config.Config, extra *sto
 			return nil, fmt.Errorf("%w: %w", err, store.ErrInvalid)
 		}
 	}
-	return file.WithEntries(servers, services), nil
+	return file.WithEntries(ents), nil
 }
 
 // apply applies the file's configuration plus the store's entries as a
@@ -161,9 +178,18 @@ const entryPoll = 2 * time.Second
 // keepValid returns file plus each runtime entry of merged that keeps the
 // configuration valid, in name order.
 func (e *entries) keepValid(file, merged *config.Config) *config.Config {
-	out := file.WithEntries(nil, nil)
+	out := file.WithEntries(config.Entries{})
+	for _, name := range slices.Sorted(maps.Keys(merged.Models)) {
+		if file.HasModel(name) {
+			continue
+		}
+		out.Models[name] = merged.Models[name]
+		if out.Validate() != nil {
+			delete(out.Models, name)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(merged.MCPServers)) {
-		if file.FromFile(name) {
+		if file.HasServer(name) {
 			continue
 		}
 		out.MCPServers[name] = merged.MCPServers[name]
@@ -172,7 +198,7 @@ func (e *entries) keepValid(file, merged *config.Config) *config.Config {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(merged.OpenAPIServers)) {
-		if file.FromFile(name) {
+		if file.HasServer(name) {
 			continue
 		}
 		out.OpenAPIServers[name] = merged.OpenAPIServers[name]
@@ -314,6 +340,9 @@ func (e *entries) ListEntries(ctx context.Context) ([]server.ConfigEntry, error)
 		s := file.OpenAPIServers[name]
 		out = append(out, server.ConfigEntry{Kind: store.EntryOpenAPI, Name: name, Source: store.SourceConfig, Disabled: s.Disabled, Body: fileView(s)})
 	}
+	for _, name := range slices.Sorted(maps.Keys(file.Models)) {
+		out = append(out, server.ConfigEntry{Kind: store.EntryModel, Name: name, Source: store.SourceConfig, Body: fileView(file.Models[name])})
+	}
 	st, err := e.store(ctx)
 	if err != nil {
 		return nil, err
@@ -323,7 +352,7 @@ func (e *entries) ListEntries(ctx context.Context) ([]server.ConfigEntry, error)
 		return nil, err
 	}
 	for _, en := range list {
-		if !file.FromFile(en.Name) {
+		if !fromFile(file, en.Kind, en.Name) {
 			out = append(out, runtimeEntry(en))
 		}
 	}
@@ -342,6 +371,10 @@ func (e *entries) GetEntry(ctx context.Context, kind, name string) (server.Confi
 		if s, ok := file.OpenAPIServers[name]; ok {
 			return server.ConfigEntry{Kind: kind, Name: name, Source: store.SourceConfig, Disabled: s.Disabled, Body: fileView(s)}, nil
 		}
+	case kind == store.EntryModel && file.Models != nil:
+		if m, ok := file.Models[name]; ok {
+			return server.ConfigEntry{Kind: kind, Name: name, Source: store.SourceConfig, Body: fileView(m)}, nil
+		}
 	}
 	st, err := e.store(ctx)
 	if err != nil {
@@ -354,10 +387,20 @@ func (e *entries) GetEntry(ctx context.Context, kind, name string) (server.Confi
 	return runtimeEntry(en), nil
 }
 
-// refuseFile refuses a change to a name the file has.
-func (e *entries) refuseFile(name string) error {
+// fromFile reports whether the file has the entry kind/name: servers and
+// services share one namespace (tool names are server__tool), models
+// have their own.
+func fromFile(file *config.Config, kind, name string) bool {
+	if kind == store.EntryModel {
+		return file.HasModel(name)
+	}
+	return file.HasServer(name)
+}
+
+// refuseFile refuses a change to an entry the file has.
+func (e *entries) refuseFile(kind, name string) error {
 	file := e.a.file.Load()
-	if !file.FromFile(name) {
+	if !fromFile(file, kind, name) {
 		return nil
 	}
 	where := file.Source

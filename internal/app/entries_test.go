@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
 func TestSealer(t *testing.T) {
@@ -84,7 +85,7 @@ func TestEntryNamesRefused(t *testing.T) {
 		{store.EntryOpenAPI, "filed", store.ErrConflict, "change it there"},
 		{store.EntryServer, "builtin", store.ErrInvalid, "reserved"},
 		{store.EntryServer, "a__b", store.ErrInvalid, "__"},
-		{"model", "m", store.ErrInvalid, "unknown kind"},
+		{"agent", "m", store.ErrInvalid, "unknown kind"},
 	} {
 		_, err := a.PutConfigEntry(ctx, "root", tc.kind, tc.name, body, true)
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) {
@@ -201,5 +202,88 @@ func TestConflictingStoredEntriesLeaveTheFileApplied(t *testing.T) {
 	}
 	if got := a.secrets.Text("server said an-ordinary-name-value"); strings.Contains(got, "an-ordinary-name-value") {
 		t.Errorf("a runtime entry's env value shows in status texts: %q", got)
+	}
+}
+
+// TestRuntimeModel adds a model at run time: a serving app applies it,
+// its API key is sealed and never listed, the file's model name is
+// refused, and an invalid one lists its problems.
+func TestRuntimeModel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Builtin.Roots = []string{dir}
+	cfg.Models = map[string]config.Model{"default": {Provider: config.ProviderOllama, Model: "llama3", ToolMode: config.ToolModeAuto, Timeout: 60}}
+	cfg.DefaultModel = "default" // as Load fills it
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.serving.Store(true) // apply here, as serve does
+	ctx := t.Context()
+	const key = "sk-runtime-model-key-123"
+	if _, err := a.PutConfigEntry(ctx, "root", store.EntryModel, "fast", []byte(`{"provider":"openai","model":"gpt-4o-mini","apiKey":"`+key+`","baseURL":"http://127.0.0.1:1/v1"}`), true); err != nil {
+		t.Fatal(err)
+	}
+	m, ok := a.config().Models["fast"]
+	if !ok || m.APIKey.Value() != key || m.Model != "gpt-4o-mini" {
+		t.Fatalf("the runtime model was not applied: %+v", a.config().Models)
+	}
+	list, err := a.ConfigEntries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range list {
+		kinds = append(kinds, e.Kind+"/"+e.Name+":"+e.Source)
+		if strings.Contains(string(e.Body), key) {
+			t.Errorf("%s/%s shows the key: %s", e.Kind, e.Name, e.Body)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "model/default:config model/fast:runtime" {
+		t.Errorf("entries = %s", got)
+	}
+	if _, err := a.PutConfigEntry(ctx, "root", store.EntryModel, "default", []byte(`{"provider":"openai","model":"x"}`), true); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("the file's model name: %v", err)
+	}
+	_, err = a.PutConfigEntry(ctx, "root", store.EntryModel, "bad", []byte(`{"provider":"nobody"}`), true)
+	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "provider") || !strings.Contains(err.Error(), "model id") {
+		t.Errorf("an invalid model: %v", err)
+	}
+	if _, err := a.SetConfigEntryDisabled(ctx, "root", store.EntryModel, "fast", true); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("disabling a model: %v", err)
+	}
+	if err := a.RemoveConfigEntry(ctx, "root", store.EntryModel, "fast"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.config().Models["fast"]; ok {
+		t.Error("the removed model is still applied")
+	}
+}
+
+// TestPostgresNeedsSharedKey: with PostgreSQL and no SWITCHBOARD_SECRET_KEY
+// an entry is refused (a per-replica key file would seal what the other
+// replicas cannot open), and serving without entries needs no key.
+func TestPostgresNeedsSharedKey(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Builtin.Roots = []string{dir}
+	cfg.Database.URL = storetest.PostgresSchema(t)
+	a, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	_, err = a.PutConfigEntry(t.Context(), "root", store.EntryServer, "x", []byte(`{"command":"/bin/true","disabled":true}`), true)
+	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), config.SecretKeyEnv) {
+		t.Errorf("an entry without the shared key: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Data, secretKeyFile)); err == nil {
+		t.Error("a per-replica key file was made for PostgreSQL")
+	}
+	if list, err := a.ConfigEntries(t.Context()); err != nil || len(list) != 0 {
+		t.Errorf("listing without the key: %v, %v", list, err)
 	}
 }

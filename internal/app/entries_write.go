@@ -15,7 +15,7 @@ import (
 // listed), seals it, stores it, audits the change and applies it here;
 // the change feed applies it on the other replicas.
 func (e *entries) PutEntry(ctx context.Context, by server.Actor, kind, name string, body json.RawMessage, create bool) (server.ConfigEntry, error) {
-	if err := e.refuseFile(name); err != nil {
+	if err := e.refuseFile(kind, name); err != nil {
 		return server.ConfigEntry{}, err
 	}
 	if _, err := decodeEntry(kind, name, body); err != nil {
@@ -98,7 +98,7 @@ func invalid(err error) error {
 
 // DeleteEntry implements [server.RuntimeConfig].
 func (e *entries) DeleteEntry(ctx context.Context, by server.Actor, kind, name string) error {
-	if err := e.refuseFile(name); err != nil {
+	if err := e.refuseFile(kind, name); err != nil {
 		return err
 	}
 	st, err := e.store(ctx)
@@ -115,7 +115,10 @@ func (e *entries) DeleteEntry(ctx context.Context, by server.Actor, kind, name s
 
 // SetEntryDisabled implements [server.RuntimeConfig].
 func (e *entries) SetEntryDisabled(ctx context.Context, by server.Actor, kind, name string, disabled bool) (server.ConfigEntry, error) {
-	if err := e.refuseFile(name); err != nil {
+	if kind == store.EntryModel {
+		return server.ConfigEntry{}, fmt.Errorf("a model has no disabled state; remove it, or point agents at another model: %w", store.ErrInvalid)
+	}
+	if err := e.refuseFile(kind, name); err != nil {
 		return server.ConfigEntry{}, err
 	}
 	s, err := e.sealer()

@@ -16,6 +16,7 @@ import (
 // entryFlags build an entry from flags, or take it whole as JSON.
 type entryFlags struct {
 	openapi  bool
+	model    bool
 	raw      string
 	typ      string
 	command  string
@@ -32,6 +33,7 @@ type entryFlags struct {
 func (f *entryFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.openapi, "openapi", false, "an OpenAPI service (openapiServers) instead of an MCP server")
+	fl.BoolVar(&f.model, "model", false, `a model (models), given with --json: {"provider":"openai","model":"gpt-4o-mini","apiKey":"..."}`)
 	fl.StringVar(&f.raw, "json", "", "the whole entry as JSON, as in the config file (- reads it from stdin); the other entry flags are then not allowed")
 	fl.StringVar(&f.typ, "type", "", "MCP transport: stdio, http or sse (default: stdio with --command, tried with --url)")
 	fl.StringVar(&f.command, "command", "", "the program of a stdio MCP server")
@@ -46,6 +48,9 @@ func (f *entryFlags) register(cmd *cobra.Command) {
 }
 
 func (f *entryFlags) kind() string {
+	if f.model {
+		return "model"
+	}
 	if f.openapi {
 		return "openapi"
 	}
@@ -64,6 +69,9 @@ func (f *entryFlags) body(cmd *cobra.Command) ([]byte, error) {
 			return io.ReadAll(cmd.InOrStdin())
 		}
 		return []byte(f.raw), nil
+	}
+	if f.model {
+		return nil, fmt.Errorf("give a model with --json, as in the config file's models")
 	}
 	m := map[string]any{}
 	set := func(k string, v any, ok bool) {
@@ -132,7 +140,8 @@ with SWITCHBOARD_SECRET_KEY (or the key file in the data directory) and
 never shown again; ${VAR} is not expanded. Examples:
   switchboard servers add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg /srv/docs
   switchboard servers add search --url https://mcp.example.com/mcp --header "Authorization=Bearer $TOKEN"
-  switchboard servers add pets --openapi --url http://127.0.0.1:8080 --bearer "$PETS_TOKEN"`,
+  switchboard servers add pets --openapi --url http://127.0.0.1:8080 --bearer "$PETS_TOKEN"
+  switchboard servers add fast --model --json '{"provider":"openai","model":"gpt-4o-mini","apiKey":"sk-..."}'`,
 			RunE: g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
 				body, err := f.body(cmd)
 				if err != nil {
@@ -154,18 +163,23 @@ never shown again; ${VAR} is not expanded. Examples:
 		servers.AddCommand(c)
 	}
 
-	var openapi bool
+	var openapi, model bool
 	rm := &cobra.Command{
-		Use: "rm NAME", Short: "Remove a server or service added at run time", Args: cobra.ExactArgs(1),
+		Use: "rm NAME", Short: "Remove a server, service or model added at run time", Args: cobra.ExactArgs(1),
 		RunE: g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
-			if err := a.RemoveConfigEntry(cmd.Context(), changedBy(), kindOf(openapi), args[0]); err != nil {
+			kind := kindOf(openapi)
+			if model {
+				kind = "model"
+			}
+			if err := a.RemoveConfigEntry(cmd.Context(), changedBy(), kind, args[0]); err != nil {
 				return usageErr(err, "")
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s %s removed\n", kindOf(openapi), args[0])
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s %s removed\n", kind, args[0])
 			return nil
 		}),
 	}
 	rm.Flags().BoolVar(&openapi, "openapi", false, "an OpenAPI service")
+	rm.Flags().BoolVar(&model, "model", false, "a model")
 	servers.AddCommand(rm)
 	for _, disabled := range []bool{false, true} {
 		var openapi bool

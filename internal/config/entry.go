@@ -45,37 +45,65 @@ func decodeEntry(path string, data []byte, v any) error {
 	return errors.Join(d.errs...)
 }
 
-// WithEntries returns a copy of c with the given MCP servers and OpenAPI
-// services added, leaving out names c already has (the file wins). The
-// copy shares nothing c's maps hold; call Validate on it.
-func (c *Config) WithEntries(servers map[string]MCPServer, services map[string]OpenAPIServer) *Config {
+// DecodeModel reads one models entry given as JSON, as [DecodeMCPServer]
+// does. The provider's key variables (OPENAI_API_KEY, ...) are not read:
+// an entry added at run time carries its own apiKey.
+func DecodeModel(name string, data []byte) (Model, error) {
+	m := defaultModel()
+	return m, decodeEntry(joinKey("models", name), data, &m)
+}
+
+// Entries are configuration entries added at run time, by kind.
+type Entries struct {
+	MCPServers     map[string]MCPServer
+	OpenAPIServers map[string]OpenAPIServer
+	Models         map[string]Model
+}
+
+// WithEntries returns a copy of c with e's entries added, leaving out
+// names c already has (the file wins). The copy shares none of the maps
+// it changes with c; call Validate on it.
+func (c *Config) WithEntries(e Entries) *Config {
 	out := *c
-	out.MCPServers = maps.Clone(c.MCPServers)
-	out.OpenAPIServers = maps.Clone(c.OpenAPIServers)
-	if out.MCPServers == nil {
-		out.MCPServers = map[string]MCPServer{}
-	}
-	if out.OpenAPIServers == nil {
-		out.OpenAPIServers = map[string]OpenAPIServer{}
-	}
-	for name, s := range servers {
-		if !c.FromFile(name) {
+	out.MCPServers = cloneMap(c.MCPServers)
+	out.OpenAPIServers = cloneMap(c.OpenAPIServers)
+	out.Models = cloneMap(c.Models)
+	for name, s := range e.MCPServers {
+		if !c.HasServer(name) {
 			out.MCPServers[name] = s
 		}
 	}
-	for name, s := range services {
-		if !c.FromFile(name) {
+	for name, s := range e.OpenAPIServers {
+		if !c.HasServer(name) {
 			out.OpenAPIServers[name] = s
+		}
+	}
+	for name, m := range e.Models {
+		if !c.HasModel(name) {
+			out.Models[name] = m
 		}
 	}
 	return &out
 }
 
-// FromFile reports whether c (the configuration as read from the file)
-// has a server or service named name; such an entry is changed in the
-// file, not at run time.
-func (c *Config) FromFile(name string) bool {
+func cloneMap[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return maps.Clone(m)
+}
+
+// HasServer reports whether c (the configuration as read from the file)
+// has an MCP server or OpenAPI service named name; such an entry is
+// changed in the file, not at run time.
+func (c *Config) HasServer(name string) bool {
 	_, mcp := c.MCPServers[name]
 	_, api := c.OpenAPIServers[name]
 	return mcp || api
+}
+
+// HasModel reports whether c has a model named name.
+func (c *Config) HasModel(name string) bool {
+	_, ok := c.Models[name]
+	return ok
 }

@@ -38,8 +38,15 @@ func TestDecodeEntryRefuses(t *testing.T) {
 func TestWithEntriesFileWins(t *testing.T) {
 	c := Default()
 	c.MCPServers = map[string]MCPServer{"files": {Command: "from-file"}}
-	m := c.WithEntries(map[string]MCPServer{"files": {Command: "from-store"}, "extra": {Command: "x"}},
-		map[string]OpenAPIServer{"files": {URL: "http://x"}})
+	c.Models = map[string]Model{"default": {Model: "file-model"}}
+	m := c.WithEntries(Entries{
+		MCPServers:     map[string]MCPServer{"files": {Command: "from-store"}, "extra": {Command: "x"}},
+		OpenAPIServers: map[string]OpenAPIServer{"files": {URL: "http://x"}},
+		Models:         map[string]Model{"default": {Model: "store-model"}, "other": {Model: "o"}},
+	})
+	if m.Models["default"].Model != "file-model" || m.Models["other"].Model != "o" || len(c.Models) != 1 {
+		t.Errorf("merged models %+v, file's %+v", m.Models, c.Models)
+	}
 	if m.MCPServers["files"].Command != "from-file" || m.MCPServers["extra"].Command != "x" || len(m.OpenAPIServers) != 0 {
 		t.Errorf("merged servers %+v, services %+v", m.MCPServers, m.OpenAPIServers)
 	}

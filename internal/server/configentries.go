@@ -10,11 +10,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-// ConfigEntry is one MCP server or OpenAPI service as the configuration
-// routes show it: from the file or added at run time, secret values
+// ConfigEntry is one MCP server, OpenAPI service or model as the
+// configuration routes show it: from the file or added at run time, secret values
 // replaced by "(set)".
 type ConfigEntry struct {
-	// Kind is "server" (an MCP server) or "openapi".
+	// Kind is "server" (an MCP server), "openapi" or "model".
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	// Source is "file" (change it in the file) or "runtime".

@@ -14,6 +14,8 @@ const (
 	EntryServer = "server"
 	// EntryOpenAPI is an OpenAPI service: an entry of openapiServers.
 	EntryOpenAPI = "openapi"
+	// EntryModel is a language model endpoint: an entry of models.
+	EntryModel = "model"
 )
 
 // ConfigEntry is one entry of the configuration an admin added at run time
@@ -22,7 +24,8 @@ const (
 // and Sealed, the whole entry encrypted by app; the store never sees a key
 // and never decrypts.
 type ConfigEntry struct {
-	// Kind is EntryServer or EntryOpenAPI; Name is unique within a kind.
+	// Kind is EntryServer, EntryOpenAPI or EntryModel; Name is unique
+	// within a kind.
 	Kind string
 	Name string
 	// Body is the entry as JSON, in the file's format, with every secret
@@ -42,9 +45,9 @@ type ConfigEntry struct {
 // Validate reports whether e can be stored, as an [ErrInvalid] error.
 func (e *ConfigEntry) Validate() error {
 	switch e.Kind {
-	case EntryServer, EntryOpenAPI:
+	case EntryServer, EntryOpenAPI, EntryModel:
 	default:
-		return invalidf("config entry %q: kind %q is neither %q nor %q", e.Name, e.Kind, EntryServer, EntryOpenAPI)
+		return invalidf("config entry %q: kind %q is none of %q, %q and %q", e.Name, e.Kind, EntryServer, EntryOpenAPI, EntryModel)
 	}
 	if e.Name == "" {
 		return invalidf("config entry name is empty")

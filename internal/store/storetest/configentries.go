@@ -27,7 +27,7 @@ func testConfigEntries(t *testing.T, s store.Store) {
 	must(t, "CreateConfigEntry of another kind", err)
 
 	for _, bad := range []store.ConfigEntry{
-		{Kind: "model", Name: "x", Body: []byte(`{}`), Sealed: []byte("s")},
+		{Kind: "agent", Name: "x", Body: []byte(`{}`), Sealed: []byte("s")},
 		{Kind: store.EntryServer, Body: []byte(`{}`), Sealed: []byte("s")},
 		{Kind: store.EntryServer, Name: "x", Body: []byte(`{`), Sealed: []byte("s")},
 		{Kind: store.EntryServer, Name: "x", Body: []byte(`{}`)},

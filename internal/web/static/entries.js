@@ -38,6 +38,7 @@
     });
     const controls = e.source === "file"
       ? [el("span", { class: "badge", text: "from the file: change it there" })]
+      : e.kind === "model" ? [act("Remove", "DELETE", base(e))]
       : [e.disabled ? act("Enable", "POST", base(e) + "/enable") : act("Disable", "POST", base(e) + "/disable"), act("Remove", "DELETE", base(e))];
     return el("li", { "data-entry": e.kind + "/" + e.name },
       el("code", { text: e.name }), " ", el("span", { class: "muted", text: e.kind + (e.disabled ? ", disabled" : "") + (e.updatedBy ? ", by " + e.updatedBy : "") }), " ",
@@ -47,7 +48,7 @@
 
   function form(reload) {
     const name = el("input", { id: "entry-name", required: "", placeholder: "files", autocomplete: "off" });
-    const kind = el("select", { id: "entry-kind" }, el("option", { value: "server", text: "MCP server (stdio, http, sse)" }), el("option", { value: "openapi", text: "OpenAPI service" }));
+    const kind = el("select", { id: "entry-kind" }, el("option", { value: "server", text: "MCP server (stdio, http, sse)" }), el("option", { value: "openapi", text: "OpenAPI service" }), el("option", { value: "model", text: "Model" }));
     const body = el("textarea", { id: "entry-body", rows: "5", placeholder: '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}' });
     const problems = el("pre", { id: "entry-problems", class: "note error", hidden: "" });
     const add = el("button", { type: "submit", text: "Add" });
