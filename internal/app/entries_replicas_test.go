@@ -149,8 +149,19 @@ func TestRuntimeServerAcrossReplicas(t *testing.T) {
 			t.Errorf("GET %s: %d %s; want 200 with API_TOKEN shown as (set)", u, code, body)
 		}
 	}
-	if code, _ := send(t, http.MethodGet, bURL+"/api/v1/config/entries", bob, nil); code != http.StatusForbidden {
-		t.Errorf("a non-admin's list: %d, want 403", code)
+	// A non-admin is refused on every route, on either replica.
+	for _, r := range []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/config/entries"}, {http.MethodGet, "/api/v1/config/server/added"},
+		{http.MethodPost, "/api/v1/config/server"}, {http.MethodPut, "/api/v1/config/server/added"},
+		{http.MethodDelete, "/api/v1/config/server/added"}, {http.MethodPost, "/api/v1/config/server/added/enable"},
+		{http.MethodPost, "/api/v1/config/server/added/disable"}, {http.MethodPost, "/api/v1/config/server/added/test"},
+		{http.MethodPost, "/api/v1/config/model"},
+	} {
+		for _, base := range []string{aURL, bURL} {
+			if code, body := send(t, r.method, base+r.path, bob, entry); code != http.StatusForbidden {
+				t.Errorf("a non-admin's %s %s: %d %s, want 403", r.method, r.path, code, body)
+			}
+		}
 	}
 	st, err := a.Store(t.Context())
 	if err != nil {
