@@ -55,11 +55,18 @@ type App struct {
 	// only with a new process (data directory, database, listen address)
 	// is read here. live is the configuration last applied (see
 	// [App.Reload]); entries that a reload applies are read there.
-	cfg    *config.Config
-	live   atomic.Pointer[config.Config]
-	only   []string                       // Options.Only
-	load   func() (*config.Config, error) // Options.Reload
-	logger *slog.Logger
+	cfg  *config.Config
+	live atomic.Pointer[config.Config]
+	// file is the configuration as the file gave it, without the entries
+	// added at run time; entries is the runtime configuration.
+	file    atomic.Pointer[config.Config]
+	entries *entries
+	// serving is set while Serve runs: only then are entry changes
+	// applied in this process.
+	serving atomic.Bool
+	only    []string                       // Options.Only
+	load    func() (*config.Config, error) // Options.Reload
+	logger  *slog.Logger
 
 	registry *tools.Registry
 	pool     *mcphost.Pool
@@ -142,6 +149,8 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 	}
 	a := &App{cfg: cfg, only: o.Only, load: o.Reload, logger: logger, oauthClient: o.OAuthHTTPClient, secrets: redact.NewSecrets(cfg.SecretValues()...)}
 	a.live.Store(cfg)
+	a.file.Store(cfg)
+	a.entries = &entries{a: a}
 	prot, err := protect.New(protectedItems(cfg))
 	if err != nil {
 		return nil, err

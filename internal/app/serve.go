@@ -90,6 +90,17 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		wg.Go(func() { watchUsers(wctx, feed, a.InvalidateUsers) })
 		defer func() { cancel(); wg.Wait() }()
 	}
+	// The MCP servers and OpenAPI services admins added at run time join
+	// the file's now, and again whenever any replica changes them.
+	a.serving.Store(true)
+	defer a.serving.Store(false)
+	a.entries.apply(ctx, a.file.Load(), "start")
+	if feed, ok := st.(store.Changes); ok {
+		ectx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { a.entries.watch(ectx, feed) })
+		defer func() { cancel(); wg.Wait() }()
+	}
 	gw, err := a.Gateway(ctx, GatewayOptions{AllowedOrigins: a.cfg.Server.AllowedOrigins})
 	if err != nil {
 		return err
@@ -165,6 +176,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
+		Config:  a.entries,
 		Models:  func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
 		// A refused edit of the config file shows on /readyz and so in
 		// the web UI, until an edit is applied.

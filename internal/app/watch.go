@@ -81,24 +81,14 @@ func (a *App) followConfig(ctx context.Context, load func() (*config.Config, err
 	}
 }
 
-// reloadWith reads the configuration with load and applies it, or refuses
-// it with every problem listed.
+// reloadWith reads the configuration with load and applies it together
+// with the entries added at run time, or refuses it with every problem
+// listed.
 func (a *App) reloadWith(ctx context.Context, load func() (*config.Config, error), why string) {
 	cfg, err := load()
 	if err != nil {
 		a.refuse(err)
 		return
 	}
-	wasRefused := a.ConfigProblems() != nil
-	diff, err := a.Reload(ctx, cfg)
-	switch {
-	case err != nil:
-		a.logger.Warn("configuration applied in part", logKeyChanges, diff.String(), logKeyErr, err)
-	case !diff.Empty() || wasRefused:
-		a.logger.Info("configuration applied", logKeyTrigger, why, logKeyChanges, diff.String())
-	}
-	if len(diff.Restart) > 0 {
-		a.logger.Warn("configuration changed in settings that apply at the next start of serve",
-			logKeyRestart, strings.Join(diff.Restart, ", "))
-	}
+	a.entries.apply(ctx, cfg, why)
 }

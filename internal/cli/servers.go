@@ -58,6 +58,7 @@ server wrote to stderr follow.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&stderr, "stderr", false, "also print the stderr tail of each stdio server")
+	addEntryCmds(g, cmd)
 	return cmd
 }
 

@@ -22,6 +22,10 @@ type Config struct {
 	// person accepted, and of the directories tools may write, are read
 	// (see [Config.Trust]); they never come from the file itself.
 	TrustDirs []string `json:"-"`
+	// SecretKey seals the secrets of configuration entries added at run
+	// time (base64 of 32 bytes, from SWITCHBOARD_SECRET_KEY); empty means a
+	// key file in the data directory. It never comes from the file.
+	SecretKey Secret `json:"-"`
 
 	MCPServers map[string]MCPServer `json:"mcpServers"`
 	// MCPRoots are the roots (directories or file:// URIs) offered to

@@ -39,6 +39,9 @@ func (c *Config) applyEnv(getenv func(string) string, cwd, home string) {
 	if e := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); e != "" {
 		c.Tracing.Endpoint = e
 	}
+	if k := getenv(SecretKeyEnv); k != "" {
+		c.SecretKey = Secret(k)
+	}
 	if u := getenv("SWITCHBOARD_DATABASE_URL"); u != "" {
 		c.Database.URL = u
 	}

@@ -137,6 +137,9 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	// Servers answers the /api/v1/servers routes; nil lists none.
 	Servers Servers
+	// Config answers the /api/v1/config routes (MCP servers and OpenAPI
+	// services added at run time); nil answers 404.
+	Config RuntimeConfig
 	// Pins answers /api/v1/tools/changes (held tools and accepting them);
 	// nil answers 404.
 	Pins Pins

@@ -68,6 +68,15 @@ func routes() []route {
 		{http.MethodPut, "/api/v1/agents/{name}/servers/{server}", admin, documented, (*Server).assignServer},
 		{http.MethodDelete, "/api/v1/agents/{name}/servers/{server}", admin, documented, (*Server).removeServer},
 
+		{http.MethodGet, "/api/v1/config/entries", admin, documented, (*Server).listEntries},
+		{http.MethodPost, "/api/v1/config/{kind}", admin, documented, (*Server).createEntry},
+		{http.MethodGet, "/api/v1/config/{kind}/{name}", admin, documented, (*Server).getEntry},
+		{http.MethodPut, "/api/v1/config/{kind}/{name}", admin, documented, (*Server).replaceEntry},
+		{http.MethodDelete, "/api/v1/config/{kind}/{name}", admin, documented, (*Server).deleteEntry},
+		{http.MethodPost, "/api/v1/config/{kind}/{name}/enable", admin, documented, (*Server).enableEntry},
+		{http.MethodPost, "/api/v1/config/{kind}/{name}/disable", admin, documented, (*Server).disableEntry},
+		{http.MethodPost, "/api/v1/config/{kind}/{name}/test", admin, documented, (*Server).testEntry},
+
 		{http.MethodGet, "/api/v1/servers", authenticated, documented, (*Server).listServers},
 		{http.MethodGet, "/api/v1/servers/{name}/stderr", admin, documented, (*Server).serverStderr},
 		{http.MethodPost, "/api/v1/servers/{name}/restart", admin, documented, (*Server).restartServer},

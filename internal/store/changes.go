@@ -22,6 +22,9 @@ const (
 	TopicAgents Topic = "agents"
 	// TopicRuns changes when a run gains events; Key is the run's ID.
 	TopicRuns Topic = "runs"
+	// TopicConfig changes when a configuration entry added at run time is
+	// created, changed or deleted; Key is "kind/name".
+	TopicConfig Topic = "config"
 )
 
 // Change is one entry of the change feed: something about Key on Topic

@@ -24,6 +24,7 @@ type Store interface {
 	Users
 	Pins
 	MCPAnswers
+	ConfigEntries
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.

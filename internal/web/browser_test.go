@@ -141,6 +141,7 @@ func TestBrowser(t *testing.T) {
 		{"api key", testAPIKey},
 		{"rendering", testRendering},
 		{"roles", testRoles},
+		{"runtime entries", testEntries},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })

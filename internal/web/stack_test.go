@@ -210,6 +210,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 	}
 	srv := server.New(db, rt, reg, g, &server.Options{
 		Servers:        servers{s.restarts},
+		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },
 		ConfigProblems: o.configProblems,
 		AllowAnonymous: !o.keys,

@@ -61,6 +61,13 @@ func Changes(t *testing.T, writer, watcher store.Store, within time.Duration) {
 		_, err := writer.AssignServer(ctx, "helper", "files")
 		must(t, "AssignServer", err)
 	})
+	wake("CreateConfigEntry", store.TopicConfig, "server/files", func() {
+		_, err := writer.CreateConfigEntry(ctx, store.ConfigEntry{Kind: store.EntryServer, Name: "files", Body: []byte(`{}`), Sealed: []byte{1}})
+		must(t, "CreateConfigEntry", err)
+	})
+	wake("DeleteConfigEntry", store.TopicConfig, "", func() {
+		must(t, "DeleteConfigEntry", writer.DeleteConfigEntry(ctx, store.EntryServer, "files"))
+	})
 	if n, ok := writer.(store.Notifier); ok {
 		wake("Notify", store.TopicRuns, "run-1", func() {
 			must(t, "Notify", n.Notify(ctx, store.Change{Topic: store.TopicRuns, Key: "run-1"}))

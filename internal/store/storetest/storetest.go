@@ -58,6 +58,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"OddText", testOddText},
 		{"RunLog", testRunLog},
 		{"MCPAnswers", testMCPAnswers},
+		{"ConfigEntries", testConfigEntries},
+		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
