@@ -1,7 +1,9 @@
 package app
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
@@ -39,9 +41,22 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 		read = append(read, s.Cwd)
 	}
 	read = append(read, sb.Read...)
+	// What the command itself needs (its package, its interpreter, the
+	// caches npx and uvx run from) is found rather than listed by hand.
+	// A derived path inside a write path is dropped, not refused: the
+	// write path already lets the server read it.
+	var derived []sandbox.Grant
+	for _, g := range sandbox.Derive(s.Command, s.Args, s.Cwd, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env)) {
+		if insideAny(g.Path, write) || slices.Contains(read, g.Path) {
+			continue
+		}
+		derived = append(derived, g)
+		read = append(read, g.Path)
+	}
 	p := &sandbox.Policy{
 		Confine: true,
 		Read:    read,
+		Derived: derived,
 		Write:   append([]string{}, write...),
 		Hide:    append(hidden(cfg), sandbox.SystemHide()...),
 		Network: sb.Network,
