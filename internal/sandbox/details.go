@@ -35,6 +35,13 @@ func closedAbove(path string) string {
 	var dirs []string
 	for c := filepath.Clean(path); ; c = filepath.Dir(c) {
 		dirs = append(dirs, c)
+		// The shim covers these with its own tmpfs and binds back the
+		// paths below them, opened by Switchboard: the directories on
+		// the host's way to them do not count.
+		if c == "/tmp" || c == "/dev/shm" || c == "/run" {
+			dirs = dirs[:1]
+			break
+		}
 		if c == "/" || c == "." {
 			break
 		}
