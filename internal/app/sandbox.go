@@ -160,3 +160,25 @@ func TerminalSandbox(cfg *config.Config) string {
 	p.Write = cfg.Builtin.Roots
 	return p.String()
 }
+
+// RuntimeServerDefaults returns s, a server added while Switchboard runs
+// (through the REST API, `switchboard servers add` or the web UI), with
+// the defaults such a server gets: a stdio server that says nothing about
+// its sandbox is confined, as if it said `sandbox: true`, wherever this
+// system can sandbox; the paths its command needs (its package, its
+// interpreter, npm's and uv's caches read-only) are derived when the
+// configuration is applied. An explicit `sandbox: false` (or any sandbox
+// setting) is kept: the admin chose it. HTTP and SSE servers, and every
+// server where the kernel cannot sandbox, are returned as they are (the
+// top-level `sandbox` default then applies, as for servers in the file).
+//
+// Servers in the configuration file keep the top-level default (`false`):
+// a file written by a person who can run any command already is not made
+// to fail on upgrade. See docs/SECURITY.md, "Defaults".
+func RuntimeServerDefaults(s config.MCPServer) config.MCPServer {
+	if s.Transport() != config.TransportStdio || s.Sandbox != nil || !sandbox.Check().Available {
+		return s
+	}
+	s.Sandbox = &config.Sandbox{Enabled: true}
+	return s
+}

@@ -62,3 +62,34 @@ func TestServerSandbox(t *testing.T) {
 		t.Error("a server's sandbox: false did not win over the default")
 	}
 }
+
+func TestRuntimeServerDefaults(t *testing.T) {
+	if !sandbox.Check().Available {
+		if got := RuntimeServerDefaults(config.MCPServer{Command: "x"}); got.Sandbox != nil {
+			t.Errorf("without a sandbox here a runtime server got sandbox %+v", got.Sandbox)
+		}
+		return
+	}
+	off := &config.Sandbox{}
+	tests := []struct {
+		name string
+		s    config.MCPServer
+		want *config.Sandbox
+	}{
+		{"a stdio server with no sandbox is confined", config.MCPServer{Command: "npx"}, &config.Sandbox{Enabled: true}},
+		{"sandbox: false is kept", config.MCPServer{Command: "npx", Sandbox: off}, off},
+		{"an HTTP server is left alone", config.MCPServer{URL: "http://127.0.0.1:1/mcp"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RuntimeServerDefaults(tt.s)
+			if diff := cmp.Diff(tt.want, got.Sandbox); diff != "" {
+				t.Errorf("sandbox mismatch (-want +got):\n%s", diff)
+			}
+			cfg := config.Default()
+			if p := serverSandbox(cfg, got); (p != nil) != (tt.want != nil && tt.want.Enabled) {
+				t.Errorf("policy %v for sandbox %+v", p, got.Sandbox)
+			}
+		})
+	}
+}
