@@ -48,6 +48,8 @@ func mcpServer(cfg *config.Config, name string, s config.MCPServer) mcphost.Serv
 		Roots:           s.Roots,
 	}
 	if s.Transport() == config.TransportStdio {
+		s = serverCommand(cfg, s)
+		sc.Command, sc.Args = s.Command, s.Args
 		sc.Sandbox = serverSandbox(cfg, s)
 	}
 	if o := s.OAuth; o != nil {

@@ -16,10 +16,7 @@ import (
 // its write paths (the roots when it names none), and never sees the data
 // directory or the config file.
 func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
-	sb := cfg.Sandbox
-	if s.Sandbox != nil {
-		sb = *s.Sandbox
-	}
+	sb := sandboxOf(cfg, s)
 	if !sb.Enabled {
 		return nil
 	}
@@ -67,6 +64,28 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 	// their names before it exited.
 	p.Pin()
 	return p
+}
+
+// sandboxOf is a server's sandbox setting: its own, else the top-level one.
+func sandboxOf(cfg *config.Config, s config.MCPServer) config.Sandbox {
+	if s.Sandbox != nil {
+		return *s.Sandbox
+	}
+	return cfg.Sandbox
+}
+
+// serverCommand returns s with the command it starts with: as configured,
+// except that a confined `npx` of a package npx has installed runs the
+// package's script directly (npx itself writes its cache at every start,
+// which the sandbox keeps read-only; see [sandbox.InstalledNPX]).
+func serverCommand(cfg *config.Config, s config.MCPServer) config.MCPServer {
+	if s.Transport() != config.TransportStdio || !sandboxOf(cfg, s).Enabled {
+		return s
+	}
+	if bin, rest, ok := sandbox.InstalledNPX(s.Command, s.Args, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env)); ok {
+		s.Command, s.Args = bin, rest
+	}
+	return s
 }
 
 // insideAny reports whether path is one of dirs or below one, as named or

@@ -43,12 +43,26 @@ func TestSandboxTrueStartsServers(t *testing.T) {
 	goServer.Env[mcptest.EnvEvents] = filepath.Join(root, "events")
 	goEnv, _ := json.Marshal(goServer.Env)
 	bin := filepath.Join(nm, ".bin")
+	// npx's cache as `npx -y @modelcontextprotocol/server-memory` leaves
+	// it, with the packages of testdata (nothing downloads in tests).
+	npmCache := filepath.Join(t.TempDir(), "npm")
+	npxDir := filepath.Join(npmCache, "_npx", "0123456789abcdef")
+	if err := os.MkdirAll(npxDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(npxDir, "package.json"), []byte(`{"_npx":{"packages":["@modelcontextprotocol/server-memory"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(nm, filepath.Join(npxDir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
 	cfgText := `
 builtin: {roots: [` + root + `]}
 mcpServers:
   everything: {command: ` + filepath.Join(bin, "mcp-server-everything") + `, sandbox: true}
   filesystem: {command: ` + filepath.Join(bin, "mcp-server-filesystem") + `, args: [` + root + `], sandbox: true}
   memory: {command: ` + filepath.Join(bin, "mcp-server-memory") + `, env: {MEMORY_FILE_PATH: ` + memory + `}, sandbox: true}
+  npx: {command: npx, args: [-y, "@modelcontextprotocol/server-memory"], env: {npm_config_cache: ` + npmCache + `, MEMORY_FILE_PATH: ` + filepath.Join(root, "npx.json") + `}, sandbox: true}
   noisy: {command: node, args: [` + filepath.Join(repo, "testdata", "npm", "servers", "noisy.mjs") + `], sandbox: true}
   pyscript: {command: python3, args: [` + filepath.Join(repo, "testdata", "python", "server.py") + `], sandbox: true}
   pymodule: {command: python3, args: [-m, echoserver], cwd: ` + filepath.Join(repo, "testdata", "python") + `, sandbox: true}
@@ -87,6 +101,7 @@ mcpServers:
 		{"everything", "echo", map[string]any{"message": "hi"}, "Echo: hi"},
 		{"filesystem", "list_allowed_directories", nil, root},
 		{"memory", "create_entities", map[string]any{"entities": []map[string]any{{"name": "sandbox", "entityType": "test", "observations": []string{"derived"}}}}, "sandbox"},
+		{"npx", "read_graph", nil, "entities"},
 		{"noisy", "echo", map[string]any{"message": "hi"}, "Echo: hi"},
 		{"pyscript", "echo", map[string]any{"message": "hi"}, "Echo: hi"},
 		{"pymodule", "echo", map[string]any{"message": "hi"}, "Echo: hi"},
