@@ -12,7 +12,7 @@ func TestInstalledNPX(t *testing.T) {
 	r := t.TempDir()
 	at := func(p string) string { return filepath.Join(r, p) }
 	tree(t, r, map[string]string{
-		"home/.npm/_npx/aaa/package.json": `{"dependencies":{"@scope/srv":"^1.2.0"},"_npx":{"packages":["@scope/srv"]}}`,
+		"home/.npm/_npx/aaa/package.json":                         `{"dependencies":{"@scope/srv":"^1.2.0"},"_npx":{"packages":["@scope/srv"]}}`,
 		"home/.npm/_npx/aaa/node_modules/@scope/srv/package.json": `{"name":"@scope/srv","version":"1.2.3","bin":{"srv":"dist/index.js","other":"dist/other.js"}}`,
 		"home/.npm/_npx/bbb/package.json":                         `{"_npx":{"packages":["plain@2.0.0"]}}`,
 		"home/.npm/_npx/bbb/node_modules/plain/package.json":      `{"name":"plain","version":"2.0.0","bin":"cli.js"}`,
