@@ -3,7 +3,6 @@ package app
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
@@ -44,7 +43,7 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 	// write path already lets the server read it.
 	var derived []sandbox.Grant
 	for _, g := range sandbox.Derive(s.Command, s.Args, s.Cwd, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env)) {
-		if insideAny(g.Path, write) || slices.Contains(read, g.Path) {
+		if insideAny(g.Path, write) || insideAny(g.Path, read) {
 			continue
 		}
 		derived = append(derived, g)
