@@ -79,30 +79,64 @@ func TestDerive(t *testing.T) {
 		env  []string
 		want []string
 	}{
-		{"an npm server through node_modules/.bin", at("proj/node_modules/.bin/mcp-x"), nil, "", env,
-			[]string{at("proj/node_modules"), at("node")}},
-		{"the same, relative to the cwd", "node_modules/.bin/mcp-x", nil, at("proj"), env,
-			[]string{at("proj/node_modules"), at("node")}},
-		{"node with a script in a project", "node", []string{"--no-warnings", "-r", "x.js", at("app/src/server.mjs")}, "", env,
-			[]string{at("node"), at("app")}},
+		{
+			"an npm server through node_modules/.bin", at("proj/node_modules/.bin/mcp-x"), nil, "", env,
+			[]string{at("proj/node_modules"), at("node")},
+		},
+		{
+			"the same, relative to the cwd", "node_modules/.bin/mcp-x", nil, at("proj"), env,
+			[]string{at("proj/node_modules"), at("node")},
+		},
+		{
+			"node with a script in a project", "node",
+			[]string{"--no-warnings", "-r", "x.js", at("app/src/server.mjs")},
+			"", env,
+			[]string{at("node"), at("app")},
+		},
 		{"node with inline code", "node", []string{"-e", "1"}, "", env, []string{at("node")}},
-		{"npx: npm's caches read-only", "npx", []string{"-y", "@scope/x"}, "", env,
-			[]string{at("node"), at("home/.npm/_npx"), at("home/.npm/_cacache")}},
-		{"npx with its own cache", "npx", []string{"-y", "x"}, "", append([]string{"npm_config_cache=" + at("cache")}, env...),
-			[]string{at("node"), at("cache/_npx"), at("cache/_cacache")}},
-		{"python in a virtual environment, -m", at("venv/bin/python3"), []string{"-m", "srv"}, "", env,
-			[]string{at("venv"), at("py")}},
-		{"python script below a pyproject.toml", at("py/bin/python3.12"), []string{"-u", at("pysrv/src/pkg/server.py")}, "", env,
-			[]string{at("py"), at("pysrv")}},
-		{"a script in the home directory alone, not the home", at("py/bin/python3.12"), []string{at("home/server.py")}, "", env,
-			[]string{at("py"), at("home/server.py")}},
-		{"uvx: uv's cache, Pythons and tools", "uvx", []string{"mcp-server-x"}, "", env,
-			[]string{at("uv/uvx"), at("home/.cache/uv"), at("home/.local/share/uv/python"), at("home/.local/share/uv/tools")}},
+		{
+			"npx: npm's caches read-only", "npx",
+			[]string{"-y", "@scope/x"},
+			"", env,
+			[]string{at("node"), at("home/.npm/_npx"), at("home/.npm/_cacache")},
+		},
+		{
+			"npx with its own cache", "npx",
+			[]string{"-y", "x"},
+			"", append([]string{"npm_config_cache=" + at("cache")}, env...),
+			[]string{at("node"), at("cache/_npx"), at("cache/_cacache")},
+		},
+		{
+			"python in a virtual environment, -m", at("venv/bin/python3"),
+			[]string{"-m", "srv"},
+			"", env,
+			[]string{at("venv"), at("py")},
+		},
+		{
+			"python script below a pyproject.toml", at("py/bin/python3.12"),
+			[]string{"-u", at("pysrv/src/pkg/server.py")},
+			"", env,
+			[]string{at("py"), at("pysrv")},
+		},
+		{
+			"a script in the home directory alone, not the home", at("py/bin/python3.12"),
+			[]string{at("home/server.py")},
+			"", env,
+			[]string{at("py"), at("home/server.py")},
+		},
+		{
+			"uvx: uv's cache, Pythons and tools", "uvx",
+			[]string{"mcp-server-x"},
+			"", env,
+			[]string{at("uv/uvx"), at("home/.cache/uv"), at("home/.local/share/uv/python"), at("home/.local/share/uv/tools")},
+		},
 		{"a binary in ~/bin: the file, never the home", at("home/bin/tool"), nil, "", env, []string{at("home/bin/tool")}},
 		{"a binary in an installation with lib/", at("opt/tool/bin/tool"), nil, "", env, []string{at("opt/tool")}},
 		{"a plain Go binary", at("gobin/server"), nil, "", env, []string{at("gobin/server")}},
-		{"#! with env -S and interpreter options", at("shebang-S/run"), nil, "", env,
-			[]string{at("shebang-S"), at("node")}},
+		{
+			"#! with env -S and interpreter options", at("shebang-S/run"), nil, "", env,
+			[]string{at("shebang-S"), at("node")},
+		},
 		{"a system command needs nothing", "/bin/sh", nil, "", env, nil},
 		{"a command that does not exist", "nope", nil, "", env, nil},
 	}
@@ -128,8 +162,8 @@ func TestDetailsNamesAClosedDirectory(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only run as root is the sandbox's user nobody")
 	}
-	closed := filepath.Join(os.TempDir(), "..", "var", "tmp") // outside the shim's own /tmp
-	dir, err := os.MkdirTemp(filepath.Clean(closed), "switchboard-derive-")
+	closed := filepath.Join(os.TempDir(), "..", "var", "tmp")               // outside the shim's own /tmp
+	dir, err := os.MkdirTemp(filepath.Clean(closed), "switchboard-derive-") //nolint:usetesting // outside /tmp, which Details rightly exempts
 	if err != nil {
 		t.Skip(err)
 	}
