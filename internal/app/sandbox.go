@@ -42,7 +42,7 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 	// A derived path inside a write path is dropped, not refused: the
 	// write path already lets the server read it.
 	var derived []sandbox.Grant
-	for _, g := range sandbox.Derive(s.Command, s.Args, s.Cwd, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env)) {
+	for _, g := range sandbox.Derive(s.Command, s.Args, s.Cwd, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env), write) {
 		if insideAny(g.Path, write) || insideAny(g.Path, read) {
 			continue
 		}

@@ -32,12 +32,22 @@ type Grant struct {
 //   - for npx and uvx, the package caches they run packages from: npm's
 //     cache (~/.npm) and uv's cache, tools and Pythons.
 //
-// It reads files only (#! lines, pyvenv.cfg) and runs nothing. A path is
+// It reads files only (#! lines, pyvenv.cfg) and runs nothing. Files the
+// command may change (those in or reached through writable, its write
+// paths) are not believed: a confined server that rewrote its own #! line,
+// pyvenv.cfg or node_modules/.bin link would otherwise choose what it may
+// read after the next reload. From such a file only an interpreter's name
+// is taken (node, python, ...), looked up on PATH. A path is
 // never widened to /, to the home directory or to a directory above it:
 // the command's own file is granted instead. Paths the system list covers
 // are left out. The result holds absolute paths, each once.
-func Derive(name string, args []string, dir string, env []string) []Grant {
+func Derive(name string, args []string, dir string, env, writable []string) []Grant {
 	d := &deriver{env: envMap(env), dir: dir}
+	for _, w := range writable {
+		if abs, err := filepath.Abs(w); err == nil {
+			d.writable = append(d.writable, filepath.Clean(abs), realOr(abs))
+		}
+	}
 	d.home = d.env["HOME"]
 	path := d.lookPath(name)
 	if path == "" {
@@ -48,10 +58,40 @@ func Derive(name string, args []string, dir string, env []string) []Grant {
 }
 
 type deriver struct {
-	env  map[string]string
-	dir  string
-	home string
-	out  []Grant
+	env      map[string]string
+	dir      string
+	home     string
+	writable []string // the write paths, as named and resolved
+	out      []Grant
+}
+
+// changeable reports whether the command may change what path names: the
+// path, a symlink it leads through at its end, or where it leads, lies in
+// a write path.
+func (d *deriver) changeable(path string) bool {
+	p := filepath.Clean(path)
+	for range 40 {
+		for _, w := range d.writable {
+			if p == w || within(p, w) {
+				return true
+			}
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p = filepath.Clean(target)
+	}
+	r := realOr(path)
+	for _, w := range d.writable {
+		if r == w || within(r, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func envMap(env []string) map[string]string {
@@ -142,6 +182,24 @@ func realOr(p string) string {
 func (d *deriver) command(path string, args []string, depth int) {
 	real := realOr(path)
 	prog := programOf(filepath.Base(path), filepath.Base(real))
+	if d.changeable(path) {
+		// Readable through the write path; of its #! line only the
+		// name of a known interpreter is used, found on PATH.
+		if prog == "" {
+			if interp, iargs, ok := shebang(real); ok {
+				name := filepath.Base(interp)
+				if name == "env" && len(iargs) > 0 {
+					name = iargs[0]
+				}
+				if kind := programOf(name); kind == "node" || kind == "python" {
+					if ipath := d.lookPath(name); ipath != "" && !d.changeable(ipath) {
+						d.interpreter(ipath, kind)
+					}
+				}
+			}
+		}
+		return
+	}
 	if interp, iargs, ok := shebang(real); ok && depth < 4 {
 		d.add(d.packageOf(real), "the command's package ("+filepath.Base(path)+" is "+real+")")
 		ipath := d.lookPath(interp)
@@ -209,14 +267,14 @@ func programOf(names ...string) string {
 func (d *deriver) program(prog string, args []string) {
 	switch prog {
 	case "node":
-		if s := scriptArg(args, nodeValueFlags); s != "" {
+		if s := scriptArg(args, nodeValueFlags); s != "" && !d.changeable(d.abs(s)) {
 			d.add(d.packageOf(d.abs(s)), "the script's package ("+s+")")
 		}
 	case "python":
 		if slices.Contains(args, "-m") || slices.Contains(args, "-c") {
 			return // a module comes from the installation or the cwd
 		}
-		if s := scriptArg(args, pythonValueFlags); s != "" {
+		if s := scriptArg(args, pythonValueFlags); s != "" && !d.changeable(d.abs(s)) {
 			d.add(d.packageOf(d.abs(s)), "the script's package ("+s+")")
 		}
 	case "npx":
@@ -292,13 +350,19 @@ func scriptArg(args, valueFlags []string) string {
 // bin/ when it is not the system's, and for Python a virtual environment
 // with the installation it was made from.
 func (d *deriver) interpreter(path, kind string) {
+	if d.changeable(path) {
+		return // readable through the write path; its links are the command's to change
+	}
 	real := realOr(path)
 	// A virtual environment's python is a symlink to the base one; the
 	// environment is found from the name, as Python finds it.
 	if venv := filepath.Dir(filepath.Dir(path)); kind == "python" && fileExists(filepath.Join(venv, "pyvenv.cfg")) {
 		d.add(venv, "the Python virtual environment of "+path)
-		if home := pyvenvHome(filepath.Join(venv, "pyvenv.cfg")); home != "" {
-			d.prefix(filepath.Join(home, filepath.Base(real)), "the Python installation the virtual environment was made from")
+		// A pyvenv.cfg the command may change names no home to believe.
+		if cfg := filepath.Join(venv, "pyvenv.cfg"); !d.changeable(cfg) {
+			if home := pyvenvHome(cfg); home != "" {
+				d.prefix(filepath.Join(home, filepath.Base(real)), "the Python installation the virtual environment was made from")
+			}
 		}
 	}
 	d.prefix(real, kind+"'s installation ("+real+")")

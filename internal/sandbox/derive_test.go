@@ -143,7 +143,7 @@ func TestDerive(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, g := range Derive(tt.cmd, tt.args, tt.dir, tt.env) {
+			for _, g := range Derive(tt.cmd, tt.args, tt.dir, tt.env, nil) {
 				if g.Why == "" {
 					t.Errorf("grant %s says not why", g.Path)
 				}
@@ -185,5 +185,59 @@ func TestDetailsNamesAClosedDirectory(t *testing.T) {
 	}
 	if d := p.Details(); strings.Contains(d[0], "out of reach") {
 		t.Errorf("details %q for a searchable directory", d)
+	}
+}
+
+// TestDeriveDoesNotBelieveWritableFiles plays a confined server that
+// rewrote the files in its write path from which its policy is derived (a
+// #! line, a node_modules/.bin link, a pyvenv.cfg, a script link) to read
+// a secret at the next reload: none of them may grant it.
+func TestDeriveDoesNotBelieveWritableFiles(t *testing.T) {
+	r, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(p string) string { return filepath.Join(r, p) }
+	tree(t, r, map[string]string{
+		"node/bin/node":            "\x7fELF",
+		"secret/bin/key":           "\x7fELF",
+		"secret/lib/x":             "x",
+		"secret/package.json":      "{}",
+		"secret/index.js":          "#!/usr/bin/env node\n",
+		"py/bin/python3.12":        "\x7fELF",
+		"proj/evil.js":             "#!" + at("secret/bin/key") + "\n",
+		"proj/ok.js":               "#!/usr/bin/env node\n",
+		"proj/node_modules/.bin/x": "->" + at("secret/index.js"),
+		"proj/link.js":             "->" + at("secret/index.js"),
+		"proj/.venv/pyvenv.cfg":    "home = " + at("secret/bin") + "\n",
+		"proj/.venv/bin/python3":   "->" + at("py/bin/python3.12"),
+	})
+	env := []string{"HOME=" + at("home"), "PATH=" + at("node/bin") + ":/usr/bin:/bin"}
+	write := []string{at("proj")}
+	tests := []struct {
+		name string
+		cmd  string
+		args []string
+		want []string
+	}{
+		{"a #! line naming the secret", at("proj/evil.js"), nil, nil},
+		{"a #! line naming node: node's installation, found on PATH", at("proj/ok.js"), nil, []string{at("node")}},
+		{"a .bin link turned to the secret's package", at("proj/node_modules/.bin/x"), nil, []string{at("node")}},
+		{"a script link turned to the secret", "node", []string{at("proj/link.js")}, []string{at("node")}},
+		{"a pyvenv.cfg whose home is the secret", at("proj/.venv/bin/python3"), []string{"-m", "srv"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, g := range Derive(tt.cmd, tt.args, "", env, write) {
+				got = append(got, g.Path)
+				if g.Path == at("secret") || strings.HasPrefix(g.Path, at("secret")+"/") {
+					t.Errorf("the writable files granted %s (%s)", g.Path, g.Why)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("derived paths mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
