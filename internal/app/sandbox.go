@@ -81,7 +81,11 @@ func serverCommand(cfg *config.Config, s config.MCPServer) config.MCPServer {
 	if s.Transport() != config.TransportStdio || !sandboxOf(cfg, s).Enabled {
 		return s
 	}
-	if bin, rest, ok := sandbox.InstalledNPX(s.Command, s.Args, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env)); ok {
+	write := sandboxOf(cfg, s).Write
+	if write == nil {
+		write = cfg.Builtin.Roots
+	}
+	if bin, rest, ok := sandbox.InstalledNPX(s.Command, s.Args, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env), write); ok {
 		s.Command, s.Args = bin, rest
 	}
 	return s

@@ -23,7 +23,12 @@ import (
 // faster. A package never run outside the sandbox is not found: run the
 // npx command once by hand, or install the package and name its
 // node_modules/.bin script.
-func InstalledNPX(name string, args, env []string) (bin string, rest []string, ok bool) {
+//
+// A cache in or reached through one of writable (the server's write paths)
+// is not believed, and the script must lie inside its package: a confined
+// server able to write the cache could otherwise name any file as the
+// command, which [Derive] would then grant.
+func InstalledNPX(name string, args, env, writable []string) (bin string, rest []string, ok bool) {
 	if base := filepath.Base(name); base != "npx" {
 		return "", nil, false
 	}
@@ -44,7 +49,16 @@ func InstalledNPX(name string, args, env []string) (bin string, rest []string, o
 	if err != nil {
 		return "", nil, false
 	}
+	guard := &deriver{}
+	for _, w := range writable {
+		if abs, err := filepath.Abs(w); err == nil {
+			guard.writable = append(guard.writable, filepath.Clean(abs), realOr(abs))
+		}
+	}
 	for _, d := range dirs {
+		if guard.changeable(d) || guard.changeable(filepath.Join(d, "node_modules")) {
+			continue
+		}
 		var m struct {
 			NPX struct {
 				Packages []string `json:"packages"`
@@ -69,7 +83,11 @@ func InstalledNPX(name string, args, env []string) (bin string, rest []string, o
 		if script := binOf(pkg, p.Bin); script != "" {
 			// The sandbox runs the file by the name given, and grants
 			// the directories its name resolves to.
-			return realOr(filepath.Join(dir, filepath.FromSlash(script))), rest, true
+			bin := realOr(filepath.Join(dir, filepath.FromSlash(script)))
+			if !within(bin, realOr(dir)) {
+				continue // a bin outside its package is no package's script
+			}
+			return bin, rest, true
 		}
 	}
 	return "", nil, false
