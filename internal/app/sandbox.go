@@ -91,6 +91,47 @@ func serverCommand(cfg *config.Config, s config.MCPServer) config.MCPServer {
 	return s
 }
 
+// confinedName returns the name a confined command is started by: as
+// configured, unless that name leads through a directory the policy does
+// not hold (a symlinked node_modules) while the file it resolves to lies
+// in a read path. The shim runs the command by name, and inside the
+// sandbox such a name does not exist. A name the policy holds is kept, as
+// some programs find their installation from it (a Python virtual
+// environment's bin/python is a symlink to the base interpreter).
+func confinedName(p *sandbox.Policy, name, dir string) string {
+	if p == nil || !p.Confine || !strings.Contains(name, "/") {
+		return name
+	}
+	abs := name
+	if !filepath.IsAbs(abs) {
+		base := dir
+		if base == "" {
+			base, _ = os.Getwd()
+		}
+		abs = filepath.Join(absPath(base), name)
+	}
+	paths := append(append([]string{}, p.Read...), p.Write...)
+	if insideLexically(filepath.Dir(abs), paths) {
+		return name
+	}
+	if real := realPath(abs); real != abs && insideLexically(real, p.Read) {
+		return real
+	}
+	return name
+}
+
+// insideLexically reports whether path is one of dirs or below one, by
+// name only: whether the name exists inside the sandbox as given.
+func insideLexically(path string, dirs []string) bool {
+	path = filepath.Clean(path)
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(filepath.Clean(d), path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
 // insideAny reports whether path is one of dirs or below one, as named or
 // with symlinks resolved: a cwd inside a root that is now a symlink to /
 // is still inside the root (and left to it), not a read path for /.
