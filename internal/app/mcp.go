@@ -48,7 +48,10 @@ func mcpServer(cfg *config.Config, name string, s config.MCPServer) mcphost.Serv
 		Roots:           s.Roots,
 	}
 	if s.Transport() == config.TransportStdio {
+		s = serverCommand(cfg, s)
+		sc.Command, sc.Args = s.Command, s.Args
 		sc.Sandbox = serverSandbox(cfg, s)
+		sc.Command = confinedName(sc.Sandbox, sc.Command, sc.Dir)
 	}
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcphost.OAuthConfig{

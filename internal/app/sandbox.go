@@ -1,6 +1,7 @@
 package app
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,10 +15,7 @@ import (
 // its write paths (the roots when it names none), and never sees the data
 // directory or the config file.
 func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
-	sb := cfg.Sandbox
-	if s.Sandbox != nil {
-		sb = *s.Sandbox
-	}
+	sb := sandboxOf(cfg, s)
 	if !sb.Enabled {
 		return nil
 	}
@@ -39,9 +37,22 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 		read = append(read, s.Cwd)
 	}
 	read = append(read, sb.Read...)
+	// What the command itself needs (its package, its interpreter, the
+	// caches npx and uvx run from) is found rather than listed by hand.
+	// A derived path inside a write path is dropped, not refused: the
+	// write path already lets the server read it.
+	var derived []sandbox.Grant
+	for _, g := range sandbox.Derive(s.Command, s.Args, s.Cwd, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env), write) {
+		if insideAny(g.Path, write) || insideAny(g.Path, read) {
+			continue
+		}
+		derived = append(derived, g)
+		read = append(read, g.Path)
+	}
 	p := &sandbox.Policy{
 		Confine: true,
 		Read:    read,
+		Derived: derived,
 		Write:   append([]string{}, write...),
 		Hide:    append(hidden(cfg), sandbox.SystemHide()...),
 		Network: sb.Network,
@@ -52,6 +63,73 @@ func serverSandbox(cfg *config.Config, s config.MCPServer) *sandbox.Policy {
 	// their names before it exited.
 	p.Pin()
 	return p
+}
+
+// sandboxOf is a server's sandbox setting: its own, else the top-level one.
+func sandboxOf(cfg *config.Config, s config.MCPServer) config.Sandbox {
+	if s.Sandbox != nil {
+		return *s.Sandbox
+	}
+	return cfg.Sandbox
+}
+
+// serverCommand returns s with the command it starts with: as configured,
+// except that a confined `npx` of a package npx has installed runs the
+// package's script directly (npx itself writes its cache at every start,
+// which the sandbox keeps read-only; see [sandbox.InstalledNPX]).
+func serverCommand(cfg *config.Config, s config.MCPServer) config.MCPServer {
+	if s.Transport() != config.TransportStdio || !sandboxOf(cfg, s).Enabled {
+		return s
+	}
+	write := sandboxOf(cfg, s).Write
+	if write == nil {
+		write = cfg.Builtin.Roots
+	}
+	if bin, rest, ok := sandbox.InstalledNPX(s.Command, s.Args, sandbox.Environ(os.Environ(), s.InheritEnv, s.Env), write); ok {
+		s.Command, s.Args = bin, rest
+	}
+	return s
+}
+
+// confinedName returns the name a confined command is started by: as
+// configured, unless that name leads through a directory the policy does
+// not hold (a symlinked node_modules) while the file it resolves to lies
+// in a read path. The shim runs the command by name, and inside the
+// sandbox such a name does not exist. A name the policy holds is kept, as
+// some programs find their installation from it (a Python virtual
+// environment's bin/python is a symlink to the base interpreter).
+func confinedName(p *sandbox.Policy, name, dir string) string {
+	if p == nil || !p.Confine || !strings.Contains(name, "/") {
+		return name
+	}
+	abs := name
+	if !filepath.IsAbs(abs) {
+		base := dir
+		if base == "" {
+			base, _ = os.Getwd()
+		}
+		abs = filepath.Join(absPath(base), name)
+	}
+	paths := append(append([]string{}, p.Read...), p.Write...)
+	if insideLexically(filepath.Dir(abs), paths) {
+		return name
+	}
+	if real := realPath(abs); real != abs && insideLexically(real, p.Read) {
+		return real
+	}
+	return name
+}
+
+// insideLexically reports whether path is one of dirs or below one, by
+// name only: whether the name exists inside the sandbox as given.
+func insideLexically(path string, dirs []string) bool {
+	path = filepath.Clean(path)
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(filepath.Clean(d), path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
 
 // insideAny reports whether path is one of dirs or below one, as named or
@@ -144,4 +222,26 @@ func TerminalSandbox(cfg *config.Config) string {
 	p.Read = append(sandbox.SystemRead(), cfg.Builtin.Roots...)
 	p.Write = cfg.Builtin.Roots
 	return p.String()
+}
+
+// RuntimeServerDefaults returns s, a server added while Switchboard runs
+// (through the REST API, `switchboard servers add` or the web UI), with
+// the defaults such a server gets: a stdio server that says nothing about
+// its sandbox is confined, as if it said `sandbox: true`, wherever this
+// system can sandbox; the paths its command needs (its package, its
+// interpreter, npm's and uv's caches read-only) are derived when the
+// configuration is applied. An explicit `sandbox: false` (or any sandbox
+// setting) is kept: the admin chose it. HTTP and SSE servers, and every
+// server where the kernel cannot sandbox, are returned as they are (the
+// top-level `sandbox` default then applies, as for servers in the file).
+//
+// Servers in the configuration file keep the top-level default (`false`):
+// a file written by a person who can run any command already is not made
+// to fail on upgrade. See docs/SECURITY.md, "Defaults".
+func RuntimeServerDefaults(s config.MCPServer) config.MCPServer {
+	if s.Transport() != config.TransportStdio || s.Sandbox != nil || !sandbox.Check().Available {
+		return s
+	}
+	s.Sandbox = &config.Sandbox{Enabled: true}
+	return s
 }

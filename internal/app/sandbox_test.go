@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -60,5 +62,74 @@ func TestServerSandbox(t *testing.T) {
 	}
 	if p := serverSandbox(cfg, config.MCPServer{Command: "x", Sandbox: &config.Sandbox{}}); p != nil {
 		t.Error("a server's sandbox: false did not win over the default")
+	}
+}
+
+func TestRuntimeServerDefaults(t *testing.T) {
+	if !sandbox.Check().Available {
+		if got := RuntimeServerDefaults(config.MCPServer{Command: "x"}); got.Sandbox != nil {
+			t.Errorf("without a sandbox here a runtime server got sandbox %+v", got.Sandbox)
+		}
+		return
+	}
+	off := &config.Sandbox{}
+	tests := []struct {
+		name string
+		s    config.MCPServer
+		want *config.Sandbox
+	}{
+		{"a stdio server with no sandbox is confined", config.MCPServer{Command: "npx"}, &config.Sandbox{Enabled: true}},
+		{"sandbox: false is kept", config.MCPServer{Command: "npx", Sandbox: off}, off},
+		{"an HTTP server is left alone", config.MCPServer{URL: "http://127.0.0.1:1/mcp"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RuntimeServerDefaults(tt.s)
+			if diff := cmp.Diff(tt.want, got.Sandbox); diff != "" {
+				t.Errorf("sandbox mismatch (-want +got):\n%s", diff)
+			}
+			cfg := config.Default()
+			if p := serverSandbox(cfg, got); (p != nil) != (tt.want != nil && tt.want.Enabled) {
+				t.Errorf("policy %v for sandbox %+v", p, got.Sandbox)
+			}
+		})
+	}
+}
+
+func TestConfinedName(t *testing.T) {
+	r := t.TempDir()
+	at := func(p string) string { return filepath.Join(r, p) }
+	for _, d := range []string{"real/pkg", "proj", "venv/bin", "base/bin"} {
+		if err := os.MkdirAll(at(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"real/pkg/x", "base/bin/python3.12"} {
+		if err := os.WriteFile(at(f), []byte("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"proj/node_modules": at("real"), "venv/bin/python3": at("base/bin/python3.12")} {
+		if err := os.Symlink(target, at(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &sandbox.Policy{Confine: true, Read: []string{at("real"), at("venv"), at("base")}, Write: []string{at("out")}}
+	tests := []struct {
+		name, cmd, dir, want string
+	}{
+		{"a name through a directory the sandbox lacks runs by its file", "node_modules/pkg/x", at("proj"), at("real/pkg/x")},
+		{"a name the sandbox holds is kept (a venv's python)", at("venv/bin/python3"), "", at("venv/bin/python3")},
+		{"a bare name is left to PATH", "node", "", "node"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := confinedName(p, tt.cmd, tt.dir); got != tt.want {
+				t.Errorf("confinedName(%q) = %q, want %q", tt.cmd, got, tt.want)
+			}
+		})
+	}
+	if got := confinedName(nil, "node_modules/pkg/x", at("proj")); got != "node_modules/pkg/x" {
+		t.Errorf("an unconfined command was renamed to %q", got)
 	}
 }

@@ -37,6 +37,9 @@ type ServerStatus struct {
 	// built-ins, is confined: "off", or its read and write paths and
 	// network; "" for remote servers.
 	Sandbox string `json:"sandbox,omitempty"`
+	// SandboxPaths are the read paths derived from a confined stdio
+	// server's command (its package, interpreter, caches), each with why.
+	SandboxPaths []string `json:"sandboxPaths,omitempty"`
 }
 
 // Servers reports every configured source of tools in a stable order:
@@ -84,6 +87,7 @@ func (a *App) Servers() []ServerStatus {
 			Instructions:    st.Instructions,
 			Stderr:          st.Stderr,
 			Sandbox:         st.Sandbox,
+			SandboxPaths:    st.SandboxPaths,
 			Since:           st.Since,
 
 			NonProtocolLines: st.NonProtocolLines,

@@ -137,6 +137,9 @@ func writeReport(w io.Writer, r *app.ServerReport) {
 	}
 	if r.Sandbox != "" {
 		fmt.Fprintf(w, "  sandbox: %s\n", r.Sandbox)
+		for _, l := range r.SandboxPaths {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 	if len(r.Env) > 0 {
 		fmt.Fprintf(w, "  environment: %s\n", strings.Join(r.Env, " "))

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,32 @@ func TestSandboxInDoctorAndServers(t *testing.T) {
 	}
 	if words["boxed"] != "on" || words["plain"] != "off" || words["builtin"] != "on" {
 		t.Errorf("SANDBOX column: %v\n%s", words, r.stdout)
+	}
+}
+
+// TestDoctorShowsDerivedSandboxPaths checks that with `sandbox: true`
+// alone an npm server starts, and that doctor and servers list the read
+// paths derived from its command with why each is there.
+func TestDoctorShowsDerivedSandboxPaths(t *testing.T) {
+	sandboxtest.Require(t)
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/server-memory")
+	// The script's #! line asks for node on PATH: Node 22 from testdata.
+	t.Setenv("PATH", filepath.Dir(node)+":"+os.Getenv("PATH"))
+	dir := t.TempDir()
+	cfg := "mcpServers:\n  memory: {command: " + filepath.Join(nm, ".bin", "mcp-server-memory") + ", sandbox: true, env: {MEMORY_FILE_PATH: " + filepath.Join(dir, "memory.json") + "}}\n"
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, nil, "doctor")
+	if r.code != 0 {
+		t.Fatalf("doctor: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	want := "    read " + nm + ": the command's package (mcp-server-memory is " + filepath.Join(nm, "@modelcontextprotocol", "server-memory", "dist", "index.js") + ")"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("doctor's output lacks %q:\n%s", want, r.stdout)
+	}
+	r = run(t, dir, nil, "servers")
+	if r.code != 0 || !strings.Contains(r.stdout, "Sandbox paths derived") || !strings.Contains(r.stdout, want) {
+		t.Errorf("servers (exit %d) does not list the derived paths:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

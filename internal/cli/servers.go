@@ -20,7 +20,8 @@ func newServersCmd(g *globals) *cobra.Command {
 		Long: `Connects every configured MCP and OpenAPI server (concurrently) and shows,
 for each, its transport, protocol version, state, tool count, sandbox and last
 error (SANDBOX is on or off for stdio servers and for the terminal tool of the
-built-ins; --json has each sandbox's read and write paths); then the MCP roots
+built-ins; --json has each sandbox's read and write paths), the read paths
+derived from each confined server's command and why; then the MCP roots
 each MCP server was offered, and which servers write lines to stdout that are
 not JSON-RPC (they are skipped). With --stderr, the last lines each stdio
 server wrote to stderr follow.`,
@@ -77,6 +78,7 @@ func writeServerNotes(w io.Writer, st []app.ServerStatus) {
 	if len(mcp) == 0 {
 		return
 	}
+	writeSandboxPaths(w, mcp)
 	fmt.Fprintln(w, "\nMCP roots offered (none: no roots capability, so the server keeps the directories it was configured with):")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, s := range mcp {
@@ -137,4 +139,23 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return string(r)
+}
+
+// writeSandboxPaths lists, per confined stdio server, the read paths
+// derived from its command and why each is there.
+func writeSandboxPaths(w io.Writer, st []app.ServerStatus) {
+	head := false
+	for _, s := range st {
+		if len(s.SandboxPaths) == 0 {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w, "\nSandbox paths derived from each server's command (read-only):")
+			head = true
+		}
+		fmt.Fprintf(w, "  %s\n", s.Name)
+		for _, l := range s.SandboxPaths {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
 }

@@ -50,6 +50,9 @@ type Report struct {
 	NonProtocolLines int64
 	// Sandbox describes a stdio server's sandbox ("off" without one).
 	Sandbox string
+	// SandboxPaths are the read paths derived from the command (its
+	// package, interpreter, caches), one line each with why it is there.
+	SandboxPaths []string
 	// Env names the environment variables a stdio server gets; never
 	// their values.
 	Env []string
@@ -95,7 +98,7 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 
 	step("configuration", func() (string, string, error) { return checkConfig(&sc) })
 	if sc.transport() == TransportStdio {
-		r.Sandbox, r.Env = sc.Sandbox.String(), sc.EnvNames()
+		r.Sandbox, r.SandboxPaths, r.Env = sc.Sandbox.String(), sc.Sandbox.Details(), sc.EnvNames()
 		step("command on PATH", func() (string, string, error) { return checkCommand(sc.Command) })
 		if sc.Sandbox != nil && sc.Sandbox.Confine {
 			step("sandbox available", func() (string, string, error) { return checkSandbox() })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
@@ -32,6 +33,15 @@ func explainSandbox(sc *ServerConfig, stderr []string, err error) error {
 		return err
 	}
 	if why := sandbox.Explain(stderr); why != "" {
+		if p := sandbox.Refused(stderr); p != "" {
+			// The exact entry to add, not a generic hint: the refused
+			// path's directory (a file alone is often one of several).
+			dir := p
+			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+				dir = filepath.Dir(p)
+			}
+			why += fmt.Sprintf("; to allow it: add %s to mcpServers.%s.sandbox.read", dir, sc.Name)
+		}
 		return fmt.Errorf("%s (mcpServers.%s.sandbox): %w", why, sc.Name, err)
 	}
 	return err

@@ -189,6 +189,10 @@ func TestSandboxedServerStartFailure(t *testing.T) {
 	if !strings.Contains(st.LastError, want) || !strings.Contains(st.LastError, "mcpServers.hostile.sandbox") {
 		t.Errorf("last error %q; want it to contain %q and the config key", st.LastError, want)
 	}
+	// The fix names the entry to add, the refused file's directory.
+	if fix := "to allow it: add " + outside + " to mcpServers.hostile.sandbox.read"; !strings.Contains(st.LastError, fix) {
+		t.Errorf("last error %q; want it to say %q", st.LastError, fix)
+	}
 
 	r := mcphost.Diagnose(t.Context(), h.sc, testOptions())
 	var probe mcphost.Step

@@ -71,7 +71,7 @@ func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
 	}
 	s.status = Status{Name: cfg.Name, Transport: cfg.transport(), State: StateStarting, Since: time.Now(), Roots: rootURIs(cfg.Roots)}
 	if cfg.transport() == TransportStdio {
-		s.status.Sandbox = cfg.Sandbox.String()
+		s.status.Sandbox, s.status.SandboxPaths = cfg.Sandbox.String(), cfg.Sandbox.Details()
 	}
 	if tr := cfg.transport(); tr != TransportStdio {
 		s.auth = newOAuthState(s)

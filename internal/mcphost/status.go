@@ -46,6 +46,9 @@ type Status struct {
 	// Sandbox describes a stdio server's sandbox ("off" without one) and
 	// is "" for remote servers.
 	Sandbox string
+	// SandboxPaths are the read paths derived from a confined stdio
+	// server's command, one line each with why it is there.
+	SandboxPaths []string
 	// Stderr holds the last lines the stdio server wrote to stderr, oldest
 	// first, and the lines on its stdout that were not JSON-RPC, marked
 	// "[stdout] ".

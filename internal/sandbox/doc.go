@@ -47,6 +47,12 @@
 // are then lent to it as idmapped mounts, made by the parent and moved into
 // place by the shim in step 1.
 //
+// [Derive] finds what a command needs to read beyond the system (its
+// package, its interpreter's installation, npx's and uv's caches), so that
+// a policy need not list it by hand; [InstalledNPX] turns a confined
+// `npx pkg` into the installed package's script. [Policy.Details] and
+// [Refused] say, for people, what was derived and what to add.
+//
 // An unconfined command ([Policy.Confine] false, or other platforms) gets
 // only the environment, its own process group and, on Linux, the
 // parent-death signal; its grandchildren may outlive it.

@@ -60,3 +60,34 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
+
+// shimCannotRun is the shim's own message when it cannot start the command.
+var shimCannotRun = regexp.MustCompile(`^switchboard sandbox: cannot run (/[^:]+): `)
+
+// Refused returns the path the lines [Explain] reads show the sandbox
+// refused (or left out), or "" when they name none: what a person adds to
+// the read paths. A connection refused is no path and gives "".
+func Refused(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := shimCannotRun.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil {
+			return m[1]
+		}
+	}
+	for _, l := range lines {
+		if netDenial.MatchString(l) {
+			return ""
+		}
+		if m := quotedDenial.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], "/") {
+			return m[1]
+		}
+		if m := colonDenial.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	for _, l := range lines {
+		if m := quotedMissing.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}

@@ -31,3 +31,26 @@ func TestExplain(t *testing.T) {
 		})
 	}
 }
+
+func TestRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"the shim could not run the command", []string{"switchboard sandbox: cannot run /opt/x/bin/x: permission denied (the sandbox ...)"}, "/opt/x/bin/x"},
+		{"node refused a read", []string{"Error: EACCES: permission denied, open '/var/models/m.bin'"}, "/var/models/m.bin"},
+		{"python refused a read", []string{"PermissionError: [Errno 13] Permission denied: '/srv/data/x.csv'"}, "/srv/data/x.csv"},
+		{"a shell refused", []string{"cat: /srv/secret: Permission denied"}, "/srv/secret"},
+		{"a path left out", []string{"Error: ENOENT: no such file or directory, open '/opt/cfg.json'"}, "/opt/cfg.json"},
+		{"a connection is no path", []string{"connect EACCES 127.0.0.1:80"}, ""},
+		{"nothing refused", []string{"listening", "ready"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sandbox.Refused(tt.lines); got != tt.want {
+				t.Errorf("Refused = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -43,6 +43,10 @@ type Policy struct {
 	Network bool
 	// Limits bound the command's resources.
 	Limits Limits
+	// Derived lists the read paths found from the command itself by
+	// [Derive], with why each is there; they are in Read as well. Reports
+	// ([Policy.Details]) show them; the sandbox does not read it.
+	Derived []Grant
 	// Exe is the binary re-executed as the shim; "" means the running
 	// executable, whose main (or TestMain) must call [Shim].
 	Exe string

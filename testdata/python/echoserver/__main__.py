@@ -1,0 +1,3 @@
+from echoserver import serve
+
+serve()

@@ -1,0 +1,5 @@
+"""Runs the echo server as a script: python3 server.py (see echoserver)."""
+
+from echoserver import serve
+
+serve()
