@@ -59,7 +59,11 @@ func sealAD(kind, name string) string { return kind + "/" + name }
 func decodeEntry(kind, name string, body []byte) (server any, err error) {
 	switch kind {
 	case store.EntryServer:
-		return config.DecodeMCPServer(name, body)
+		s, err := config.DecodeMCPServer(name, body)
+		if err != nil {
+			return nil, err
+		}
+		return RuntimeServerDefaults(s), nil
 	case store.EntryOpenAPI:
 		return config.DecodeOpenAPIServer(name, body)
 	case store.EntryModel:

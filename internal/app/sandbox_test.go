@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 func TestServerSandbox(t *testing.T) {
@@ -131,5 +132,26 @@ func TestConfinedName(t *testing.T) {
 	}
 	if got := confinedName(nil, "node_modules/pkg/x", at("proj")); got != "node_modules/pkg/x" {
 		t.Errorf("an unconfined command was renamed to %q", got)
+	}
+}
+
+// TestStoredServerGetsRuntimeDefaults: a stdio server added at run time
+// (a stored entry) is confined unless it says otherwise; one from the file
+// keeps the file's default.
+func TestStoredServerGetsRuntimeDefaults(t *testing.T) {
+	got, err := decodeEntry(store.EntryServer, "notes", []byte(`{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.(config.MCPServer)
+	if want := sandbox.Check().Available; (s.Sandbox != nil && s.Sandbox.Enabled) != want {
+		t.Errorf("stored stdio server sandbox = %+v; want confined = %v (where this system can sandbox)", s.Sandbox, want)
+	}
+	got, err = decodeEntry(store.EntryServer, "notes", []byte(`{"command": "npx", "sandbox": false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := got.(config.MCPServer); s.Sandbox == nil || s.Sandbox.Enabled {
+		t.Errorf("an explicit sandbox: false became %+v", s.Sandbox)
 	}
 }
