@@ -183,34 +183,24 @@ const entryPoll = 2 * time.Second
 // configuration valid, in name order.
 func (e *entries) keepValid(file, merged *config.Config) *config.Config {
 	out := file.WithEntries(config.Entries{})
-	for _, name := range slices.Sorted(maps.Keys(merged.Models)) {
-		if file.HasModel(name) {
-			continue
-		}
-		out.Models[name] = merged.Models[name]
-		if out.Validate() != nil {
-			delete(out.Models, name)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(merged.MCPServers)) {
-		if file.HasServer(name) {
-			continue
-		}
-		out.MCPServers[name] = merged.MCPServers[name]
-		if out.Validate() != nil {
-			delete(out.MCPServers, name)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(merged.OpenAPIServers)) {
-		if file.HasServer(name) {
-			continue
-		}
-		out.OpenAPIServers[name] = merged.OpenAPIServers[name]
-		if out.Validate() != nil {
-			delete(out.OpenAPIServers, name)
-		}
-	}
+	keepEach(out, out.Models, merged.Models, file.HasModel)
+	keepEach(out, out.MCPServers, merged.MCPServers, file.HasServer)
+	keepEach(out, out.OpenAPIServers, merged.OpenAPIServers, file.HasServer)
 	return out
+}
+
+// keepEach adds to into, a section of out, each entry of from that the
+// file does not name, in name order, unless it makes out invalid.
+func keepEach[V any](out *config.Config, into, from map[string]V, inFile func(string) bool) {
+	for _, name := range slices.Sorted(maps.Keys(from)) {
+		if inFile(name) {
+			continue
+		}
+		into[name] = from[name]
+		if out.Validate() != nil {
+			delete(into, name)
+		}
+	}
 }
 
 // watch applies the entries again on each change of the config topic,
