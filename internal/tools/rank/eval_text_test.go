@@ -13,6 +13,28 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools/rank/ranktest"
 )
 
+// textIndexer gives the text protocol this retriever, as internal/app
+// wires it (textcall may not import rank).
+func textIndexer(tools []llm.ToolSpec) textcall.Ranker {
+	docs := make([]rank.Doc, len(tools))
+	for i, t := range tools {
+		server, tool := rank.SplitName(t.Name)
+		docs[i] = rank.Doc{Name: t.Name, Server: server, Tool: tool, Description: t.Description, InputSchema: t.Parameters}
+	}
+	return textRanker{rank.New(docs, nil)}
+}
+
+type textRanker struct{ ix *rank.Index }
+
+func (r textRanker) Rank(q textcall.Query) []int {
+	ranked := r.ix.Rank(rank.Query{Text: q.Text, Context: q.Context, Used: q.Used})
+	out := make([]int, len(ranked))
+	for i, s := range ranked {
+		out[i] = s.Index
+	}
+	return out
+}
+
 // promptRecorder is a model that answers every request with an empty
 // reply and keeps the system prompt it was sent.
 type promptRecorder struct{ system string }
@@ -56,7 +78,7 @@ func TestEvalTextMode(t *testing.T) {
 		specs[i] = llm.ToolSpec{Name: e.Name, Description: e.Info.Description, Parameters: e.Info.InputSchema}
 	}
 	rec := &promptRecorder{}
-	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4})
+	model := textcall.Wrap(rec, &textcall.Options{Mode: textcall.ModeText, Budget: textModeWindow / 4, Indexer: textIndexer})
 	// offer sends q as a first user message and reports whether a gold
 	// tool was described, and how many tools were.
 	offer := func(q rank.BenchQuery) (bool, int) {
