@@ -151,10 +151,14 @@ func TestRuntimeServerAcrossReplicas(t *testing.T) {
 	}
 	// A non-admin is refused on every route, on either replica.
 	for _, r := range []struct{ method, path string }{
-		{http.MethodGet, "/api/v1/config/entries"}, {http.MethodGet, "/api/v1/config/server/added"},
-		{http.MethodPost, "/api/v1/config/server"}, {http.MethodPut, "/api/v1/config/server/added"},
-		{http.MethodDelete, "/api/v1/config/server/added"}, {http.MethodPost, "/api/v1/config/server/added/enable"},
-		{http.MethodPost, "/api/v1/config/server/added/disable"}, {http.MethodPost, "/api/v1/config/server/added/test"},
+		{http.MethodGet, "/api/v1/config/entries"},
+		{http.MethodGet, "/api/v1/config/server/added"},
+		{http.MethodPost, "/api/v1/config/server"},
+		{http.MethodPut, "/api/v1/config/server/added"},
+		{http.MethodDelete, "/api/v1/config/server/added"},
+		{http.MethodPost, "/api/v1/config/server/added/enable"},
+		{http.MethodPost, "/api/v1/config/server/added/disable"},
+		{http.MethodPost, "/api/v1/config/server/added/test"},
 		{http.MethodPost, "/api/v1/config/model"},
 	} {
 		for _, base := range []string{aURL, bURL} {
