@@ -208,15 +208,9 @@ func (p *Parser) familyBody(kind bodyKind, content, raw string) []Part {
 // jsonAfter reads the JSON calls that follow a marker without a closer
 // (<|python_tag|>). When no JSON follows, the marker is dropped.
 func (s *StreamParser) jsonAfter(buf string, n int, final bool) (int, []Part, bool) {
-	i := n
-	for i < len(buf) && isSpace(buf[i]) {
-		i++
-	}
+	i := skipSpace(buf, n)
 	if i == len(buf) {
-		if final {
-			return len(buf), nil, false
-		}
-		return 0, nil, true
+		return atEnd(buf, final)
 	}
 	if isIdentStart(buf[i]) {
 		return s.builtinCall(buf, i, final)

@@ -45,15 +45,9 @@ func (s *StreamParser) harmony(buf string, n int, final bool) (int, []Part, bool
 		}
 	}
 	if recipient != "" {
-		i := start
-		for i < len(buf) && isSpace(buf[i]) {
-			i++
-		}
+		i := skipSpace(buf, start)
 		if i == len(buf) {
-			if final {
-				return len(buf), nil, false
-			}
-			return 0, nil, true
+			return atEnd(buf, final)
 		}
 		val, used, repaired, err := repairValue(buf[i:], final)
 		if errors.Is(err, errIncomplete) {

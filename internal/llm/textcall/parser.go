@@ -212,3 +212,22 @@ func allRunnable(parts []Part) bool {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// skipSpace returns the index of the first byte of buf at or after i that
+// is not white space, or len(buf).
+func skipSpace(buf string, i int) int {
+	for i < len(buf) && isSpace(buf[i]) {
+		i++
+	}
+	return i
+}
+
+// atEnd is what a scanner returns when buf ran out where its body should
+// begin: at the end of the reply the marker is dropped (all of buf
+// consumed, no part); otherwise it waits for more text.
+func atEnd(buf string, final bool) (int, []Part, bool) {
+	if final {
+		return len(buf), nil, false
+	}
+	return 0, nil, true
+}

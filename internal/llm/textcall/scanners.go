@@ -171,15 +171,9 @@ func (s *StreamParser) bracket(buf string, final bool) (int, []Part, bool) {
 // mistral reads what follows [TOOL_CALLS]: a JSON list of calls, or
 // name[ARGS]{...} (later Mistral templates), or name{...}.
 func (s *StreamParser) mistral(buf string, n int, final bool) (int, []Part, bool) {
-	i := n
-	for i < len(buf) && isSpace(buf[i]) {
-		i++
-	}
+	i := skipSpace(buf, n)
 	if i == len(buf) {
-		if final {
-			return len(buf), nil, false
-		}
-		return 0, nil, true
+		return atEnd(buf, final)
 	}
 	if buf[i] == '[' || buf[i] == '{' {
 		_, used, _, err := repairValue(buf[i:], final)
