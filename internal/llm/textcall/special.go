@@ -18,21 +18,7 @@ func (p *Parser) deepseekCalls(content, raw string) []Part {
 		"<｜tool_call_end｜>", end, "<｜tool call end｜>", end, "<|tool▁call▁end|>", end,
 		"<｜tool_sep｜>", sep, "<｜tool sep｜>", sep, "<|tool▁sep|>", sep,
 	).Replace(content)
-	var segs []string
-	for {
-		i := strings.Index(content, begin)
-		if i < 0 {
-			break
-		}
-		content = content[i+len(begin):]
-		seg := content
-		if e := strings.Index(content, end); e >= 0 {
-			seg, content = content[:e], content[e+len(end):]
-		} else {
-			content = ""
-		}
-		segs = append(segs, seg)
-	}
+	segs := segments(content, begin, end)
 	if len(segs) == 0 && strings.Contains(content, sep) {
 		segs = append(segs, content)
 	}
@@ -56,6 +42,26 @@ func (p *Parser) deepseekCalls(content, raw string) []Part {
 	return parts
 }
 
+// segments returns what follows each begin in content, up to its end (or
+// to the end of content for the last one, left open).
+func segments(content, begin, end string) []string {
+	var segs []string
+	for {
+		i := strings.Index(content, begin)
+		if i < 0 {
+			return segs
+		}
+		content = content[i+len(begin):]
+		seg := content
+		if e := strings.Index(content, end); e >= 0 {
+			seg, content = content[:e], content[e+len(end):]
+		} else {
+			content = ""
+		}
+		segs = append(segs, seg)
+	}
+}
+
 // jsonArgsCall makes a call from a name and arguments written as JSON,
 // perhaps fenced.
 func (p *Parser) jsonArgsCall(name, args, raw string) Part {
@@ -75,18 +81,7 @@ func (p *Parser) jsonArgsCall(name, args, raw string) Part {
 func (p *Parser) kimiCalls(content, raw string) []Part {
 	const begin, arg, end = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
 	var parts []Part
-	for {
-		i := strings.Index(content, begin)
-		if i < 0 {
-			break
-		}
-		content = content[i+len(begin):]
-		seg := content
-		if e := strings.Index(content, end); e >= 0 {
-			seg, content = content[:e], content[e+len(end):]
-		} else {
-			content = ""
-		}
+	for _, seg := range segments(content, begin, end) {
 		k := strings.Index(seg, arg)
 		if k < 0 {
 			parts = append(parts, malformedPart(raw, "no <|tool_call_argument_begin|> in the call"))
