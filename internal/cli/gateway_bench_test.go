@@ -76,24 +76,36 @@ func BenchmarkGatewayComparison(b *testing.B) {
 
 	type setup struct {
 		name    string
+		callers int // 16, or 1 for the latency rows
 		segment func(time.Duration) segmentResult
 		proc    int // the gateway's pid, 0 for none
 	}
-	// The first five are in the order of these indices.
+	// The first five are in the order of these indices; the HTTP floor's
+	// row at the same number of callers is what a row's ratio is to.
 	const floor, bareGW, keyed, _, superGW = 0, 1, 2, 3, 4
 	setups := []setup{
-		{"direct stdio (floor)", goClient(direct.call), 0},
-		{"bare HTTP gateway (HTTP floor)", goClient(bare.call), bareProc},
-		{"switchboard /mcp, with a key", goClient(sb.call), sbProc},
-		{"switchboard /mcp, anonymous", goClient(anon.call), anonProc},
-		{"supergateway 4.0.0", goClient(sg.call), sgProc},
+		{"direct stdio (floor)", 16, goClient(direct.call, 16), 0},
+		{"bare HTTP gateway (HTTP floor)", 16, goClient(bare.call, 16), bareProc},
+		{"switchboard /mcp, with a key", 16, goClient(sb.call, 16), sbProc},
+		{"switchboard /mcp, anonymous", 16, goClient(anon.call, 16), anonProc},
+		{"supergateway 4.0.0", 16, goClient(sg.call, 16), sgProc},
 	}
+	// One caller at a time: the latency a lone client sees, where a
+	// gateway's waits (timers, commits, checkpoints) are not hidden by
+	// other callers' work.
+	const bareOne = 5
+	setups = append(setups,
+		setup{"bare HTTP gateway (HTTP floor)", 1, goClient(bare.call, 1), bareProc},
+		setup{"switchboard /mcp, with a key", 1, goClient(sb.call, 1), sbProc},
+		setup{"switchboard /mcp, anonymous", 1, goClient(anon.call, 1), anonProc},
+		setup{"supergateway 4.0.0", 1, goClient(sg.call, 1), sgProc},
+	)
 	if wrk, err := exec.LookPath("wrk"); err == nil {
 		dir := b.TempDir()
 		setups = append(setups,
-			setup{"bare HTTP gateway, wrk", wrkClient(b, wrk, dir, bare), bareProc},
-			setup{"switchboard /mcp, with a key, wrk", wrkClient(b, wrk, dir, sb), sbProc},
-			setup{"supergateway 4.0.0, wrk", wrkClient(b, wrk, dir, sg), sgProc},
+			setup{"bare HTTP gateway, wrk", 16, wrkClient(b, wrk, dir, bare), bareProc},
+			setup{"switchboard /mcp, with a key, wrk", 16, wrkClient(b, wrk, dir, sb), sbProc},
+			setup{"supergateway 4.0.0, wrk", 16, wrkClient(b, wrk, dir, sg), sgProc},
 		)
 	} else {
 		fmt.Fprintln(os.Stderr, "wrk is not installed (apt-get install wrk): the HTTP setups run with the Go client only")
@@ -105,7 +117,7 @@ func BenchmarkGatewayComparison(b *testing.B) {
 	for i := range setups {
 		order = append(order, len(setups)-1-i)
 	}
-	type sample struct{ rate, cpu, client float64 }
+	type sample struct{ rate, cpu, client, p50, p99 float64 }
 	samples := make([][]sample, len(setups))
 	for _, s := range setups { // warm up: JIT, connections, caches
 		s.segment(time.Second)
@@ -118,7 +130,8 @@ func BenchmarkGatewayComparison(b *testing.B) {
 			r := s.segment(*gwSegment)
 			cpu := procCPU(s.proc) - before
 			perCall := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(r.calls) }
-			samples[i] = append(samples[i], sample{float64(r.calls) / r.elapsed.Seconds(), perCall(cpu), perCall(r.clientCPU)})
+			p50, p99 := percentiles(r.latencies)
+			samples[i] = append(samples[i], sample{float64(r.calls) / r.elapsed.Seconds(), perCall(cpu), perCall(r.clientCPU), p50, p99})
 		}
 	}
 	b.StopTimer()
@@ -129,28 +142,45 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		}
 		return xs[len(xs)/2]
 	}
-	rates := make([]float64, len(setups))
-	cpus := make([]float64, len(setups))
-	clients := make([]float64, len(setups))
+	med := make([]sample, len(setups))
 	for i := range setups {
-		var r, c, cl []float64
+		var r, c, cl, p50, p99 []float64
 		for _, s := range samples[i] {
-			r, c, cl = append(r, s.rate), append(c, s.cpu), append(cl, s.client)
+			r, c, cl, p50, p99 = append(r, s.rate), append(c, s.cpu), append(cl, s.client), append(p50, s.p50), append(p99, s.p99)
 		}
-		rates[i], cpus[i], clients[i] = median(r), median(c), median(cl)
+		med[i] = sample{median(r), median(c), median(cl), median(p50), median(p99)}
 	}
-	fmt.Printf("\n| setup (16 callers, server-everything echo) | calls/s (median of %d) | × floor | gateway CPU µs/call | client CPU µs/call |\n|---|---|---|---|---|\n", len(samples[0]))
+	fmt.Printf("\n| setup (server-everything echo) | callers | calls/s (median of %d) | × HTTP floor | × stdio floor | gateway CPU µs/call | client CPU µs/call | p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|---|\n", len(samples[0]))
 	for i, s := range setups {
 		cpu := "—"
 		if s.proc != 0 {
-			cpu = fmt.Sprintf("%.0f", cpus[i])
+			cpu = fmt.Sprintf("%.0f", med[i].cpu)
 		}
-		fmt.Printf("| %s | %.0f | %.2f | %s | %.0f |\n", s.name, rates[i], rates[i]/rates[floor], cpu, clients[i])
+		httpFloor := med[bareGW].rate
+		if s.callers == 1 {
+			httpFloor = med[bareOne].rate
+		}
+		lat := "— | —"
+		if med[i].p99 > 0 {
+			lat = fmt.Sprintf("%.2f | %.2f", med[i].p50, med[i].p99)
+		}
+		fmt.Printf("| %s | %d | %.0f | %.2f | %.2f | %s | %.0f | %s |\n", s.name, s.callers, med[i].rate, med[i].rate/httpFloor, med[i].rate/med[floor].rate, cpu, med[i].client, lat)
 	}
-	b.ReportMetric(rates[keyed]/rates[floor], "switchboard/floor")
-	b.ReportMetric(cpus[keyed], "switchboard-cpu-µs/call")
-	b.ReportMetric(rates[keyed]/rates[bareGW], "switchboard/http-floor")
-	b.ReportMetric(rates[superGW]/rates[floor], "supergateway/floor")
+	b.ReportMetric(med[keyed].rate/med[bareGW].rate, "switchboard/http-floor")
+	b.ReportMetric(med[keyed].cpu, "switchboard-cpu-µs/call")
+	b.ReportMetric(med[keyed+bareOne-1].p99/med[bareOne].p99, "switchboard-p99-1/http-floor")
+	b.ReportMetric(med[superGW].rate/med[bareGW].rate, "supergateway/http-floor")
+}
+
+// percentiles returns the median and the 99th percentile of lat in
+// milliseconds (0, 0 for none).
+func percentiles(lat []time.Duration) (float64, float64) {
+	if len(lat) == 0 {
+		return 0, 0
+	}
+	slices.Sort(lat)
+	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
+	return ms(0.5), ms(0.99)
 }
 
 // segmentResult is what one segment of a setup measured.
@@ -158,27 +188,30 @@ type segmentResult struct {
 	calls     int64
 	elapsed   time.Duration
 	clientCPU time.Duration
+	// latencies are the calls' times as the client saw them (none from wrk).
+	latencies []time.Duration
 }
 
-// goClient runs segments of call from 16 goroutines of this process; the
-// client's CPU is this process's over the segment.
-func goClient(call func() error) func(time.Duration) segmentResult {
+// goClient runs segments of call from callers goroutines of this process;
+// the client's CPU is this process's over the segment.
+func goClient(call func() error, callers int) func(time.Duration) segmentResult {
 	return func(d time.Duration) segmentResult {
 		before := procCPU(os.Getpid())
-		n, elapsed := runSegment(call, d)
-		return segmentResult{n, elapsed, procCPU(os.Getpid()) - before}
+		n, elapsed, lat := runSegment(call, d, callers)
+		return segmentResult{n, elapsed, procCPU(os.Getpid()) - before, lat}
 	}
 }
 
-// runSegment calls call from 16 goroutines for d and returns how many
-// calls completed and the time they took.
-func runSegment(call func() error, d time.Duration) (int64, time.Duration) {
-	var n atomic.Int64
+// runSegment calls call from callers goroutines for d and returns how
+// many calls completed, the time they took and each call's latency.
+func runSegment(call func() error, d time.Duration, callers int) (int64, time.Duration, []time.Duration) {
 	var failed atomic.Value
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	lats := make([][]time.Duration, callers)
 	start := time.Now()
-	for range 16 {
+	for g := range callers {
+		lats[g] = make([]time.Duration, 0, 1<<14)
 		wg.Go(func() {
 			for {
 				select {
@@ -186,11 +219,12 @@ func runSegment(call func() error, d time.Duration) (int64, time.Duration) {
 					return
 				default:
 				}
+				t := time.Now()
 				if err := call(); err != nil {
 					failed.Store(err)
 					return
 				}
-				n.Add(1)
+				lats[g] = append(lats[g], time.Since(t))
 			}
 		})
 	}
@@ -200,7 +234,8 @@ func runSegment(call func() error, d time.Duration) (int64, time.Duration) {
 	if err, _ := failed.Load().(error); err != nil {
 		panic(fmt.Sprintf("a call failed: %v", err))
 	}
-	return n.Load(), time.Since(start)
+	all := slices.Concat(lats...)
+	return int64(len(all)), time.Since(start), all
 }
 
 // procCPU is the user and system CPU time of process pid so far (0 for

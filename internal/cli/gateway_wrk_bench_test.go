@@ -81,7 +81,7 @@ func wrkClient(b *testing.B, wrk, dir string, c *httpClient) func(time.Duration)
 		if err != nil || bad > 0 {
 			panic(fmt.Sprintf("wrk against %s: %v, %d bad responses:\n%s", c.url, err, bad, out.String()))
 		}
-		return segmentResult{calls, took, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+		return segmentResult{calls, took, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil}
 	}
 }
 
