@@ -19,8 +19,8 @@ type loggerKey struct{}
 
 // log returns the request's logger (with its request id).
 func (s *Server) log(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
-		return l
+	if l, ok := ctx.Value(loggerKey{}).(*reqLog); ok {
+		return l.logger()
 	}
 	return s.logger
 }
@@ -34,8 +34,8 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		start := s.opts.Now()
 		id := newRequestID()
 		w.Header().Set("X-Request-Id", id)
-		logger := s.logger.With(logKeyRequestID, id)
-		ctx := context.WithValue(r.Context(), loggerKey{}, logger)
+		rl := &reqLog{base: s.logger, id: id}
+		ctx := context.WithValue(r.Context(), loggerKey{}, rl)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		err := s.guard(rt, r)
@@ -49,10 +49,10 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 				err = s.reqLimits.Allow(ctx, u.key(), "requests")
 			}
 			if err == nil {
-				logger = logger.With(logKeyUser, u.Name)
+				rl = &reqLog{base: s.logger, id: id, user: u.Name}
 				// Tool calls made for this request (the tools API, runs,
 				// /mcp) act for u: what they keep is u's alone.
-				ctx = context.WithValue(tools.WithUser(withUser(ctx, u), u.ID), loggerKey{}, logger)
+				ctx = context.WithValue(tools.WithUser(withUser(ctx, u), u.ID), loggerKey{}, rl)
 				r = r.WithContext(ctx)
 			}
 		}
@@ -68,14 +68,16 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		if err != nil {
 			if rec.status != 0 {
 				// The response began (a stream); the status is sent.
-				logger.WarnContext(ctx, "request failed after the response began", logKeyErr, err)
+				rl.logger().WarnContext(ctx, "request failed after the response began", logKeyErr, err)
 			} else {
-				writeError(rec, r, logger, err)
+				writeError(rec, r, rl.logger(), err)
 			}
 		}
 		d := s.opts.Now().Sub(start)
 		s.metrics.ObserveHTTP(rt.pattern, r.Method, rec.code(), d)
-		logger.DebugContext(ctx, "request", logKeyMethod, r.Method, logKeyRoute, label, logKeyStatus, rec.code(), logKeyDuration, d)
+		if s.logger.Enabled(ctx, slog.LevelDebug) {
+			rl.logger().DebugContext(ctx, "request", logKeyMethod, r.Method, logKeyRoute, label, logKeyStatus, rec.code(), logKeyDuration, d)
+		}
 	})
 }
 
