@@ -26,6 +26,12 @@ import (
 // gwSegment is how long each setup runs per round.
 var gwSegment = flag.Duration("gwseg", 2*time.Second, "BenchmarkGatewayComparison: length of one setup's segment in a round")
 
+// gwBase, when set, is another build of this test binary (of a base
+// commit) whose Switchboard runs as two more setups, with a key at 16 and
+// at 1 caller, interleaved with this build's: an A/B of a change in one
+// run on a noisy machine.
+var gwBase = flag.String("gwbase", "", "BenchmarkGatewayComparison: a base build's test binary, to compare its Switchboard with this one's")
+
 // gwPprof, when set, is passed to the Switchboard process as --pprof, to
 // profile it during the comparison.
 var gwPprof = flag.String("gwpprof", "", "BenchmarkGatewayComparison: serve the Switchboard process's profiles on this address")
@@ -69,8 +75,8 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer direct.close()
-	sb, sbProc := startSwitchboard(b, node, everything, true)
-	anon, anonProc := startSwitchboard(b, node, everything, false)
+	sb, sbProc := startSwitchboard(b, os.Args[0], node, everything, true)
+	anon, anonProc := startSwitchboard(b, os.Args[0], node, everything, false)
 	sg, sgProc := startSupergateway(b, node, nm, everything)
 	bare, bareProc := startBareGateway(b, node, everything)
 
@@ -100,6 +106,13 @@ func BenchmarkGatewayComparison(b *testing.B) {
 		setup{"switchboard /mcp, anonymous", 1, goClient(anon.call, 1), anonProc},
 		setup{"supergateway 4.0.0", 1, goClient(sg.call, 1), sgProc},
 	)
+	if *gwBase != "" {
+		base, baseProc := startSwitchboard(b, *gwBase, node, everything, true)
+		setups = append(setups,
+			setup{"switchboard /mcp, with a key (base build)", 16, goClient(base.call, 16), baseProc},
+			setup{"switchboard /mcp, with a key (base build)", 1, goClient(base.call, 1), baseProc},
+		)
+	}
 	if wrk, err := exec.LookPath("wrk"); err == nil {
 		dir := b.TempDir()
 		setups = append(setups,
@@ -289,7 +302,7 @@ func freeAddr(b *testing.B) string {
 // key, a user is created first and the client sends its key, as callers of
 // a deployed gateway do; without, the gateway serves anonymously, as on a
 // fresh machine.
-func startSwitchboard(b *testing.B, node, everything string, key bool) (*httpClient, int) {
+func startSwitchboard(b *testing.B, bin, node, everything string, key bool) (*httpClient, int) {
 	dir := b.TempDir()
 	addr := freeAddr(b)
 	cfg := fmt.Sprintf(`server:
@@ -308,7 +321,7 @@ mcpServers:
 	}
 	var bearer string
 	if key {
-		add := exec.Command(os.Args[0], "users", "add", "bench", "--admin", "--config", path)
+		add := exec.Command(bin, "users", "add", "bench", "--admin", "--config", path)
 		add.Env = append(os.Environ(), envRunMain+"=1")
 		out, err := add.Output()
 		if err != nil {
@@ -317,11 +330,11 @@ mcpServers:
 		bearer = strings.TrimSpace(string(out))
 	}
 	args := []string{"serve", "--config", path}
-	if *gwPprof != "" && key {
+	if *gwPprof != "" && key && bin == os.Args[0] {
 		args = append(args, "--pprof", *gwPprof)
 		fmt.Fprintf(os.Stderr, "profiles of the keyed Switchboard: curl -H 'Authorization: Bearer %s' 'http://%s/debug/pprof/profile?seconds=20'\n", bearer, *gwPprof)
 	}
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
 	cmd.Stderr = os.Stderr
 	return startGateway(b, cmd, "http://"+addr+"/mcp", "everything__echo", bearer)
