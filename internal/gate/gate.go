@@ -154,11 +154,31 @@ func (c *Call) Finish(ctx context.Context, res store.AuditResult) {
 	if res.Duration == 0 {
 		res.Duration = time.Since(c.start)
 	}
+	if l, ok := c.g.opts.Audit.(laterFinisher); ok {
+		logger := c.g.logger
+		l.FinishAuditLater(c.id, res, func(err error) {
+			if err != nil {
+				logger.Warn("finishing an audit record", logKeyErr, err)
+			}
+		})
+		return
+	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	if err := c.g.opts.Audit.FinishAudit(wctx, c.id, res); err != nil {
 		c.g.logger.WarnContext(ctx, "finishing an audit record", logKeyErr, err)
 	}
+}
+
+// laterFinisher is the optional part of a [store.AuditLog] that finishes
+// a record without making the call wait for the commit (the SQL stores'
+// FinishAuditLater): the answer goes out while the finish joins the next
+// group commit, which a lone caller's next call shares. Durability is
+// as before: the record was committed as running before the call, and a
+// crash before the finish commits leaves it running, marked interrupted
+// at the next start.
+type laterFinisher interface {
+	FinishAuditLater(id string, res store.AuditResult, done func(error))
 }
 
 // Refused records a call that never ran: rec with approval, outcome

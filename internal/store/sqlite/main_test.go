@@ -16,6 +16,9 @@ import (
 // writes to until it is killed.
 const crashEnv = "SWITCHBOARD_TEST_CRASH_DB"
 
+// crashLaterEnv is crashEnv for TestCrashFinishLater's child.
+const crashLaterEnv = "SWITCHBOARD_TEST_CRASH_LATER_DB"
+
 // TestMain checks that Close stops every goroutine the database pools
 // start, or runs as TestCrash's child.
 func TestMain(m *testing.M) {
@@ -23,6 +26,14 @@ func TestMain(m *testing.M) {
 		db, err := sqlite.Open(context.Background(), path, nil)
 		if err == nil {
 			err = storetest.CrashChild(db, os.Stdout)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if path := os.Getenv(crashLaterEnv); path != "" {
+		db, err := sqlite.Open(context.Background(), path, nil)
+		if err == nil {
+			err = storetest.CrashChildLater(db, os.Stdout)
 		}
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

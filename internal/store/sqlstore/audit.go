@@ -64,9 +64,37 @@ func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult)
 	return fmt.Errorf("finishing audit record %q: already %s: %w", id, outcome, store.ErrConflict)
 }
 
+// FinishAuditLater is FinishAudit for a caller that must not wait for the
+// commit: it queues the change for the next group commit and returns;
+// done is told, on the committing goroutine, nil once it is committed or
+// why it was not made. A crash before the commit leaves the record
+// running, which the next start marks interrupted, as it does a call
+// whose process died before FinishAudit. ListAudit, in this process,
+// sees every finish queued before it was called.
+func (db *DB) FinishAuditLater(id string, res store.AuditResult, done func(error)) {
+	if err := res.Validate(); err != nil {
+		done(fmt.Errorf("finishing audit record %q: %w", id, err))
+		return
+	}
+	db.audit.doLater(func(rows int64, err error) {
+		switch {
+		case err != nil:
+			done(fmt.Errorf("finishing audit record %q: %w", id, err))
+		case rows != 1:
+			done(fmt.Errorf("finishing audit record %q: it is not running (finished already, or interrupted): %w", id, store.ErrConflict))
+		default:
+			done(nil)
+		}
+	}, finishAuditQuery, string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()),
+		res.Approval, res.Approval, id)
+}
+
 // ListAudit implements [store.Store].
 func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
 	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("listing audit records: %w", err)
+	}
+	if err := db.audit.flush(ctx); err != nil {
 		return nil, fmt.Errorf("listing audit records: %w", err)
 	}
 	var (

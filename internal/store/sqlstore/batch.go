@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A committer writes in group commits. A caller queues a statement; when
@@ -43,7 +44,23 @@ type committer struct {
 	inBatch int
 	// batch is the leader's, kept between batches.
 	batch []*write
+
+	// later holds the writes queued by doLater, which nobody waits for:
+	// the next batch takes them first. When no batch is under way when
+	// one is queued, or none follows the one that ends, timer commits
+	// them after laterDelay. queuedLater and doneLater count them, for
+	// flush. All guarded by mu.
+	later       []*write
+	timer       *time.Timer
+	queuedLater uint64
+	doneLater   uint64
 }
+
+// laterDelay is how long a write queued by doLater waits for a batch to
+// join before the committer's timer commits it alone. A lone caller's next
+// call usually comes sooner, so that its finish and its next begin share
+// one commit.
+const laterDelay = 2 * time.Millisecond
 
 // write is one queued statement.
 type write struct {
@@ -59,6 +76,9 @@ type write struct {
 	done chan struct{}
 	// finished is set by finish, on the leader's goroutine only.
 	finished bool
+	// after, for a write queued by doLater (done is nil then), is told
+	// its outcome once the batch that took it is committed.
+	after func(rows int64, err error)
 }
 
 // States of a write: it moves from queued either to taken (a leader runs
@@ -126,7 +146,10 @@ func (c *committer) do(ctx context.Context, query string, args ...any) (int64, e
 // lead commits a batch that starts with first, then hands the lead to the
 // first write still queued, or gives it up.
 func (c *committer) lead(first *write) {
-	batch := append(c.batch[:0], first)
+	batch := c.batch[:0]
+	if first != nil {
+		batch = append(batch, first)
+	}
 	// Let the callers that can run now (typically those the last commit
 	// released) queue their next writes first; with nobody to run this
 	// returns at once. This, not a timer, is what fills batches: with 16
@@ -157,10 +180,17 @@ func (c *committer) handOver(batch []*write) {
 			}
 		}
 	}
+	var later uint64
+	for _, w := range batch {
+		if w.after != nil {
+			later++
+		}
+	}
 	clear(batch) // let the writes go
 	c.batch = batch
 
 	c.mu.Lock()
+	c.doneLater += later
 	c.inBatch = 0
 	var next *write
 	for next == nil && len(c.queue) > 0 {
@@ -174,6 +204,7 @@ func (c *committer) handOver(batch []*write) {
 	if next == nil {
 		c.leading = false
 		c.idle.Broadcast()
+		c.armLocked()
 	}
 	c.mu.Unlock()
 	if next != nil {
@@ -189,7 +220,10 @@ func (c *committer) handOver(batch []*write) {
 // needs no signal: its caller is the one running the batch.
 func (w *write) finish() {
 	w.finished = true
-	if !w.lead {
+	switch {
+	case w.after != nil:
+		w.after(w.rows, w.err)
+	case !w.lead:
 		close(w.done)
 	}
 }
@@ -199,17 +233,35 @@ func (w *write) finish() {
 func (c *committer) close() error {
 	c.mu.Lock()
 	c.closed = true
-	for c.leading {
+	for c.leading || len(c.later) > 0 {
+		if !c.leading {
+			// The writes nobody waits for are committed now rather
+			// than by the timer.
+			c.leading = true
+			c.mu.Unlock()
+			c.lead(nil)
+			c.mu.Lock()
+			continue
+		}
 		c.idle.Wait()
+	}
+	if c.timer != nil {
+		c.timer.Stop()
 	}
 	c.mu.Unlock()
 	return c.stmts.close()
 }
 
 // takeLocked moves queued writes into batch, up to its capacity or
-// maxBatch, skipping those abandoned by their callers.
+// maxBatch: first those of doLater, then the others, skipping those
+// abandoned by their callers.
 func (c *committer) takeLocked(batch []*write) []*write {
 	limit := min(cap(batch), c.maxBatch)
+	nl := min(len(c.later), max(limit-len(batch), 0))
+	batch = append(batch, c.later[:nl]...)
+	rest := copy(c.later, c.later[nl:])
+	clear(c.later[rest:])
+	c.later = c.later[:rest]
 	n := 0
 	for _, w := range c.queue {
 		if len(batch) == limit {
@@ -220,7 +272,7 @@ func (c *committer) takeLocked(batch []*write) []*write {
 			batch = append(batch, w)
 		}
 	}
-	rest := copy(c.queue, c.queue[n:])
+	rest = copy(c.queue, c.queue[n:])
 	clear(c.queue[rest:])
 	c.queue = c.queue[:rest]
 	return batch

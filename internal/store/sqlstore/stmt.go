@@ -35,6 +35,8 @@ type stmtSet struct {
 	prepared map[string]*sql.Stmt
 	// pipe is the pipeline's statements, kept between batches.
 	pipe []Stmt
+	// real is the batch's writes that have a query, kept between batches.
+	real []*write
 }
 
 func newStmtSet(db *DB, queries []string) *stmtSet {
@@ -51,6 +53,18 @@ func newStmtSet(db *DB, queries []string) *stmtSet {
 // run runs ws in one transaction, setting each one's rows, and commits
 // it. On failure nothing of ws was kept.
 func (s *stmtSet) run(ctx context.Context, ws []*write) error {
+	// A write without a query (committer.flush's) only marks its place.
+	s.real = s.real[:0]
+	for _, w := range ws {
+		if w.query != "" {
+			s.real = append(s.real, w)
+		}
+	}
+	ws = s.real
+	defer clear(s.real)
+	if len(ws) == 0 {
+		return nil
+	}
 	if len(ws) > 1 && s.db.d.Pipeline != nil {
 		return s.pipeline(ctx, ws)
 	}
