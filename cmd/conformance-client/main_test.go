@@ -42,16 +42,25 @@ func TestRunRejectsBadInvocations(t *testing.T) {
 
 func TestLookupScenario(t *testing.T) {
 	tests := []struct {
-		name     string
-		wantTool string
-		wantAuth bool
+		name      string
+		wantTool  string
+		wantAuth  bool
+		wantCC    bool
+		wantSteps bool
 	}{
-		{"initialize", "", false},
-		{"tools_call", "add_numbers", false},
-		{"elicitation-sep1034-client-defaults", "test_client_elicitation_defaults", false},
-		{"sse-retry", "test_reconnection", false},
-		{"auth/metadata-default", "test-tool", true},
-		{"auth/client-credentials-basic", "test-tool", true},
+		{"initialize", "", false, false, false},
+		{"tools_call", "add_numbers", false, false, false},
+		{"elicitation-sep1034-client-defaults", "test_client_elicitation_defaults", false, false, false},
+		{"sse-retry", "test_reconnection", false, false, false},
+		{"auth/metadata-default", "test-tool", true, false, false},
+		{"auth/client-credentials-basic", "test-tool", true, true, false},
+		{"request-metadata", "", false, false, false},
+		{"json-schema-ref-no-deref", "", false, false, false},
+		{"json-schema-2020-12-preservation", "", false, false, true},
+		{"sep-2322-client-request-state", "", false, false, true},
+		{"http-standard-headers", "", false, false, true},
+		{"http-custom-headers", "", false, false, true},
+		{"http-invalid-tool-headers", "", false, false, true},
 	}
 	for _, tt := range tests {
 		sc, err := lookupScenario(tt.name)
@@ -59,21 +68,26 @@ func TestLookupScenario(t *testing.T) {
 			t.Fatalf("lookupScenario(%q): %v", tt.name, err)
 		}
 		type got struct {
-			Tool string
-			Auth bool
+			Tool     string
+			Auth, CC bool
+			Steps    bool
 		}
-		if diff := cmp.Diff(got{tt.wantTool, tt.wantAuth}, got{sc.tool, sc.auth}); diff != "" {
+		if diff := cmp.Diff(got{tt.wantTool, tt.wantAuth, tt.wantCC, tt.wantSteps}, got{sc.tool, sc.auth, sc.clientCredentials, sc.steps != nil}); diff != "" {
 			t.Errorf("lookupScenario(%q) mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
 
 func TestParseContext(t *testing.T) {
-	c, err := parseContext(`{"name":"auth/pre-registration","client_id":"id1","client_secret":"s1","extra":1}`)
+	c, err := parseContext(`{"name":"auth/pre-registration","client_id":"id1","client_secret":"s1","extra":1,` +
+		`"toolCalls":[{"name":"t","arguments":{"region":"us-west1"}}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &confContext{Name: "auth/pre-registration", ClientID: "id1", ClientSecret: "s1"}
+	want := &confContext{
+		Name: "auth/pre-registration", ClientID: "id1", ClientSecret: "s1",
+		ToolCalls: []contextCall{{Name: "t", Arguments: []byte(`{"region":"us-west1"}`)}},
+	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("parseContext mismatch (-want +got):\n%s", diff)
 	}

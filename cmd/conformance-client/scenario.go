@@ -33,10 +33,18 @@ type scenario struct {
 	// auth marks the OAuth scenarios: the server demands authorization, and
 	// the client may be given pre-registered credentials in the context.
 	auth bool
+	// clientCredentials marks the machine-to-machine OAuth scenarios: the
+	// client uses the client_credentials grant with the context's secret.
+	clientCredentials bool
+	// steps, when set, runs instead of the one tool call: the scenarios of
+	// protocol 2026-07-28 (scenario2026.go) call several tools, or one
+	// chosen from what tools/list returned.
+	steps func(ctx context.Context, p *mcphost.Pool, cc *confContext, log io.Writer) error
 }
 
 // lookupScenario returns what to do for a client scenario of the
-// conformance suite (0.1.16 lists 26: `conformance list`).
+// conformance suite (0.1.16 lists 26, 0.2.0-alpha.12 lists 48:
+// `conformance list --client`).
 func lookupScenario(name string) (scenario, error) {
 	switch {
 	case name == "initialize":
@@ -51,11 +59,29 @@ func lookupScenario(name string) (scenario, error) {
 		// The server closes the call's stream with a retry hint; the
 		// answer arrives on the stream the client reopens.
 		return scenario{tool: "test_reconnection"}, nil
+	case name == "request-metadata", name == "json-schema-ref-no-deref":
+		// Connecting (server/discover or initialize, then tools/list) is
+		// what these judge: the _meta envelope and version header on every
+		// request, and no fetch of a network $ref in a listed schema.
+		return scenario{}, nil
+	case name == "http-standard-headers":
+		return scenario{steps: useEveryFeature}, nil
+	case name == "json-schema-2020-12-preservation":
+		return scenario{steps: echoSchema}, nil
+	case name == "sep-2322-client-request-state":
+		return scenario{steps: callMRTRTools}, nil
+	case name == "http-custom-headers":
+		return scenario{steps: callContextTools}, nil
+	case name == "http-invalid-tool-headers":
+		return scenario{steps: callEveryTool}, nil
+	case strings.HasPrefix(name, "auth/client-credentials-"):
+		return scenario{tool: "test-tool", auth: true, clientCredentials: true}, nil
 	case strings.HasPrefix(name, "auth/"):
 		return scenario{tool: "test-tool", auth: true}, nil
 	}
 	return scenario{}, fmt.Errorf("unknown scenario %q: this client knows initialize, tools_call, "+
-		"elicitation-sep1034-client-defaults, sse-retry and auth/*", name)
+		"elicitation-sep1034-client-defaults, sse-retry, request-metadata, json-schema-*, "+
+		"sep-2322-client-request-state, http-*-headers and auth/*", name)
 }
 
 // confContext is the scenario data the suite passes in MCP_CONFORMANCE_CONTEXT.
@@ -63,6 +89,14 @@ type confContext struct {
 	Name         string `json:"name"`
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret"`
+	// ToolCalls are the calls http-custom-headers asks the client to make.
+	ToolCalls []contextCall `json:"toolCalls,omitempty"`
+}
+
+// contextCall is one tool call given in the scenario context.
+type contextCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 func parseContext(s string) (*confContext, error) {
@@ -99,6 +133,12 @@ func (s *session) run(ctx context.Context, sc scenario) error {
 		Transport: mcphost.TransportHTTP,
 	}
 	switch {
+	case sc.clientCredentials:
+		cfg.OAuth = &mcphost.OAuthConfig{
+			Grant:        mcphost.GrantClientCredentials,
+			ClientID:     s.cctx.ClientID,
+			ClientSecret: s.cctx.ClientSecret,
+		}
 	case sc.auth && s.cctx.ClientID != "":
 		cfg.OAuth = &mcphost.OAuthConfig{ClientID: s.cctx.ClientID, ClientSecret: s.cctx.ClientSecret}
 	case sc.auth:
@@ -126,6 +166,9 @@ func (s *session) run(ctx context.Context, sc scenario) error {
 		return fmt.Errorf("connecting to %s: %s", s.url, last)
 	}
 	fmt.Fprintf(s.log, "connected: protocol %s, %d tools\n", st[0].ProtocolVersion, st[0].Tools)
+	if sc.steps != nil {
+		return sc.steps(ctx, pool, s.cctx, s.log)
+	}
 	if sc.tool == "" {
 		return nil
 	}

@@ -55,6 +55,7 @@ func mcpServer(cfg *config.Config, name string, s config.MCPServer) mcphost.Serv
 	}
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcphost.OAuthConfig{
+			Grant:        oauthGrant(o.Grant),
 			ClientID:     o.ClientID,
 			ClientSecret: o.ClientSecret.Value(),
 			Scopes:       o.Scopes,

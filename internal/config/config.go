@@ -186,6 +186,11 @@ func (s MCPServer) Transport() Transport {
 
 // OAuth configures the OAuth client for a remote MCP server.
 type OAuth struct {
+	// Grant is how tokens are obtained: "" or "authorization_code" (a
+	// person logs in in a browser, `switchboard mcp login`) or
+	// "client_credentials" (Switchboard is the client, with clientId and
+	// clientSecret; no person involved).
+	Grant        string   `json:"grant,omitempty"`
 	ClientID     string   `json:"clientId,omitempty"`
 	ClientSecret Secret   `json:"clientSecret,omitempty"`
 	Scopes       []string `json:"scopes,omitempty"`

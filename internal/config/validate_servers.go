@@ -80,6 +80,9 @@ func (c *Config) validateMCPServers(p *problems) {
 		if o := s.OAuth; o != nil && o.RedirectURL != "" {
 			checkURL(p, at+".oauth.redirectURL", o.RedirectURL)
 		}
+		if o := s.OAuth; o != nil {
+			checkOAuthGrant(p, at+".oauth", o)
+		}
 	}
 }
 

@@ -276,6 +276,20 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "oauth grant unknown",
+			edit: editMCP("remote", func(s *MCPServer) { s.OAuth = &OAuth{Grant: "password"} }),
+			want: []string{
+				`mcpServers.remote.oauth.grant: unknown grant "password"; use "authorization_code" (a person logs in) or "client_credentials" (a service account with clientId and clientSecret)`,
+			},
+		},
+		{
+			name: "oauth client credentials without a secret",
+			edit: editMCP("remote", func(s *MCPServer) { s.OAuth = &OAuth{Grant: "client_credentials", ClientID: "svc"} }),
+			want: []string{
+				`mcpServers.remote.oauth.grant: "client_credentials" needs clientId and clientSecret, registered with the authorization server beforehand`,
+			},
+		},
+		{
 			name: "roots and the message cap",
 			edit: func(c *Config) {
 				c.MCPRoots = []string{"/ok", "https://example.com/dir", ""}

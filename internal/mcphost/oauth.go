@@ -61,7 +61,7 @@ type storedGrant struct {
 type oauthState struct {
 	s        *server
 	path     string // "" when tokens are kept in memory only
-	handler  *auth.AuthorizationCodeHandler
+	handler  auth.OAuthHandler
 	initErr  error
 	needUser atomic.Bool // the last authorization needed the user and could not ask
 
@@ -82,6 +82,10 @@ func newOAuthState(s *server) *oauthState {
 	oc := s.cfg.OAuth
 	if oc == nil {
 		oc = &OAuthConfig{}
+	}
+	if oc.Grant == GrantClientCredentials {
+		a.handler, a.initErr = clientCredentialsHandler(oc, s.opts.OAuthHTTPClient)
+		return a
 	}
 	redirect := oc.RedirectURL
 	if redirect == "" {
@@ -126,6 +130,9 @@ func newOAuthState(s *server) *oauthState {
 		cfg.InitialTokenSource = a.persisting(ocfg, ocfg.TokenSource(ctx, g.Token))
 	}
 	a.handler, a.initErr = auth.NewAuthorizationCodeHandler(cfg)
+	if a.initErr != nil {
+		a.handler = nil // not a typed nil in the interface
+	}
 	return a
 }
 

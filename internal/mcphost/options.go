@@ -73,7 +73,12 @@ type ServerConfig struct {
 
 // OAuthConfig configures the OAuth 2.1 authorization-code flow (with PKCE)
 // for a remote server. An empty ClientID means dynamic client registration.
+// Grant [GrantClientCredentials] selects the machine-to-machine grant instead.
 type OAuthConfig struct {
+	// Grant is the OAuth grant used to get tokens: "" (the
+	// authorization-code flow, with a person in a browser) or
+	// [GrantClientCredentials].
+	Grant        string
 	ClientID     string
 	ClientSecret string
 	Scopes       []string

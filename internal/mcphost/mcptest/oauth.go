@@ -34,13 +34,26 @@ type AuthServer struct {
 	Authorizations atomic.Int32 // /authorize visits, i.e. interactive logins
 	Exchanges      atomic.Int32 // authorization_code grants
 	Refreshes      atomic.Int32 // refresh_token grants
+	// ClientCredentials counts client_credentials grants made (for the
+	// clients added with AddConfidentialClient).
+	ClientCredentials atomic.Int32
 
 	mu      sync.Mutex
 	clients map[string]string    // client_id -> redirect_uri; mu guards clients, codes, tokens, refresh
 	codes   map[string]string    // code -> PKCE challenge
 	tokens  map[string]time.Time // access token -> expiry
 	refresh map[string]bool
+	secrets map[string]string // client_id -> secret of confidential clients; mu guards it
 	ttl     time.Duration
+}
+
+// AddConfidentialClient pre-registers a client that may use the
+// client_credentials grant, authenticating with client_secret_basic or
+// client_secret_post.
+func (as *AuthServer) AddConfidentialClient(id, secret string) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	as.secrets[id] = secret
 }
 
 // OAuthServer starts an authorization server and an MCP server protected by
@@ -49,7 +62,7 @@ type AuthServer struct {
 // the lifetime of access tokens; a short one makes clients refresh.
 func OAuthServer(t testing.TB, name string, ttl time.Duration) (mcphost.ServerConfig, *AuthServer) {
 	t.Helper()
-	as := &AuthServer{clients: map[string]string{}, codes: map[string]string{}, tokens: map[string]time.Time{}, refresh: map[string]bool{}, ttl: ttl}
+	as := &AuthServer{clients: map[string]string{}, codes: map[string]string{}, tokens: map[string]time.Time{}, refresh: map[string]bool{}, secrets: map[string]string{}, ttl: ttl}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", as.metadata)
 	mux.HandleFunc("/register", as.register)
@@ -111,9 +124,9 @@ func (as *AuthServer) metadata(w http.ResponseWriter, _ *http.Request) {
 		RegistrationEndpoint:                       as.URL + "/register",
 		ScopesSupported:                            []string{"tools", "offline_access"},
 		ResponseTypesSupported:                     []string{"code"},
-		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token", "client_credentials"},
 		CodeChallengeMethodsSupported:              []string{"S256"},
-		TokenEndpointAuthMethodsSupported:          []string{"none"},
+		TokenEndpointAuthMethodsSupported:          []string{"none", "client_secret_basic", "client_secret_post"},
 		AuthorizationResponseIssParameterSupported: true,
 	})
 }
@@ -173,6 +186,16 @@ func (as *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		as.Refreshes.Add(1)
+	case "client_credentials":
+		id, secret, ok := r.BasicAuth()
+		if !ok {
+			id, secret = r.Form.Get("client_id"), r.Form.Get("client_secret")
+		}
+		if want, known := as.secrets[id]; !known || secret == "" || secret != want {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+			return
+		}
+		as.ClientCredentials.Add(1)
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return
