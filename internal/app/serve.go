@@ -173,7 +173,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// tool calls).
 		reqLimiter = sh.limiter("requests", lim.Requests, lim.RequestBurst)
 	}
-	srv := server.New(st, tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
+	srv := server.New(server.StoresOf(st), tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
 		Config:  a.entries,
@@ -196,6 +196,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// A turn goes on when its page is reloaded, and the page
 		// re-attaches to it (on any replica).
 		KeepRunsOnLeave: true,
+		RunLog:          runLogOf(st),
+		Changes:         changesOf(st),
 		Metrics:         metrics,
 		Tracing:         tracing,
 		Logger:          a.logger.With(logKeyComponent, "server"),

@@ -41,7 +41,7 @@ func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, e tools.
 
 // ask asks the caller to confirm the call through elicitation.
 func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, args json.RawMessage) (store.AuditApproval, string) {
-	if _, guest := s.guests.Load(ss); guest && !s.relaying() {
+	if _, guest := s.relay.guestOf(ss); guest && !s.relay.enabled() {
 		return store.AuditUnavailable, cannotAskHere(e)
 	}
 	if !canElicit(ss) {
@@ -49,7 +49,7 @@ func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, e tools.Entry, 
 	}
 	actx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
 	defer cancel()
-	defer s.awaitRelayed(ctx, ss)() // the answer may reach another replica
+	defer s.relay.await(ctx, ss)() // the answer may reach another replica
 	res, err := ss.Elicit(actx, &mcp.ElicitParams{Message: question(e, args), RequestedSchema: approveSchema})
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {

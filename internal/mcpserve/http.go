@@ -55,7 +55,7 @@ func (s *Server) newHTTPHandler() http.Handler {
 		Stateless:                  true,
 		DisableLocalhostProtection: true,
 	})
-	s.sdk = stateful
+	s.relay.sdk = stateful
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.admit() {
 			writeError(w, http.StatusServiceUnavailable, "Switchboard's MCP gateway is shutting down")
@@ -119,7 +119,7 @@ func (s *Server) serveHeld(sdk http.Handler, w *idWriter, r *http.Request, rec *
 	if s.directCall(w, r, rec) {
 		return
 	}
-	if s.relayAnswers(w, r, raw) {
+	if s.relay.serveAnswers(w, r, raw) {
 		return
 	}
 	sdk.ServeHTTP(w, r)

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,13 +30,83 @@ import (
 //     replica. A replica that does not hold the asking session object
 //     stores the answer ([store.MCPAnswers]) and announces it on the change
 //     feed; the asking replica, which watches for it while it waits
-//     (awaitRelayed), takes it and delivers it into its session as if the
+//     (relay.await), takes it and delivers it into its session as if the
 //     POST had arrived there.
 //   - The SDK numbers a session's requests from 1, and one session may be
 //     served at once by its own replica and by guests elsewhere, so a
 //     guest's request IDs carry a prefix of its own ("sb…-1"): an answer
 //     names the session object that asked. Plain IDs are the SDK session's
 //     on the replica that created it.
+
+// relay is the one owner of what relaying answers between replicas needs:
+// the store and change feed answers cross, and the guest sessions recreate
+// makes (by session object, and by request ID prefix for those that can
+// ask). Routing ([routeOf]) decides where a request goes; relay serves the
+// answers and questions that cross replicas. Its methods are safe for
+// concurrent use.
+type relay struct {
+	// answers and changes are both set on replicas sharing a session key
+	// and a database; either nil means answers stay where they arrive.
+	answers store.MCPAnswers
+	changes store.Changes
+	// shared is set when other replicas may hold this one's sessions.
+	shared bool
+	owners *sessionOwners
+	logger *slog.Logger
+	// sdk is the SDK's handler of stateful sessions, which relayed answers
+	// for sessions created here are delivered to; set before serving.
+	sdk http.Handler
+
+	mu     sync.Mutex
+	guests map[*mcp.ServerSession]*guest // guarded by mu
+	held   map[string]*guest             // guest prefix -> guest that can ask; guarded by mu
+}
+
+func newRelay(answers store.MCPAnswers, changes store.Changes, shared bool, owners *sessionOwners, logger *slog.Logger) *relay {
+	return &relay{
+		answers: answers, changes: changes, shared: shared, owners: owners, logger: logger,
+		guests: make(map[*mcp.ServerSession]*guest), held: make(map[string]*guest),
+	}
+}
+
+// enabled reports whether answers can travel between replicas.
+func (rl *relay) enabled() bool { return rl.answers != nil && rl.changes != nil }
+
+// join records g as the guest served by the session object ss, until the
+// returned leave is called (when the guest's one request is served).
+func (rl *relay) join(ss *mcp.ServerSession, g *guest) (leave func()) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	rl.guests[ss] = g
+	if g.prefix != "" {
+		rl.held[g.prefix] = g
+	}
+	return func() {
+		rl.mu.Lock()
+		defer rl.mu.Unlock()
+		delete(rl.guests, ss)
+		if g.prefix != "" {
+			delete(rl.held, g.prefix)
+		}
+	}
+}
+
+// guestOf returns the guest ss serves, if it is one.
+func (rl *relay) guestOf(ss *mcp.ServerSession) (*guest, bool) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	g, ok := rl.guests[ss]
+	return g, ok
+}
+
+// heldGuest returns the guest that asked with prefix, if this replica
+// holds it.
+func (rl *relay) heldGuest(prefix string) (*guest, bool) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	g, ok := rl.held[prefix]
+	return g, ok
+}
 
 // guest is a session recreate made for one request.
 type guest struct {
@@ -157,17 +228,14 @@ func (s *Server) mayAsk(r *http.Request) bool {
 	return ok && s.gate.Decide(e) == ActionAsk
 }
 
-// relaying reports whether answers can travel between replicas.
-func (s *Server) relaying() bool { return s.opts.Answers != nil && s.opts.Changes != nil }
-
-// relayAnswers serves a POST on session raw that carries only answers
+// serveAnswers serves a POST on session raw that carries only answers
 // (JSON-RPC responses) when some of them are for a session object this
 // replica does not hold: those are stored for the replica that does, the
 // rest delivered here, and the client gets 202 as for any answer. It
 // reports whether it answered; when it did not, r.Body reads as it came
 // and the SDK (or recreate) serves the request.
-func (s *Server) relayAnswers(w http.ResponseWriter, r *http.Request, raw string) bool {
-	if !s.relaying() {
+func (rl *relay) serveAnswers(w http.ResponseWriter, r *http.Request, raw string) bool {
+	if !rl.enabled() {
 		return false
 	}
 	msgs, ok := answerMessages(r)
@@ -179,7 +247,7 @@ func (s *Server) relayAnswers(w http.ResponseWriter, r *http.Request, raw string
 		target string
 	}
 	answers := make([]answer, 0, len(msgs))
-	_, owned := s.owners.get(raw)
+	_, owned := rl.owners.get(raw)
 	local := true
 	for _, m := range msgs {
 		var head struct {
@@ -197,12 +265,12 @@ func (s *Server) relayAnswers(w http.ResponseWriter, r *http.Request, raw string
 		return false // the SDK's session here asked them all
 	}
 	for _, a := range answers {
-		if s.deliver(r.Context(), raw, a.target, a.body) {
+		if rl.deliver(r.Context(), raw, a.target, a.body) {
 			continue
 		}
-		err := s.opts.Answers.PutMCPAnswer(r.Context(), store.MCPAnswer{Session: raw, Target: a.target, Body: a.body})
+		err := rl.answers.PutMCPAnswer(r.Context(), store.MCPAnswer{Session: raw, Target: a.target, Body: a.body})
 		if err != nil {
-			s.logger.ErrorContext(r.Context(), "relaying an MCP client's answer to another replica failed", logKeyErr, err)
+			rl.logger.ErrorContext(r.Context(), "relaying an MCP client's answer to another replica failed", logKeyErr, err)
 			writeError(w, http.StatusServiceUnavailable, "Switchboard could not pass this answer to the replica waiting for it ("+err.Error()+"); send it again")
 			return true
 		}
@@ -254,24 +322,24 @@ func answersOnly(r *http.Request) bool {
 // deliver passes one answer into the session object that asked, when this
 // replica holds it, as a POST of the answer alone; it reports whether it
 // did.
-func (s *Server) deliver(ctx context.Context, raw, target string, body json.RawMessage) bool {
+func (rl *relay) deliver(ctx context.Context, raw, target string, body json.RawMessage) bool {
 	var h http.Handler
 	version := ""
 	if target == "" {
-		rec, ok := s.owners.get(raw)
-		if !ok {
+		rec, ok := rl.owners.get(raw)
+		if !ok || rl.sdk == nil {
 			return false
 		}
 		if ss := rec.session.Load(); ss != nil && ss.InitializeParams() != nil {
 			version = ss.InitializeParams().ProtocolVersion
 		}
-		h = s.sdk
+		h = rl.sdk
 	} else {
-		v, ok := s.held.Load(target)
-		if !ok || v.(*guest).raw != raw {
-			return false
+		g, ok := rl.heldGuest(target)
+		if !ok || g.raw != raw {
+			return false // a guest of another session: its prefix is not a key to this one
 		}
-		h = v.(*guest).t
+		h = g.t
 	}
 	r, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodPost, "/mcp", bytes.NewReader(body))
 	if err != nil {
@@ -286,7 +354,7 @@ func (s *Server) deliver(ctx context.Context, raw, target string, body json.RawM
 	var sink sinkWriter
 	h.ServeHTTP(&sink, r)
 	if sink.code >= 300 {
-		s.logger.WarnContext(ctx, "delivering an MCP client's answer into its session failed",
+		rl.logger.WarnContext(ctx, "delivering an MCP client's answer into its session failed",
 			logKeyStatus, sink.code, logKeyBody, strings.TrimSpace(sink.body.String()))
 	}
 	return sink.code < 300
@@ -321,22 +389,22 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// awaitRelayed delivers, until the returned stop is called, the answers
+// await delivers, until the returned stop is called, the answers
 // other replicas relay for the session object ss: the one waiting for an
 // answer to its question. Its goroutine is owned by the caller (ask),
 // which calls stop before it returns.
-func (s *Server) awaitRelayed(ctx context.Context, ss *mcp.ServerSession) (stop func()) {
-	if !s.relaying() || !s.shared {
+func (rl *relay) await(ctx context.Context, ss *mcp.ServerSession) (stop func()) {
+	if !rl.enabled() || !rl.shared {
 		return func() {}
 	}
 	raw, target := ss.ID(), ""
-	if v, ok := s.guests.Load(ss); ok {
-		raw, target = v.(*guest).raw, v.(*guest).prefix
+	if g, ok := rl.guestOf(ss); ok {
+		raw, target = g.raw, g.prefix
 	}
 	if raw == "" {
 		return func() {}
 	}
-	ch, unwatch := s.opts.Changes.Watch(store.TopicMCPAnswers, store.WatchKey(raw, target))
+	ch, unwatch := rl.changes.Watch(store.TopicMCPAnswers, store.WatchKey(raw, target))
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -346,14 +414,14 @@ func (s *Server) awaitRelayed(ctx context.Context, ss *mcp.ServerSession) (stop 
 			case <-done:
 				return
 			}
-			answers, err := s.opts.Answers.TakeMCPAnswers(context.WithoutCancel(ctx), raw, target)
+			answers, err := rl.answers.TakeMCPAnswers(context.WithoutCancel(ctx), raw, target)
 			if err != nil {
-				s.logger.WarnContext(ctx, "taking relayed MCP answers failed", logKeyErr, err)
+				rl.logger.WarnContext(ctx, "taking relayed MCP answers failed", logKeyErr, err)
 				continue // the next change, or the question's timeout, ends the wait
 			}
 			for _, a := range answers {
-				if !s.deliver(ctx, raw, target, a.Body) {
-					s.logger.WarnContext(ctx, "a relayed MCP answer found its session gone", logKeySession, raw)
+				if !rl.deliver(ctx, raw, target, a.Body) {
+					rl.logger.WarnContext(ctx, "a relayed MCP answer found its session gone", logKeySession, raw)
 				}
 			}
 		}

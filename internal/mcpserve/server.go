@@ -33,14 +33,9 @@ type Server struct {
 	// shared is set when the session key was given: other replicas may
 	// have created the sessions this one is asked to continue.
 	shared bool
-	// guests holds the sessions recreate made, each for one request, and
-	// held those of them that can ask the client (answers are relayed),
-	// by request ID prefix (relay.go).
-	guests sync.Map // *mcp.ServerSession -> *guest
-	held   sync.Map // guest prefix -> *guest
-	// sdk is the SDK's handler of stateful sessions, which relayed answers
-	// for sessions created here are delivered to.
-	sdk http.Handler
+	// relay carries answers between replicas and keeps the guest
+	// sessions recreate makes (relay.go).
+	relay *relay
 
 	ctx    context.Context //nolint:containedctx // the Server's lifetime; cancelled by Close
 	cancel context.CancelFunc
@@ -104,6 +99,7 @@ func New(reg *tools.Registry, g *gate.Gate, opts *Options) *Server {
 		o.Local = gate.Local(gate.LocalUser)
 	}
 	s := &Server{reg: reg, gate: g, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
+	s.relay = newRelay(o.Answers, o.Changes, shared, &s.owners, o.Logger)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,

@@ -94,7 +94,7 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string, el
 		writeError(w, http.StatusMethodNotAllowed, "this replica serves this session's POST requests only; open notification streams on a new session")
 		return
 	}
-	if s.relayAnswers(w, r, raw) {
+	if s.relay.serveAnswers(w, r, raw) {
 		return
 	}
 	if answersOnly(r) {
@@ -111,7 +111,7 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string, el
 	// relayed back; everything else a stateless one, which costs less
 	// (BenchmarkGuestCall) and still sends the call's notifications
 	// (progress) on its stream.
-	asks := s.relaying() && s.mayAsk(r)
+	asks := s.relay.enabled() && s.mayAsk(r)
 	g := &guest{raw: raw, t: &mcp.StreamableServerTransport{SessionID: raw, Stateless: !asks}}
 	var t mcp.Transport = g.t
 	if asks {
@@ -128,12 +128,7 @@ func (s *Server) recreate(w http.ResponseWriter, r *http.Request, raw string, el
 		return
 	}
 	defer ss.Close()
-	s.guests.Store(ss, g)
-	defer s.guests.Delete(ss)
-	if g.prefix != "" {
-		s.held.Store(g.prefix, g)
-		defer s.held.Delete(g.prefix)
-	}
+	defer s.relay.join(ss, g)()
 	g.t.ServeHTTP(w, r)
 }
 

@@ -28,7 +28,7 @@ func (b *agentBody) record() store.Agent {
 
 func (s *Server) listAgents() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		as, err := s.store.ListAgents(r.Context())
+		as, err := s.store.Agents.ListAgents(r.Context())
 		if err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func (s *Server) createAgent() handlerFunc {
 		if !tools.ValidName(b.Name) {
 			return badRequest("agent name %q must be 1 to 64 letters, digits, _ or -", b.Name)
 		}
-		a, err := s.store.CreateAgent(r.Context(), b.record())
+		a, err := s.store.Agents.CreateAgent(r.Context(), b.record())
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func (s *Server) createAgent() handlerFunc {
 func (s *Server) getAgent() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
-		a, err := s.store.GetAgent(r.Context(), name)
+		a, err := s.store.Agents.GetAgent(r.Context(), name)
 		if err != nil {
 			return notFoundAs(err, "no agent %q", name)
 		}
@@ -81,7 +81,7 @@ func (s *Server) updateAgent() handlerFunc {
 			return badRequest("version is required: send the version you read, so that concurrent edits are not lost")
 		}
 		b.Name = name
-		a, err := s.store.UpdateAgent(r.Context(), b.record())
+		a, err := s.store.Agents.UpdateAgent(r.Context(), b.record())
 		if err != nil {
 			return notFoundAs(err, "no agent %q", name)
 		}
@@ -93,7 +93,7 @@ func (s *Server) updateAgent() handlerFunc {
 func (s *Server) deleteAgent() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
-		if err := s.store.DeleteAgent(r.Context(), name); err != nil {
+		if err := s.store.Agents.DeleteAgent(r.Context(), name); err != nil {
 			return notFoundAs(err, "no agent %q", name)
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -104,7 +104,7 @@ func (s *Server) deleteAgent() handlerFunc {
 func (s *Server) assignServer() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
-		a, err := s.store.AssignServer(r.Context(), name, r.PathValue("server"))
+		a, err := s.store.AgentServers.AssignServer(r.Context(), name, r.PathValue("server"))
 		if err != nil {
 			return notFoundAs(err, "no agent %q", name)
 		}
@@ -116,7 +116,7 @@ func (s *Server) assignServer() handlerFunc {
 func (s *Server) removeServer() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
-		a, err := s.store.RemoveServer(r.Context(), name, r.PathValue("server"))
+		a, err := s.store.AgentServers.RemoveServer(r.Context(), name, r.PathValue("server"))
 		if err != nil {
 			return notFoundAs(err, "no agent %q", name)
 		}

@@ -214,7 +214,7 @@ func TestReadyzListsRefusedConfig(t *testing.T) {
 // answers, with anonymous access off (no users means 401, not a panic).
 func TestNewWithoutOptions(t *testing.T) {
 	db := openDB(t)
-	srv := New(db, &fakeRunner{}, tools.NewRegistry(nil), gate.New(nil), nil)
+	srv := New(StoresOf(db), &fakeRunner{}, tools.NewRegistry(nil), gate.New(nil), nil)
 	ts := newTestServer(t, srv)
 	for path, want := range map[string]int{"/healthz": http.StatusOK, "/api/v1/tools": http.StatusUnauthorized} {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+path, nil)
@@ -237,5 +237,31 @@ func TestNewWithoutGatePanics(t *testing.T) {
 			t.Error("server.New with a nil gate did not panic")
 		}
 	}()
-	New(openDB(t), &fakeRunner{}, tools.NewRegistry(nil), nil, nil)
+	New(StoresOf(openDB(t)), &fakeRunner{}, tools.NewRegistry(nil), nil, nil)
+}
+
+// TestNewWithoutAStoreGroupPanics: every route group's store is required;
+// a missing one is a wiring bug that would otherwise surface as a nil
+// dereference in the first request of that group.
+func TestNewWithoutAStoreGroupPanics(t *testing.T) {
+	db := openDB(t)
+	for name, drop := range map[string]func(*Stores){
+		"conversations": func(s *Stores) { s.Conversations = nil },
+		"agents":        func(s *Stores) { s.Agents = nil },
+		"agent servers": func(s *Stores) { s.AgentServers = nil },
+		"approvals":     func(s *Stores) { s.Approvals = nil },
+		"audit":         func(s *Stores) { s.Audit = nil },
+		"users":         func(s *Stores) { s.Users = nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := StoresOf(db)
+			drop(&st)
+			defer func() {
+				if recover() == nil {
+					t.Errorf("server.New without the %s store did not panic", name)
+				}
+			}()
+			New(st, &fakeRunner{}, tools.NewRegistry(nil), gate.New(nil), nil)
+		})
+	}
 }

@@ -20,7 +20,7 @@ func (s *Server) listApprovals() handlerFunc {
 				return err
 			}
 		}
-		as, err := s.store.ListPendingApprovals(r.Context(), f)
+		as, err := s.store.Approvals.ListPendingApprovals(r.Context(), f)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func (s *Server) decideApproval() handlerFunc {
 			return badRequest("decision %q is not one of %q, %q, %q", body.Decision, decideApprove, decideApproveConversation, decideDeny)
 		}
 		id := r.PathValue("id")
-		a, err := s.store.GetApproval(r.Context(), id)
+		a, err := s.store.Approvals.GetApproval(r.Context(), id)
 		if err != nil {
 			return notFoundAs(err, "no approval %q", id)
 		}
@@ -80,13 +80,13 @@ func (s *Server) decideApproval() handlerFunc {
 		}
 		if err := s.runner.Decide(r.Context(), id, d); err != nil {
 			if errors.Is(err, agent.ErrNotPending) {
-				if now, gerr := s.store.GetApproval(r.Context(), id); gerr == nil && now.State != store.ApprovalPending {
+				if now, gerr := s.store.Approvals.GetApproval(r.Context(), id); gerr == nil && now.State != store.ApprovalPending {
 					return notPending(now)
 				}
 			}
 			return err
 		}
-		if a, err = s.store.GetApproval(r.Context(), id); err != nil {
+		if a, err = s.store.Approvals.GetApproval(r.Context(), id); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, toApproval(a))

@@ -41,7 +41,7 @@ func (s *Server) listAudit() handlerFunc {
 			}
 			f.User = u.Name
 		}
-		recs, err := s.store.ListAudit(r.Context(), f)
+		recs, err := s.store.Audit.ListAudit(r.Context(), f)
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 	model := instantModel{}
 	g := gate.New(&gate.Options{Audit: db})
 	rt := agent.New(func(string) (agent.Model, error) { return agent.Model{Name: "bench", Provider: model}, nil }, reg, g, nil)
-	srv := New(db, rt, reg, g, &Options{AllowAnonymous: true, Limits: Limits{Requests: -1}})
+	srv := New(StoresOf(db), rt, reg, g, &Options{RunLog: db, Changes: db, AllowAnonymous: true, Limits: Limits{Requests: -1}})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(b, srv)}
 	e.ts.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = conversations
 	// Each run gets a fresh conversation, so that every op does the same

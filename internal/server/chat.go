@@ -71,7 +71,7 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	// Stateless runs have no stored conversation; the id only labels the
 	// run's audit records.
 	req.ConversationID = "chatcmpl-" + req.RunID
-	switch _, err := s.store.GetAgent(ctx, cr.Model); {
+	switch _, err := s.store.Agents.GetAgent(ctx, cr.Model); {
 	case err == nil:
 		req.Agent = cr.Model
 	case !errors.Is(err, store.ErrNotFound):
@@ -159,7 +159,7 @@ func (c *completion) response() chatCompletion {
 // models (owned_by "switchboard"), each usable as model.
 func (s *Server) listModels() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		as, err := s.store.ListAgents(r.Context())
+		as, err := s.store.Agents.ListAgents(r.Context())
 		if err != nil {
 			return err
 		}

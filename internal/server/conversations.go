@@ -28,7 +28,7 @@ func mustUser(r *http.Request) User {
 // conversation returns the conversation id when the user owns it; another
 // user's conversation is "not found", so ids cannot be probed.
 func (s *Server) conversation(ctx context.Context, u User, id string) (store.Conversation, error) {
-	c, err := s.store.GetConversation(ctx, id)
+	c, err := s.store.Conversations.GetConversation(ctx, id)
 	if err != nil {
 		return store.Conversation{}, err
 	}
@@ -49,7 +49,7 @@ func (s *Server) listConversations() handlerFunc {
 			}
 			limit = n
 		}
-		page, next, err := s.store.ListConversations(r.Context(), store.ConversationFilter{
+		page, next, err := s.store.Conversations.ListConversations(r.Context(), store.ConversationFilter{
 			User: owner(mustUser(r)), Limit: limit, Cursor: q.Get("cursor"),
 		})
 		if err != nil {
@@ -72,11 +72,11 @@ func (s *Server) createConversation() handlerFunc {
 			return err
 		}
 		if body.Agent != "" {
-			if _, err := s.store.GetAgent(r.Context(), body.Agent); err != nil {
+			if _, err := s.store.Agents.GetAgent(r.Context(), body.Agent); err != nil {
 				return notFoundAs(err, "no agent %q; list them at /api/v1/agents", body.Agent)
 			}
 		}
-		c, err := s.store.CreateConversation(r.Context(), store.Conversation{
+		c, err := s.store.Conversations.CreateConversation(r.Context(), store.Conversation{
 			Title: body.Title, Agent: body.Agent, User: owner(mustUser(r)),
 		})
 		if err != nil {
@@ -93,7 +93,7 @@ func (s *Server) getConversation() handlerFunc {
 		if err != nil {
 			return err
 		}
-		msgs, err := s.store.ListMessages(r.Context(), c.ID, store.MessageFilter{})
+		msgs, err := s.store.Conversations.ListMessages(r.Context(), c.ID, store.MessageFilter{})
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (s *Server) deleteConversation() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.store.DeleteConversation(r.Context(), c.ID); err != nil {
+		if err := s.store.Conversations.DeleteConversation(r.Context(), c.ID); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -145,7 +145,7 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		name := c.Agent
 		if body.Agent != "" {
-			if _, err := s.store.GetAgent(r.Context(), body.Agent); err != nil {
+			if _, err := s.store.Agents.GetAgent(r.Context(), body.Agent); err != nil {
 				return notFoundAs(err, "no agent %q; list them at /api/v1/agents", body.Agent)
 			}
 			name = body.Agent

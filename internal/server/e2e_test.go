@@ -41,7 +41,7 @@ func TestEndToEndRealRuntime(t *testing.T) {
 	models := func(string) (agent.Model, error) { return agent.Model{Name: "default", Provider: model}, nil }
 	g := gate.New(&gate.Options{Audit: db})
 	rt := agent.New(models, reg, g, &agent.Options{History: db, Approvals: db})
-	srv := New(db, rt, reg, g, &Options{AllowAnonymous: true})
+	srv := New(StoresOf(db), rt, reg, g, &Options{RunLog: db, Changes: db, AllowAnonymous: true})
 	e := &env{db: db, reg: reg, srv: srv}
 	e.ts = newTestServer(t, srv)
 
@@ -97,7 +97,7 @@ func TestEndToEndChatCompletions(t *testing.T) {
 	if _, err := db.CreateUser(context.Background(), store.User{Name: "alice", KeyHash: hash, Permissions: []string{"files__echo*"}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := New(db, rt, reg, g, &Options{Models: func() []string { return []string{"default"} }})
+	srv := New(StoresOf(db), rt, reg, g, &Options{RunLog: db, Changes: db, Models: func() []string { return []string{"default"} }})
 	e := &env{db: db, reg: reg, srv: srv, key: key, ts: newTestServer(t, srv)}
 	c := openaiClient(e)
 
@@ -136,7 +136,7 @@ func TestChatRefusedRequestIsClientError(t *testing.T) {
 	rt := agent.New(func(string) (agent.Model, error) {
 		return agent.Model{Name: "default", Provider: llmtest.NewFakeProvider()}, nil
 	}, reg, g, nil)
-	srv := New(db, rt, reg, g, &Options{AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
+	srv := New(StoresOf(db), rt, reg, g, &Options{RunLog: db, Changes: db, AllowAnonymous: true, Models: func() []string { return []string{"default"} }})
 	e := &env{db: db, reg: reg, srv: srv, ts: newTestServer(t, srv)}
 	for _, stream := range []bool{false, true} {
 		body := map[string]any{

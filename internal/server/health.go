@@ -49,7 +49,7 @@ func (s *Server) readyz() handlerFunc {
 		defer cancel()
 		ping := s.opts.Ping
 		if ping == nil {
-			ping = func(ctx context.Context) error { _, err := s.store.ListAgents(ctx); return err }
+			ping = func(ctx context.Context) error { _, err := s.store.Agents.ListAgents(ctx); return err }
 		}
 		body := readiness{Status: "ready", Store: "ok", Models: s.opts.Models()}
 		if body.Models == nil {

@@ -120,7 +120,7 @@ func newEnvGate(t testing.TB, gopts *gate.Options, edit func(*Options)) *env {
 		t.Fatalf("creating user: %v", err)
 	}
 	e.key, e.userID = key, u.ID
-	opts := &Options{Models: func() []string { return []string{"default"} }}
+	opts := &Options{Models: func() []string { return []string{"default"} }, RunLog: e.db, Changes: e.db}
 	if edit != nil {
 		edit(opts)
 	}
@@ -129,7 +129,7 @@ func newEnvGate(t testing.TB, gopts *gate.Options, edit func(*Options)) *env {
 		opts.Metrics = observe.NewMetrics()
 	}
 	gopts.Observe = opts.Metrics.ObserveToolCall
-	e.srv = New(e.db, e.runner, e.reg, gate.New(gopts), opts)
+	e.srv = New(StoresOf(e.db), e.runner, e.reg, gate.New(gopts), opts)
 	e.ts = httptest.NewServer(e.srv.Handler())
 	t.Cleanup(e.ts.Close)
 	return e

@@ -16,30 +16,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/users"
 )
 
-// Store is the part of the store the routes use, by kind of record:
-// conversations and their messages, agents, pending approvals, the audit
-// trail and API keys. internal/app passes its store; tests pass a real
-// SQLite store. Methods behave as [store.Store] documents.
-type Store interface {
-	CreateConversation(ctx context.Context, c store.Conversation) (store.Conversation, error)
-	GetConversation(ctx context.Context, id string) (store.Conversation, error)
-	ListConversations(ctx context.Context, f store.ConversationFilter) ([]store.Conversation, string, error)
-	DeleteConversation(ctx context.Context, id string) error
-	ListMessages(ctx context.Context, conversationID string, f store.MessageFilter) ([]store.Message, error)
-
-	store.Agents
-
-	GetApproval(ctx context.Context, id string) (store.Approval, error)
-	ListPendingApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error)
-
-	store.AuditLog
-	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
-
-	users.Source
-}
-
-var _ Store = store.Store(nil)
-
 // Runner runs agent turns and answers approvals: an [*agent.Runtime] in
 // production, a fake in tests. Implementations are safe for concurrent use.
 type Runner interface {
@@ -198,11 +174,18 @@ type Options struct {
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.
 	SSEWriteTimeout time.Duration
 	// KeepRunsOnLeave keeps a conversation's run going when its client
-	// leaves, when the store keeps run events ([store.RunLog]), so that the
+	// leaves, when RunLog is set, so that the
 	// client can re-attach to it after a reload (GET
 	// /api/v1/runs/{id}/events). False cancels the run when its client
 	// leaves.
 	KeepRunsOnLeave bool
+	// RunLog keeps run events (for KeepRunsOnLeave and the
+	// /api/v1/runs routes); nil keeps none, and runs end with their client.
+	RunLog store.RunLog
+	// Changes is the store's change feed: a watcher of a run learns of new
+	// events from it, also those another replica writes; nil polls nothing
+	// and re-attaching follows only this process's runs.
+	Changes store.Changes
 	// KeepAlive is the interval of SSE comments on quiet streams; default 15s.
 	KeepAlive time.Duration
 

@@ -31,8 +31,7 @@ type recorder struct {
 
 // runLog returns the store's run log, or nil if it keeps none.
 func (s *Server) runLog() store.RunLog {
-	rl, _ := s.store.(store.RunLog)
-	return rl
+	return s.opts.RunLog
 }
 
 // newRecorder begins the run in the log (when there is one).

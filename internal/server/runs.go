@@ -39,7 +39,7 @@ func (s *Server) runEvents() handlerFunc {
 		}
 		// Watch before reading, so that no event falls between the two.
 		var changed <-chan struct{}
-		if feed, ok := s.store.(store.Changes); ok {
+		if feed := s.opts.Changes; feed != nil {
 			ch, stop := feed.Watch(store.TopicRuns, id)
 			defer stop()
 			changed = ch

@@ -19,7 +19,7 @@ import (
 // [Server.Serve] (or mount [Server.Handler] yourself), stop with
 // [Server.Shutdown]. It is safe for concurrent use.
 type Server struct {
-	store     Store
+	store     Stores
 	runner    Runner
 	tools     Catalog
 	opts      Options
@@ -46,7 +46,7 @@ const (
 	DefaultMaxStreams      = 8
 )
 
-// New returns a Server that keeps its records in st, runs agent turns with
+// New returns a Server that keeps its records in st (one store per route group), runs agent turns with
 // runner and lists and calls the tools of catalog through g, the
 // enforcement path of every tool call it makes or starts (tools API, chat
 // completions, agent runs): permission, rate limit, approval policy,
@@ -54,9 +54,9 @@ const (
 // user's limit is one across surfaces. All four are required: New panics
 // on nil, a wiring mistake rather than bad input. opts is copied; nil
 // means defaults.
-func New(st Store, runner Runner, catalog Catalog, g *gate.Gate, opts *Options) *Server {
-	if st == nil || runner == nil || catalog == nil || g == nil {
-		panic("server.New: store, runner, catalog and gate are required")
+func New(st Stores, runner Runner, catalog Catalog, g *gate.Gate, opts *Options) *Server {
+	if !st.complete() || runner == nil || catalog == nil || g == nil {
+		panic("server.New: every store group, runner, catalog and gate are required")
 	}
 	s := &Server{store: st, runner: runner, tools: catalog, gate: g, closing: make(chan struct{})}
 	if opts != nil {
@@ -83,7 +83,7 @@ func New(st Store, runner Runner, catalog Catalog, g *gate.Gate, opts *Options) 
 	}
 	s.users = o.Users
 	if s.users == nil {
-		s.users = users.New(st, &users.Options{Now: o.Now})
+		s.users = users.New(st.Users, &users.Options{Now: o.Now})
 	}
 	s.streams = newStreamSlots(o.MaxStreams)
 	if o.Models == nil {

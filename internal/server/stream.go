@@ -102,7 +102,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *agent.Reque
 	// A kept run is stopped through DELETE /api/v1/runs/{id}, maybe on
 	// another replica: watch for the request.
 	var cancelAsked <-chan struct{}
-	if feed, ok := s.store.(store.Changes); ok && s.keepRun(rec) {
+	if feed := s.opts.Changes; feed != nil && s.keepRun(rec) {
 		ch, unwatch := feed.Watch(store.TopicRuns, req.RunID)
 		defer unwatch()
 		cancelAsked = ch

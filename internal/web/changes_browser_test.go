@@ -61,7 +61,8 @@ func TestBrowserHeldTools(t *testing.T) {
 	rt := agent.New(func(string) (agent.Model, error) {
 		return agent.Model{}, errors.New("no model: this page needs none")
 	}, reg, g, &agent.Options{Agents: db, History: db, Approvals: db})
-	srv := server.New(db, rt, reg, g, &server.Options{
+	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
+		RunLog: db, Changes: db,
 		Pins:           heldPins{db, reg},
 		AllowAnonymous: true,
 		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -208,7 +208,8 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 		s.key = key
 	}
-	srv := server.New(db, rt, reg, g, &server.Options{
+	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
+		RunLog: db, Changes: db,
 		Servers:        servers{s.restarts},
 		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },
