@@ -166,22 +166,19 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 			Assistant: store.Agent{
 				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: a.cfg.Assistant.Router,
 			},
-			Agents:    st,
-			History:   runtimeStore{st},
-			Approvals: forRuntime(st, a.replicas()),
-			Usage:     st,
-			Limits: agent.Limits{
-				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,
-				ParallelToolCalls: a.cfg.Limits.ParallelToolCalls,
-				CallTimeout:       a.cfg.Limits.CallTimeout,
-				TurnTimeout:       a.cfg.Limits.TurnTimeout,
-				ApprovalTimeout:   a.cfg.Approvals.Timeout,
-			},
+			Agents:      st,
+			History:     runtimeStore{st},
+			Approvals:   forRuntime(st, a.replicas()),
+			Usage:       st,
+			Limits:      agentLimits(a.config()),
 			ToolBudget:  a.cfg.ToolSearch.MaxTools,
 			RankOptions: a.rankOptions,
 			QueryVector: a.queryVector,
 			Logger:      a.logger.With(logKeyComponent, "agent"),
 		})
+		// As the gate: published, then the configuration read again.
+		a.runtimeBuilt.Store(a.runtime)
+		a.runtime.SetLimits(agentLimits(a.config()))
 	})
 	return a.runtime, nil
 }
@@ -291,3 +288,6 @@ func (a *App) History(ctx context.Context, conversationID string) ([]store.Messa
 	}
 	return msgs, err
 }
+
+// builtRuntime is the runtime if Runtime has built it, nil otherwise.
+func (a *App) builtRuntime() *agent.Runtime { return a.runtimeBuilt.Load() }
