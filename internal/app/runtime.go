@@ -43,11 +43,11 @@ func (a *App) Store(ctx context.Context) (store.Store, error) {
 	case a.store != nil:
 		return a.store, nil
 	}
-	st, err := a.openStore(ctx)
+	st, sh, err := a.openStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	a.store, a.shared = st, replicasOf(st)
+	a.store, a.shared = st, sh
 	return st, nil
 }
 
@@ -59,27 +59,33 @@ func (a *App) replicas() *replicas {
 	return a.shared
 }
 
-func (a *App) openStore(ctx context.Context) (store.Store, error) {
+// openStore opens the configured database and returns it with what it
+// offers replicas: PostgreSQL's capability, nil for SQLite.
+func (a *App) openStore(ctx context.Context) (store.Store, *replicas, error) {
 	var (
 		st  store.Store
+		sh  *replicas
 		err error
 	)
 	if u := a.cfg.Database.URL; u != "" {
-		st, err = postgres.Open(ctx, u, nil)
+		var pg *postgres.DB
+		if pg, err = postgres.Open(ctx, u, nil); err == nil {
+			st, sh = pg, postgresReplicas(pg)
+		}
 	} else {
 		if err := os.MkdirAll(a.cfg.Data, 0o700); err != nil {
-			return nil, fmt.Errorf("creating the data directory %s: %w", a.cfg.Data, err)
+			return nil, nil, fmt.Errorf("creating the data directory %s: %w", a.cfg.Data, err)
 		}
 		st, err = sqlite.Open(ctx, a.cfg.SQLitePath(), nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening the database: %w", err)
+		return nil, nil, fmt.Errorf("opening the database: %w", err)
 	}
 	if err := seedAgents(ctx, st, a.config().Agents, false); err != nil {
 		st.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return st, nil
+	return st, sh, nil
 }
 
 // recoverable is the part of the store recoverStore works on.
