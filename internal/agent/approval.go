@@ -37,7 +37,7 @@ func (t *turn) approve(ctx context.Context, agent string, e tools.Entry, c llm.T
 	case store.ApprovalApproved:
 		return store.AuditApproved, ""
 	case store.ApprovalExpired:
-		return store.AuditExpired, fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.r.limits.ApprovalTimeout)
+		return store.AuditExpired, fmt.Sprintf("the user did not answer the approval request for %s within %s; the call was not made", e.Name, t.limits.ApprovalTimeout)
 	}
 	reason := "the user declined this call"
 	if d.Reason != "" {
@@ -82,7 +82,7 @@ func (r *Runtime) Ask(ctx context.Context, a store.Approval) (store.Approval, er
 func (r *Runtime) await(ctx context.Context, a store.Approval, announce func(store.Approval)) (Decision, store.Approval) {
 	a.State = store.ApprovalPending
 	a.CreatedAt = r.opts.Now()
-	a.ExpiresAt = a.CreatedAt.Add(r.limits.ApprovalTimeout)
+	a.ExpiresAt = a.CreatedAt.Add(r.currentLimits().ApprovalTimeout)
 	stored, err := r.approvals.CreateApproval(ctx, a)
 	if err != nil {
 		r.logger.WarnContext(ctx, "storing approval request", logKeyTool, a.Tool, logKeyErr, err)
@@ -116,7 +116,7 @@ func (r *Runtime) await(ctx context.Context, a store.Approval, announce func(sto
 		announce(stored)
 	}
 
-	timer := time.NewTimer(r.limits.ApprovalTimeout)
+	timer := time.NewTimer(r.currentLimits().ApprovalTimeout)
 	defer timer.Stop()
 	var d Decision
 wait:

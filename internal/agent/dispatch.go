@@ -25,7 +25,7 @@ type callOutcome struct {
 // result message for every call, in the order of the calls, and an error
 // when the turn must end (a limit, cancellation).
 func (t *turn) dispatch(ctx context.Context, agent string, cat catalog, calls []llm.ToolCall) ([]store.Message, error) {
-	lim := t.r.limits
+	lim := t.limits
 	budget := max(lim.ToolCallsPerTurn-t.calls, 0)
 	run := calls[:min(budget, len(calls))]
 	t.calls += len(run)
@@ -88,7 +88,7 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		Ask: func(ctx context.Context, _ *gate.Request, e tools.Entry) (store.AuditApproval, string) {
 			return t.approve(ctx, agent, e, c)
 		},
-		Timeout: t.r.limits.CallTimeout,
+		Timeout: t.limits.CallTimeout,
 	}
 	out := t.r.gate.Call(withCall(ctx, t), sf, &gate.Request{
 		Caller: &t.caller, Name: c.Name, Arguments: c.Arguments, Time: t.r.opts.Now(),
@@ -110,7 +110,7 @@ func (t *turn) call(ctx context.Context, agent string, cat catalog, c llm.ToolCa
 		o.msg = store.Message{Message: resultToMessage(c, out.Result), Agent: agent, RunID: t.runID}
 		text, isError = o.msg.Text(), out.Result.IsError
 	case o.timedOut:
-		text = fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.r.limits.CallTimeout)
+		text = fmt.Sprintf("%s did not answer within %s; the call was cancelled", c.Name, t.limits.CallTimeout)
 	case out.Outcome == store.OutcomeCancelled:
 		text = cancelledText(ctx)
 	case errors.Is(out.Err, tools.ErrNotFound):

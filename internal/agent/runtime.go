@@ -26,7 +26,7 @@ type Runtime struct {
 	tools     Catalog
 	gate      *gate.Gate // permission hooks, policy and audit of every call
 	opts      Options
-	limits    Limits
+	limits    atomic.Pointer[Limits] // what turns start with now (SetLimits)
 	logger    *slog.Logger
 	history   History
 	approvals Approvals
@@ -75,7 +75,8 @@ func New(models ModelFunc, catalog Catalog, g *gate.Gate, opts *Options) *Runtim
 	if opts != nil {
 		r.opts = *opts
 	}
-	r.limits = r.opts.Limits.withDefaults()
+	l := r.opts.Limits.withDefaults()
+	r.limits.Store(&l)
 	if r.opts.Now == nil {
 		r.opts.Now = time.Now
 	}

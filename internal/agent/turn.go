@@ -27,6 +27,10 @@ type turn struct {
 	stop <-chan struct{}
 	out  chan Event
 
+	// limits are the runtime's limits when the turn started: a reload
+	// that changes them leaves a turn in flight as it began.
+	limits Limits
+
 	calls    int // tool calls made so far
 	usage    llm.Usage
 	handoffs int
@@ -43,7 +47,7 @@ type turn struct {
 }
 
 func (r *Runtime) newTurn(life context.Context, req *Request) *turn {
-	t := &turn{r: r, req: *req, caller: req.caller(), runID: req.RunID, hist: r.history, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}}
+	t := &turn{r: r, req: *req, caller: req.caller(), runID: req.RunID, hist: r.history, stop: life.Done(), out: make(chan Event, eventBuffer), servers: map[string]int{}, limits: r.currentLimits()}
 	if t.runID == "" {
 		t.runID = r.opts.NewID()
 	}
@@ -87,7 +91,7 @@ func (e *stopError) Error() string { return e.msg }
 // run is the whole turn; it returns an error only when the loop cannot go
 // on. life is the run's context; the turn's own adds the turn time limit.
 func (t *turn) run(life context.Context) error {
-	ctx, cancel := context.WithTimeoutCause(life, t.r.limits.TurnTimeout, errTurnTimeout)
+	ctx, cancel := context.WithTimeoutCause(life, t.limits.TurnTimeout, errTurnTimeout)
 	defer cancel()
 
 	spec, err := t.r.agent(ctx, t.req.Agent)
@@ -167,7 +171,7 @@ func (t *turn) end(life, ctx context.Context, speaker string, err error) error {
 	}
 	var se *stopError
 	if !errors.As(err, &se) && errors.Is(context.Cause(ctx), errTurnTimeout) {
-		se = turnTimeoutError(t.r.limits)
+		se = turnTimeoutError(t.limits)
 	}
 	if se == nil {
 		return err

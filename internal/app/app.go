@@ -109,6 +109,13 @@ type App struct {
 
 	gateOnce sync.Once
 	gate     *gate.Gate // built on first use by Gate
+	// gateBuilt and runtimeBuilt publish the gate and the runtime once
+	// built, for a reload to apply its policies to without building them.
+	gateBuilt    atomic.Pointer[gate.Gate]
+	runtimeBuilt atomic.Pointer[agent.Runtime]
+	// toolCalls and requests are the rate limits the gate and the HTTP
+	// server hold; a reload replaces what they count (applyPolicies).
+	toolCalls, requests liveLimiter
 	// search holds what tool ranking adds to the catalogue: server
 	// instructions and optional embeddings.
 	search toolSearch

@@ -33,8 +33,8 @@ type ConfigChange struct {
 type ConfigDiff struct {
 	// Changes are the entries a reload applies, by kind and name.
 	Changes []ConfigChange `json:"changes"`
-	// Restart lists the changed top-level settings (limits, approvals,
-	// server, ...) that take effect only when serve starts again.
+	// Restart lists the changed top-level settings (server, database,
+	// data, ...) that take effect only when serve starts again.
 	Restart []string `json:"restart,omitempty"`
 	// changedSettings are all the changed top-level settings, live ones
 	// included: Reload applies these.

@@ -94,9 +94,17 @@ func TestDiffDigests(t *testing.T) {
 			},
 		},
 		{
-			name:    "limits and rate limits need a restart",
-			edit:    func(c *config.Config) { c.Limits.TurnTimeout = time.Hour; c.RateLimits.RequestsPerMinute = 7 },
-			restart: []string{"limits", "rateLimits"},
+			name: "limits, rate limits and approvals apply at once",
+			edit: func(c *config.Config) {
+				c.Limits.TurnTimeout = time.Hour
+				c.RateLimits.RequestsPerMinute = 7
+				c.Approvals.Mode = "ask-all"
+			},
+		},
+		{
+			name:    "the listen address needs a restart",
+			edit:    func(c *config.Config) { c.Server.Addr = "127.0.0.1:9" },
+			restart: []string{"server"},
 		},
 		{
 			name:    "the assistant applies at once",

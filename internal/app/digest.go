@@ -33,8 +33,10 @@ type Digests map[string]map[string]string
 // they change what the servers' and models' entries mean, so their effect
 // shows there (a changed sandbox default restarts the stdio servers it
 // applies to), are read at each use (defaultModel), or are handed to
-// their owner (assistant, to the runtime).
-var liveSettings = []string{"mcpRoots", "sandbox", "defaultModel", "assistant"}
+// their owner (assistant, to the runtime; approvals, limits and
+// rateLimits, to the gate, the runtime and the HTTP server, for the calls
+// and turns that start after the reload).
+var liveSettings = []string{"mcpRoots", "sandbox", "defaultModel", "assistant", "approvals", "limits", "rateLimits"}
 
 // digests computes the digest of every entry of cfg. MCP servers are
 // digested as the host gets them, after defaults (roots, sandbox) are

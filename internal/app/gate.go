@@ -20,9 +20,12 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 		return nil, err
 	}
 	a.gateOnce.Do(func() {
+		cfg := a.config()
+		sh := a.replicas()
+		a.toolCalls.set(cfg.RateLimits.ToolCallsPerMinute, func(n int) gate.Limiter { return toolCallLimiter(sh, n) })
 		a.gate = gate.New(&gate.Options{
-			Limiter: toolCallLimiter(a.replicas(), a.cfg.RateLimits.ToolCallsPerMinute),
-			Policy:  policy(a.cfg.Approvals),
+			Limiter: &a.toolCalls,
+			Policy:  policy(cfg.Approvals),
 			Audit:   st,
 			Logger:  a.logger.With(logKeyComponent, "gate"),
 			// Counted here, once per call, whichever surface made it.
@@ -30,6 +33,10 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 				a.metrics.Load().ObserveToolCall(tool, server, outcome, d)
 			},
 		})
+		// Published before the configuration is read again: a reload
+		// either finds the gate or has stored its configuration already.
+		a.gateBuilt.Store(a.gate)
+		a.gate.SetPolicy(policy(a.config().Approvals))
 	})
 	return a.gate, nil
 }
@@ -68,3 +75,6 @@ func (a *App) CallLocal(ctx context.Context, name string, req *tools.CallRequest
 	}
 	return out.Result, out.Err
 }
+
+// builtGate is the gate if Gate has built it, nil otherwise.
+func (a *App) builtGate() *gate.Gate { return a.gateBuilt.Load() }

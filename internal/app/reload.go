@@ -26,6 +26,8 @@ import (
 //   - models: changed and added ones get a new client; each turn resolves
 //     its model when it starts, so a turn in flight keeps the one it had.
 //   - the assistant: runs that start from now on use the new one;
+//   - approvals, limits and rateLimits: calls decided and turns started
+//     from now on use the new ones; a turn in flight keeps its limits;
 //   - agents: changed and added ones are written to the store from the
 //     file, removed ones that came from the file are deleted; each turn
 //     reads its agent when it starts.
@@ -59,6 +61,9 @@ func (a *App) Reload(ctx context.Context, cfg *config.Config) (ConfigDiff, error
 	}
 	a.modelsMu.Unlock()
 	a.live.Store(cfg)
+	// Calls decided and turns started from now on use the new approval
+	// policy, rate limits and agent limits; those in flight keep theirs.
+	a.applyPolicies(cfg)
 	var errs []error
 	if slices.Contains(diff.changedSettings, "assistant") {
 		// The runtime is built with the first configuration; Runtime

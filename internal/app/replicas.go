@@ -10,8 +10,8 @@ import (
 )
 
 // replicas is what only a store that several Switchboard processes share
-// offers (PostgreSQL), as one value the store opener returns beside the
-// store: nil when one process holds the store (SQLite). Every part that
+// offers (PostgreSQL), as one value the store opener ([App.openStore])
+// returns beside the store: nil when one process holds the store (SQLite). Every part that
 // behaves differently on replicas asks for it, instead of asserting the
 // store's type.
 type replicas struct {
@@ -28,13 +28,10 @@ type replicas struct {
 	answers store.MCPAnswers
 }
 
-// replicasOf returns the replicas capability of st, nil when st is not
-// shared by several processes.
-func replicasOf(st store.Store) *replicas {
-	pg, ok := st.(*postgres.DB)
-	if !ok {
-		return nil
-	}
+// postgresReplicas is the replicas capability of a PostgreSQL store. The
+// store opener calls it with the database it opened, so no part asks a
+// store for its type to learn what it offers.
+func postgresReplicas(pg *postgres.DB) *replicas {
 	return &replicas{
 		limiter: func(kind string, rate float64, burst int) gate.Limiter {
 			return pg.NewLimiter(kind, rate, burst)

@@ -173,13 +173,13 @@ func TestRuntimeStoreFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lite.Close()
-	if _, ok := forRuntime(pg, replicasOf(pg)).(store.Changes); !ok {
+	if _, ok := forRuntime(pg, postgresReplicas(pg)).(store.Changes); !ok {
 		t.Error("the runtime's PostgreSQL store has no change feed")
 	}
-	if _, ok := forRuntime(lite, replicasOf(lite)).(store.Changes); ok {
+	if _, ok := forRuntime(lite, nil).(store.Changes); ok {
 		t.Error("the runtime's SQLite store offers its in-process feed; a decision from another process would never arrive")
 	}
-	if _, ok := forRuntime(lite, replicasOf(lite)).(agent.ApprovalGetter); !ok {
+	if _, ok := forRuntime(lite, nil).(agent.ApprovalGetter); !ok {
 		t.Error("the runtime's SQLite store cannot be polled")
 	}
 }
@@ -207,5 +207,43 @@ func TestAnonymousEndsWithSQLiteUserFromAnotherProcess(t *testing.T) {
 	}
 	if took, ok := within(5*time.Second, func() bool { return status(t, url+"/api/v1/agents", "") == http.StatusUnauthorized }); !ok {
 		t.Errorf("anonymous access still on %s after another process added a user", took)
+	}
+}
+
+// TestStoreOpenerReturnsReplicas: the App learns what a store offers
+// replicas from the opener, not by asking the store's type: PostgreSQL
+// gives the shared limiter, feed and answers; SQLite gives nothing.
+func TestStoreOpenerReturnsReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		url    func() string
+		shared bool
+	}{
+		{"sqlite", func() string { return "" }, false},
+		{"postgres", func() string { return storetest.PostgresSchema(t) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.Data = t.TempDir()
+			cfg.Database.URL = tc.url()
+			a, err := New(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if sh := a.replicas(); sh != nil {
+				t.Fatalf("replicas before the store is open: %+v", sh)
+			}
+			if _, err := a.Store(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			sh := a.replicas()
+			if got := sh != nil; got != tc.shared {
+				t.Fatalf("replicas capability present = %v, want %v", got, tc.shared)
+			}
+			if sh != nil && (sh.limiter == nil || sh.pruneLimits == nil || sh.feed == nil || sh.answers == nil) {
+				t.Errorf("partial replicas capability: %+v", sh)
+			}
+		})
 	}
 }

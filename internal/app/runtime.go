@@ -43,11 +43,11 @@ func (a *App) Store(ctx context.Context) (store.Store, error) {
 	case a.store != nil:
 		return a.store, nil
 	}
-	st, err := a.openStore(ctx)
+	st, sh, err := a.openStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	a.store, a.shared = st, replicasOf(st)
+	a.store, a.shared = st, sh
 	return st, nil
 }
 
@@ -59,27 +59,33 @@ func (a *App) replicas() *replicas {
 	return a.shared
 }
 
-func (a *App) openStore(ctx context.Context) (store.Store, error) {
+// openStore opens the configured database and returns it with what it
+// offers replicas: PostgreSQL's capability, nil for SQLite.
+func (a *App) openStore(ctx context.Context) (store.Store, *replicas, error) {
 	var (
 		st  store.Store
+		sh  *replicas
 		err error
 	)
 	if u := a.cfg.Database.URL; u != "" {
-		st, err = postgres.Open(ctx, u, nil)
+		var pg *postgres.DB
+		if pg, err = postgres.Open(ctx, u, nil); err == nil {
+			st, sh = pg, postgresReplicas(pg)
+		}
 	} else {
 		if err := os.MkdirAll(a.cfg.Data, 0o700); err != nil {
-			return nil, fmt.Errorf("creating the data directory %s: %w", a.cfg.Data, err)
+			return nil, nil, fmt.Errorf("creating the data directory %s: %w", a.cfg.Data, err)
 		}
 		st, err = sqlite.Open(ctx, a.cfg.SQLitePath(), nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening the database: %w", err)
+		return nil, nil, fmt.Errorf("opening the database: %w", err)
 	}
 	if err := seedAgents(ctx, st, a.config().Agents, false); err != nil {
 		st.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return st, nil
+	return st, sh, nil
 }
 
 // recoverable is the part of the store recoverStore works on.
@@ -166,22 +172,19 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 			Assistant: store.Agent{
 				Model: a.cfg.Assistant.Model, Prompt: a.cfg.Assistant.Prompt, Router: a.cfg.Assistant.Router,
 			},
-			Agents:    st,
-			History:   runtimeStore{st},
-			Approvals: forRuntime(st, a.replicas()),
-			Usage:     st,
-			Limits: agent.Limits{
-				ToolCallsPerTurn:  a.cfg.Limits.ToolCallsPerTurn,
-				ParallelToolCalls: a.cfg.Limits.ParallelToolCalls,
-				CallTimeout:       a.cfg.Limits.CallTimeout,
-				TurnTimeout:       a.cfg.Limits.TurnTimeout,
-				ApprovalTimeout:   a.cfg.Approvals.Timeout,
-			},
+			Agents:      st,
+			History:     runtimeStore{st},
+			Approvals:   forRuntime(st, a.replicas()),
+			Usage:       st,
+			Limits:      agentLimits(a.config()),
 			ToolBudget:  a.cfg.ToolSearch.MaxTools,
 			RankOptions: a.rankOptions,
 			QueryVector: a.queryVector,
 			Logger:      a.logger.With(logKeyComponent, "agent"),
 		})
+		// As the gate: published, then the configuration read again.
+		a.runtimeBuilt.Store(a.runtime)
+		a.runtime.SetLimits(agentLimits(a.config()))
 	})
 	return a.runtime, nil
 }
@@ -291,3 +294,6 @@ func (a *App) History(ctx context.Context, conversationID string) ([]store.Messa
 	}
 	return msgs, err
 }
+
+// builtRuntime is the runtime if Runtime has built it, nil otherwise.
+func (a *App) builtRuntime() *agent.Runtime { return a.runtimeBuilt.Load() }

@@ -165,14 +165,11 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	}
 	defer a.onStatus.Store(nil)
 
-	lim := limits(a.cfg.RateLimits.RequestsPerMinute)
-	var reqLimiter gate.Limiter
-	if sh := a.replicas(); sh != nil {
-		// Replicas share the database: count there, so that N replicas
-		// allow the limit, not N times it (the gate does the same for
-		// tool calls).
-		reqLimiter = sh.limiter("requests", lim.Requests, lim.RequestBurst)
-	}
+	// Replicas share the database: requests are counted there, so that N
+	// replicas allow the limit, not N times it (the gate does the same for
+	// tool calls). A reload replaces the limit (applyPolicies).
+	sh := a.replicas()
+	a.requests.set(a.config().RateLimits.RequestsPerMinute, func(n int) gate.Limiter { return requestLimiter(sh, n) })
 	srv := server.New(server.StoresOf(st), tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
@@ -191,8 +188,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
 		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
 		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
-		Limits:          lim,
-		RequestLimiter:  reqLimiter,
+		RequestLimiter:  &a.requests,
 		// A turn goes on when its page is reloaded, and the page
 		// re-attaches to it (on any replica).
 		KeepRunsOnLeave: true,

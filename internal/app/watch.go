@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,11 +39,18 @@ func (a *App) followConfig(ctx context.Context, load func() (*config.Config, err
 		errs   <-chan error
 		path   = a.cfg.Source
 	)
-	if path != "" {
+	// Without a file, the places discovery looks are watched: a config
+	// file that appears there is loaded as at start, so one that is not
+	// trusted yet is refused with a line in the log and on /readyz.
+	watched := []string{path}
+	if path == "" {
+		watched = a.cfg.Candidates
+	}
+	if len(watched) > 0 {
 		w, err := fsnotify.NewWatcher()
 		if err == nil {
 			defer w.Close()
-			err = w.Add(filepath.Dir(path))
+			err = watchDirs(w, watched, path != "")
 		}
 		if err != nil {
 			a.logger.Warn("not following the config file; reload with SIGHUP", logKeyFile, path, logKeyErr, err)
@@ -54,7 +63,13 @@ func (a *App) followConfig(ctx context.Context, load func() (*config.Config, err
 	// changed, this applies nothing and logs nothing.
 	debounce := time.NewTimer(0)
 	defer debounce.Stop()
-	base := filepath.Base(path)
+	ours := func(name string) bool {
+		if path == "" {
+			return slices.Contains(watched, name)
+		}
+		base := filepath.Base(name)
+		return base == filepath.Base(path) || strings.HasPrefix(base, "..data")
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -66,7 +81,7 @@ func (a *App) followConfig(ctx context.Context, load func() (*config.Config, err
 				events = nil
 				continue
 			}
-			if name := filepath.Base(ev.Name); name == base || strings.HasPrefix(name, "..data") {
+			if ours(ev.Name) {
 				debounce.Reset(reloadDebounce)
 			}
 		case err, ok := <-errs:
@@ -85,10 +100,38 @@ func (a *App) followConfig(ctx context.Context, load func() (*config.Config, err
 // with the entries added at run time, or refuses it with every problem
 // listed.
 func (a *App) reloadWith(ctx context.Context, load func() (*config.Config, error), why string) {
+	a.logger.DebugContext(ctx, "reading the configuration", logKeyTrigger, why)
 	cfg, err := load()
 	if err != nil {
 		a.refuse(err)
 		return
 	}
 	a.entries.apply(ctx, cfg, why)
+}
+
+// watchDirs watches the directories of files. A file serve runs with
+// must be watched (its directory exists); of discovery's candidates, only
+// the directories that exist are, and at least one must.
+func watchDirs(w *fsnotify.Watcher, files []string, must bool) error {
+	var errs []error
+	added := 0
+	for _, dir := range slices.Compact(slices.Sorted(slices.Values(dirsOf(files)))) {
+		if err := w.Add(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		added++
+	}
+	if must || added == 0 {
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+func dirsOf(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = filepath.Dir(f)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -43,6 +44,9 @@ type Options struct {
 type Gate struct {
 	opts   Options
 	logger *slog.Logger
+	// policy is the approval policy decided with now: Options.Policy
+	// until SetPolicy replaces it.
+	policy atomic.Pointer[Policy]
 }
 
 // New returns a gate configured by opts (copied).
@@ -52,6 +56,8 @@ func New(opts *Options) *Gate {
 		g.opts = *opts
 		g.opts.Holds = append([]Hold(nil), opts.Holds...)
 	}
+	p := g.opts.Policy
+	g.policy.Store(&p)
 	g.logger = g.opts.Logger
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
@@ -106,7 +112,7 @@ func (g *Gate) limit(ctx context.Context, c *Caller) error {
 }
 
 // Decide returns what the approval policy says about calling e.
-func (g *Gate) Decide(e tools.Entry) Action { return g.opts.Policy.Decide(e) }
+func (g *Gate) Decide(e tools.Entry) Action { return g.policy.Load().Decide(e) }
 
 // PolicyRefusal is the refusal for a call the policy denies.
 func PolicyRefusal(e tools.Entry) *Refusal {

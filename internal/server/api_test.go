@@ -200,7 +200,8 @@ func TestReadyzListsRefusedConfig(t *testing.T) {
 	problems = []string{"mcpServers.files: set either command or url, not both"}
 	code, b := e.do(t, "GET", "/readyz", e.key, nil)
 	got := decode[readiness](t, b)
-	if code != 200 || got.Status != "ready" || len(got.Config) != 1 || !strings.Contains(got.Hint, "refused") {
+	if code != 200 || got.Status != "ready" || len(got.Config) != 1 || !strings.Contains(got.Hint, "refused") ||
+		!strings.Contains(got.Hint, "switchboard config trust") {
 		t.Fatalf("readyz = %d %s; want 200, ready, the problem and a hint", code, b)
 	}
 	problems = nil

@@ -38,7 +38,8 @@ const noModelHint = "no model is configured: add models.default {provider, baseU
 
 // configRefusedHint explains the config problems /readyz lists.
 const configRefusedHint = "the last edit of the config file was refused, so the configuration before it still runs: " +
-	"fix the problems listed under config and save the file again (`switchboard config check` lists them too)"
+	"fix the problems listed under config and save the file again (`switchboard config check` lists them too); " +
+	"a discovered file that is not trusted yet is accepted with `switchboard config trust`"
 
 // readyz answers 200 when the store is reachable, 503 otherwise. A missing
 // model does not make the server unready (tools, audit and /mcp work
