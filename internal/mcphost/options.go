@@ -149,12 +149,13 @@ type Options struct {
 	// iss, or error). nil means a server that needs a new grant fails with
 	// a hint to log in interactively; stored tokens are still used and refreshed.
 	OAuthRedirect func(ctx context.Context, authURL string) (callbackURL string, err error)
-	// UserCredential returns the credential the user with store ID user
-	// ("" for the local user) connected to the per-user server; an error
-	// wrapping [ErrNoCredential] when they have none. It is called on every
-	// call to a per-user server, so a credential removed anywhere stops
-	// being used at once. nil means per-user servers refuse every call.
-	UserCredential func(ctx context.Context, server, user string) (*UserCredential, error)
+	// UserCredential returns the value the user with store ID user ("" for
+	// the local user) connected to the per-user server (see
+	// [PerUserConfig]), or an error wrapping [ErrNoCredential] when they
+	// have none. It is called on every call to a per-user server, so a
+	// credential removed anywhere stops being used at once. nil means
+	// per-user servers that need a value refuse every call.
+	UserCredential func(ctx context.Context, server, user string) (string, error)
 	// OAuthHTTPClient makes OAuth discovery, registration and token
 	// requests. nil means the SDK's default, which refuses private and
 	// loopback addresses during discovery (SSRF protection); set a client to

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +18,11 @@ import (
 // connection, made with its configured headers and env, only lists the
 // catalogue; it never serves a call.
 type PerUserConfig struct {
+	// Header is the request header a remote server gets the user's value
+	// in, after Prefix (such as "Bearer "). Env is the variable a stdio
+	// server's process gets it in; "" means a stdio server needs no value
+	// from the user, and each user still gets a process of their own.
+	Header, Prefix, Env string
 	// IdleTimeout stops a user's instance after this long without a call;
 	// 0 means [DefaultPerUserIdle].
 	IdleTimeout time.Duration
@@ -34,14 +38,6 @@ const (
 	DefaultPerUserIdle = 10 * time.Minute
 	DefaultPerUserMax  = 20
 )
-
-// UserCredential is what one user supplies for a per-user server: headers
-// sent on every request to a remote server, env given to a stdio server's
-// process. Both are added over the server's configured ones.
-type UserCredential struct {
-	Headers map[string]string
-	Env     map[string]string
-}
 
 // ErrNoCredential is wrapped by an [Options.UserCredential] error for a
 // user who has not connected their credentials to the server. Its message
@@ -137,38 +133,32 @@ func (u *userSet) reapIdle(now time.Time) {
 	}
 }
 
-// credentialSum fingerprints a credential, so an instance is replaced when
-// its user's credential changed or was removed (on any replica: the
-// credential is read from the store on every call).
-func credentialSum(c *UserCredential) [sha256.Size]byte {
-	h := sha256.New()
-	for _, m := range []map[string]string{c.Headers, c.Env} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(m[k]), m[k])
-		}
-		h.Write([]byte{0})
-	}
-	var s [sha256.Size]byte
-	h.Sum(s[:0])
-	return s
+// needsValue reports whether the user must supply a value: always for a
+// remote server, for a stdio one only when it names a variable.
+func (u *userSet) needsValue() bool {
+	return u.parent.cfg.transport() != TransportStdio || u.parent.cfg.PerUser.Env != ""
 }
 
 // call runs t's call on the instance of the user ctx acts for.
 func (u *userSet) call(ctx context.Context, t *mcpTool, req *tools.CallRequest) (*tools.Result, error) {
 	name := u.parent.cfg.Name
-	fetch := u.parent.opts.UserCredential
-	if fetch == nil {
-		return tools.ErrorResult(fmt.Sprintf("mcp server %s needs each user's own credentials, and this Switchboard has no credential store", name)), nil
-	}
 	user := tools.UserOf(ctx)
-	cred, err := fetch(ctx, name, user)
-	switch {
-	case errors.Is(err, ErrNoCredential):
-		return tools.ErrorResult(err.Error()), nil
-	case err != nil:
-		return nil, fmt.Errorf("reading the credentials for mcp server %q: %w", name, err)
+	var value string
+	if u.needsValue() {
+		fetch := u.parent.opts.UserCredential
+		if fetch == nil {
+			return tools.ErrorResult(fmt.Sprintf("mcp server %s needs each user's own credentials, and this Switchboard has no credential store", name)), nil
+		}
+		v, err := fetch(ctx, name, user)
+		switch {
+		case errors.Is(err, ErrNoCredential):
+			return tools.ErrorResult(err.Error()), nil
+		case err != nil:
+			return nil, fmt.Errorf("reading the credentials for mcp server %q: %w", name, err)
+		}
+		value = v
 	}
-	in, err := u.acquire(user, cred)
+	in, err := u.acquire(user, value)
 	if err != nil {
 		return tools.ErrorResult(err.Error()), nil
 	}
@@ -188,8 +178,10 @@ func (u *userSet) call(ctx context.Context, t *mcpTool, req *tools.CallRequest) 
 
 // acquire returns the user's instance for cred, starting it (or replacing
 // one that runs with another credential), with a call counted in flight.
-func (u *userSet) acquire(user string, cred *UserCredential) (*userInstance, error) {
-	sum := credentialSum(cred)
+func (u *userSet) acquire(user, value string) (*userInstance, error) {
+	// The fingerprint replaces an instance when its user's credential
+	// changed or was removed (on any replica: it is read on every call).
+	sum := sha256.Sum256([]byte(value))
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.ctx == nil {
@@ -211,7 +203,7 @@ func (u *userSet) acquire(user string, cred *UserCredential) (*userInstance, err
 			u.parent.cfg.Name, u.max)
 	}
 	in := &userInstance{user: user, sum: sum, inflight: 1, lastUsed: time.Now()}
-	in.srv = u.parent.forUser(user, cred)
+	in.srv = u.parent.forUser(user, value)
 	ictx, cancel := context.WithCancel(u.ctx)
 	in.stop = cancel
 	u.inst[user] = in
@@ -267,15 +259,21 @@ func (u *userSet) running() int {
 }
 
 // forUser returns a supervisor, not yet running, for s's configuration
-// with cred added: the user's headers over the configured ones, the user's
-// env over the configured env. It publishes no tools or status, and it
-// never uses s's OAuth grant: the operator's stored token is not the user's.
-func (s *server) forUser(user string, cred *UserCredential) *server {
+// with the user's value added: in the PerUser header of a remote server
+// (over a configured header of that name), in the PerUser variable of a
+// stdio server. It publishes no tools or status, and it never uses s's
+// OAuth grant: the operator's stored token is not the user's.
+func (s *server) forUser(user, value string) *server {
+	pc := s.cfg.PerUser
 	cfg := s.cfg
 	cfg.PerUser = nil
 	cfg.OAuth = nil
-	cfg.Headers = merged(s.cfg.Headers, cred.Headers)
-	cfg.Env = merged(s.cfg.Env, cred.Env)
+	switch {
+	case cfg.transport() != TransportStdio:
+		cfg.Headers = merged(s.cfg.Headers, map[string]string{pc.Header: pc.Prefix + value})
+	case pc.Env != "":
+		cfg.Env = merged(s.cfg.Env, map[string]string{pc.Env: value})
+	}
 	opts := *s.opts
 	opts.Logger = s.log.With(logKeyUser, user)
 	opts.OnToolsChanged, opts.OnStatus, opts.OnResourceUpdated = nil, nil, nil

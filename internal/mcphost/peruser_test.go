@@ -20,25 +20,25 @@ import (
 // hand them to the pool.
 type credStore struct {
 	mu    sync.Mutex
-	creds map[string]*mcphost.UserCredential // by user; mu guards creds
+	creds map[string]string // by user; mu guards creds
 }
 
-func (cs *credStore) set(user string, c *mcphost.UserCredential) {
+func (cs *credStore) set(user, c string) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if c == nil {
+	if c == "" {
 		delete(cs.creds, user)
 		return
 	}
 	cs.creds[user] = c
 }
 
-func (cs *credStore) get(_ context.Context, server, user string) (*mcphost.UserCredential, error) {
+func (cs *credStore) get(_ context.Context, server, user string) (string, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	c, ok := cs.creds[user]
 	if !ok {
-		return nil, fmt.Errorf("mcp server %s needs your own credentials: connect them at /connections: %w", server, mcphost.ErrNoCredential)
+		return "", fmt.Errorf("mcp server %s needs your own credentials: connect them at /connections: %w", server, mcphost.ErrNoCredential)
 	}
 	return c, nil
 }
@@ -102,11 +102,8 @@ func TestPerUserRemoteCredentials(t *testing.T) {
 	accepted := map[string]bool{"Bearer listing": true, "Bearer alice-token": true, "Bearer bob-token": true, "Bearer alice-new": true}
 	sc, _ := mcptest.HTTPServer(t, "remote", recordCalls(accepted, &mu, &seen))
 	sc.Headers = map[string]string{"Authorization": "Bearer listing"}
-	sc.PerUser = &mcphost.PerUserConfig{}
-	cs := &credStore{creds: map[string]*mcphost.UserCredential{
-		"alice": {Headers: map[string]string{"Authorization": "Bearer alice-token"}},
-		"bob":   {Headers: map[string]string{"Authorization": "Bearer bob-token"}},
-	}}
+	sc.PerUser = &mcphost.PerUserConfig{Header: "Authorization", Prefix: "Bearer "}
+	cs := &credStore{creds: map[string]string{"alice": "alice-token", "bob": "bob-token"}}
 	opts := testOptions()
 	opts.UserCredential = cs.get
 	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
@@ -127,9 +124,9 @@ func TestPerUserRemoteCredentials(t *testing.T) {
 	}
 
 	// Alice replaces her token, then Bob disconnects.
-	cs.set("alice", &mcphost.UserCredential{Headers: map[string]string{"Authorization": "Bearer alice-new"}})
+	cs.set("alice", "alice-new")
 	callAs(t, echo, "alice", "alice-after")
-	cs.set("bob", nil)
+	cs.set("bob", "")
 	if res := callAs(t, echo, "bob", "bob-after"); !res.IsError {
 		t.Errorf("bob's call after disconnecting: %q, want an error", res.Text())
 	}
@@ -154,10 +151,10 @@ func TestPerUserRemoteCredentials(t *testing.T) {
 // is bounded, and the least recently used idle one makes room.
 func TestPerUserStdioInstances(t *testing.T) {
 	sc := mcptest.StdioServer(t, "box")
-	sc.PerUser = &mcphost.PerUserConfig{MaxInstances: 2}
-	cs := &credStore{creds: map[string]*mcphost.UserCredential{}}
+	sc.PerUser = &mcphost.PerUserConfig{Env: mcptest.EnvSecret, MaxInstances: 2}
+	cs := &credStore{creds: map[string]string{}}
 	for _, u := range []string{"alice", "bob", "carol"} {
-		cs.set(u, &mcphost.UserCredential{Env: map[string]string{mcptest.EnvSecret: u + "-secret"}})
+		cs.set(u, u+"-secret")
 	}
 	opts := testOptions()
 	opts.UserCredential = cs.get
@@ -200,11 +197,9 @@ func TestPerUserStdioInstances(t *testing.T) {
 // one with a call in flight or recently used is kept.
 func TestPerUserIdleStop(t *testing.T) {
 	sc := mcptest.StdioServer(t, "box")
+	// No env: the user supplies nothing, and still gets a process of their own.
 	sc.PerUser = &mcphost.PerUserConfig{IdleTimeout: 1 << 40} // the reaper never fires by itself
-	cs := &credStore{creds: map[string]*mcphost.UserCredential{"alice": {}}}
-	opts := testOptions()
-	opts.UserCredential = cs.get
-	p := startPool(t, []mcphost.ServerConfig{sc}, opts)
+	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	callAs(t, findToolOf(t, p, "box", "whoami"), "alice", "")
 	mcphost.PerUserReap(p, "box", 0)
 	if n := mcphost.PerUserRunning(p, "box"); n != 1 {
@@ -220,7 +215,7 @@ func TestPerUserIdleStop(t *testing.T) {
 // source refuses calls rather than falling back to the shared connection.
 func TestPerUserWithoutStore(t *testing.T) {
 	sc := mcptest.StdioServer(t, "box")
-	sc.PerUser = &mcphost.PerUserConfig{}
+	sc.PerUser = &mcphost.PerUserConfig{Env: mcptest.EnvSecret}
 	p := startPool(t, []mcphost.ServerConfig{sc}, nil)
 	if res := callAs(t, findToolOf(t, p, "box", "whoami"), "alice", ""); !res.IsError {
 		t.Errorf("got %q, want a tool error", res.Text())
