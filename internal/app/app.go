@@ -204,6 +204,8 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		Sampling:    a.sample,
 		Elicitation: a.elicit,
 		OnStatus:    a.statusChanged,
+		// Per-user servers read each caller's own credential, per call.
+		UserCredential: userCreds{a: a}.lookup,
 	})
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.OpenAPIServers)) {
