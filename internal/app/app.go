@@ -223,6 +223,9 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 // removed publishes nothing more.
 func (a *App) newOpenAPI(name string, sc config.OpenAPIServer) *openapi.Server {
 	return openapi.New(name, &openapi.Options{
+		// A per-user service sends each caller's own credential.
+		UserHeader: a.openapiUserHeader(name, sc),
+
 		URL:     sc.URL,
 		Spec:    sc.Spec,
 		Bearer:  sc.Bearer.Value(),

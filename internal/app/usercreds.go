@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // userCreds keeps each user's own credentials for per-user upstreams
@@ -166,3 +167,20 @@ func (u userCreds) Disconnect(ctx context.Context, userID, upstream string) erro
 // UserConnections returns the app's keeper of users' own credentials, for
 // the HTTP API and the CLI.
 func (a *App) UserConnections() server.UserConnections { return userCreds{a: a} }
+
+// openapiUserHeader returns, for a per-user OpenAPI service, the header
+// each call carries: the caller's own value after the configured prefix.
+// nil for a service whose credentials are shared.
+func (a *App) openapiUserHeader(name string, sc config.OpenAPIServer) func(ctx context.Context) (string, string, error) {
+	pu := config.PerUserOf(sc.Credentials, sc.PerUser)
+	if pu == nil {
+		return nil
+	}
+	return func(ctx context.Context) (string, string, error) {
+		v, err := userCreds{a: a}.lookup(ctx, name, tools.UserOf(ctx))
+		if err != nil {
+			return "", "", err
+		}
+		return pu.Header, *pu.Prefix + v, nil
+	}
+}

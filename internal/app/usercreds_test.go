@@ -176,6 +176,21 @@ func TestPerUserCredentials(t *testing.T) {
 	)
 	remoteURL, seen := recordingRemote(t, listing, aliceTok, bobTok)
 	modelURL := echoModel(t)
+	var (
+		mailMu   sync.Mutex
+		mailAuth []string
+	)
+	mail := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/openapi.json" {
+			_, _ = io.WriteString(w, `{"openapi": "3.0.0", "paths": {"/ping": {"get": {"operationId": "ping"}}}}`)
+			return
+		}
+		mailMu.Lock()
+		mailAuth = append(mailAuth, r.Header.Get("Authorization"))
+		mailMu.Unlock()
+		_, _ = io.WriteString(w, `{"ok": true}`)
+	}))
+	t.Cleanup(mail.Close)
 	dsn := storetest.PostgresSchema(t)
 	key := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, 32))
 	setup := func(c *config.Config) {
@@ -184,6 +199,7 @@ func TestPerUserCredentials(t *testing.T) {
 			Type: "http", URL: remoteURL, Headers: map[string]string{"Authorization": "Bearer " + listing},
 			Credentials: config.CredentialsPerUser, Timeout: time.Minute, ShutdownTimeout: time.Second,
 		}}
+		c.OpenAPIServers = map[string]config.OpenAPIServer{"mail": {URL: mail.URL, Credentials: config.CredentialsPerUser, Timeout: time.Minute}}
 		c.Models = map[string]config.Model{"default": {Provider: "openai", BaseURL: modelURL + "/v1", Model: "m", ToolMode: "native", Timeout: time.Minute}}
 		c.DefaultModel = "default"
 		c.Assistant.Router = "off"
@@ -267,6 +283,24 @@ func TestPerUserCredentials(t *testing.T) {
 	turn(alice, "", "alice-agent")
 	turn(bob, "shared", "bob-shared")
 	turn(alice, "shared", "alice-shared")
+
+	// A per-user OpenAPI service: Alice's call carries her token; Bob's,
+	// before he connects one for it, is refused naming the service.
+	if code, body := send(t, http.MethodPut, aURL+"/api/v1/connections/mail", aliceKey, map[string]string{"value": aliceTok}); code != http.StatusOK {
+		t.Fatalf("connecting mail: %d %s", code, body)
+	}
+	poll(t, "the OpenAPI service's catalogue", func() bool { return hasTool(b, "mail__ping") })
+	if code, body := send(t, http.MethodPost, bURL+"/api/v1/tools/mail__ping/call", aliceKey, map[string]any{}); code != http.StatusOK || strings.Contains(body, `"isError":true`) {
+		t.Errorf("alice's mail call: %d %s", code, body)
+	}
+	if code, body := send(t, http.MethodPost, bURL+"/api/v1/tools/mail__ping/call", bobKey, map[string]any{}); code != http.StatusOK || !strings.Contains(body, "mail needs your own credentials") {
+		t.Errorf("bob's mail call without a credential: %d %s", code, body)
+	}
+	mailMu.Lock()
+	if strings.Join(mailAuth, ",") != "Bearer "+aliceTok {
+		t.Errorf("the OpenAPI service got %q, want alice's token once", mailAuth)
+	}
+	mailMu.Unlock()
 
 	// What reached the remote server: each call with its user's own token.
 	want := map[string]string{
