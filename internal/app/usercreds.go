@@ -184,3 +184,17 @@ func (a *App) openapiUserHeader(name string, sc config.OpenAPIServer) func(ctx c
 		return pu.Header, *pu.Prefix + v, nil
 	}
 }
+
+// UserIDByName returns the store ID of the named user, for the CLI, which
+// acts for the user it names (whoever runs it holds the database and key).
+func (a *App) UserIDByName(ctx context.Context, name string) (string, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return "", err
+	}
+	u, err := st.GetUserByName(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	return u.ID, nil
+}
