@@ -23,8 +23,7 @@ type userCreds struct{ a *App }
 
 var _ server.UserConnections = userCreds{}
 
-// connectPath is where a user connects their credentials: the REST route
-// (the CLI's `switchboard connections set` uses it too).
+// connectPath is where a user connects their credentials: the REST route.
 const connectPath = "/api/v1/connections/"
 
 // credAD binds a sealed credential to its user and upstream, so a sealed
@@ -79,8 +78,8 @@ func (u userCreds) lookup(ctx context.Context, upstream, user string) (string, e
 	}
 	c, err := st.GetUserCredential(ctx, user, upstream)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", fmt.Errorf("%s needs your own credentials and you have not connected them: connect them in the web UI (Connections), with `switchboard connections set %s`, or PUT %s%s: %w",
-			upstream, upstream, connectPath, upstream, mcphost.ErrNoCredential)
+		return "", fmt.Errorf("%s needs your own credentials and you have not connected them: connect them with PUT %s%s {\"value\": ...} (or the operator: switchboard connections set %s --user NAME): %w",
+			upstream, connectPath, upstream, upstream, mcphost.ErrNoCredential)
 	}
 	if err != nil {
 		return "", err
