@@ -78,7 +78,7 @@ func (u userCreds) lookup(ctx context.Context, upstream, user string) (string, e
 	}
 	c, err := st.GetUserCredential(ctx, user, upstream)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", fmt.Errorf("%s needs your own credentials and you have not connected them: connect them with PUT %s%s {\"value\": ...} (or the operator: switchboard connections set %s --user NAME): %w",
+		return "", fmt.Errorf("%s needs your own credentials and you have not connected them: connect them on the web UI's Connections page (/connections), with PUT %s%s {\"value\": ...}, or ask the operator (switchboard connections set %s --user NAME): %w",
 			upstream, connectPath, upstream, upstream, mcphost.ErrNoCredential)
 	}
 	if err != nil {
