@@ -193,8 +193,8 @@ func (u *userSet) acquire(user, value string) (*userInstance, error) {
 			in.lastUsed = time.Now()
 			return in, nil
 		}
-		// The credential changed: calls in flight finish on the old
-		// instance's connection until it is stopped; new calls get a new one.
+		// The credential changed or was replaced: the old instance stops
+		// now (a call still on it ends with it) and this call starts anew.
 		delete(u.inst, user)
 		in.stop()
 	}
