@@ -211,6 +211,8 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		Sampling:    a.sample,
 		Elicitation: a.elicit,
 		OnStatus:    a.statusChanged,
+		// Per-user servers read each caller's own credential, per call.
+		UserCredential: userCreds{a: a}.lookup,
 	})
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.OpenAPIServers)) {
@@ -228,6 +230,9 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 // removed publishes nothing more.
 func (a *App) newOpenAPI(name string, sc config.OpenAPIServer) *openapi.Server {
 	return openapi.New(name, &openapi.Options{
+		// A per-user service sends each caller's own credential.
+		UserHeader: a.openapiUserHeader(name, sc),
+
 		URL:     sc.URL,
 		Spec:    sc.Spec,
 		Bearer:  sc.Bearer.Value(),

@@ -53,6 +53,12 @@ func mcpServer(cfg *config.Config, name string, s config.MCPServer) mcphost.Serv
 		sc.Sandbox = serverSandbox(cfg, s)
 		sc.Command = confinedName(sc.Sandbox, sc.Command, sc.Dir)
 	}
+	if pu := config.PerUserOf(s.Credentials, s.PerUser); pu != nil {
+		sc.PerUser = &mcphost.PerUserConfig{
+			Header: pu.Header, Prefix: *pu.Prefix, Env: pu.Env,
+			IdleTimeout: pu.IdleTimeout, MaxInstances: pu.MaxInstances,
+		}
+	}
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcphost.OAuthConfig{
 			Grant:        oauthGrant(o.Grant),

@@ -174,7 +174,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		Servers: serversView{a},
 		Pins:    pinsView{a},
 		Config:  a.entries,
-		Models:  func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
+		// Each user's own credentials for per-user upstreams.
+		Connections: a.UserConnections(),
+		Models:      func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
 		// A refused edit of the config file shows on /readyz and so in
 		// the web UI, until an edit is applied.
 		ConfigProblems: a.ConfigProblems,

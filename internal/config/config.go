@@ -122,6 +122,10 @@ type MCPServer struct {
 	// Pinning is what happens when the server changes a tool's definition:
 	// hold (the default; see [PinningHold]) or auto ([PinningAuto]).
 	Pinning string `json:"pinning,omitempty"`
+	// Credentials is shared (the default) or perUser; PerUser details it.
+	// See [PerUserOf].
+	Credentials string   `json:"credentials,omitempty"`
+	PerUser     *PerUser `json:"perUser,omitempty"`
 }
 
 // Pinning values of a server.
@@ -245,6 +249,10 @@ type OpenAPIServer struct {
 	TTL time.Duration `json:"ttl"`
 	// Pinning is hold (the default) or auto, as for [MCPServer].
 	Pinning string `json:"pinning,omitempty"`
+	// Credentials and PerUser are as for [MCPServer]: with perUser each
+	// user's calls carry their own value in PerUser.Header instead of Bearer.
+	Credentials string   `json:"credentials,omitempty"`
+	PerUser     *PerUser `json:"perUser,omitempty"`
 }
 
 // Builtin configures the built-in tools.

@@ -97,6 +97,9 @@ func (d *decoder) decode(path string, n *yaml.Node, v reflect.Value) {
 	case sandboxType:
 		d.sandbox(path, n, v)
 		return
+	case perUserType:
+		d.perUser(path, n, v)
+		return
 	}
 	switch v.Kind() {
 	case reflect.Struct:

@@ -65,6 +65,7 @@ func (c *Config) validateMCPServers(p *problems) {
 			}
 		}
 		checkHeaders(p, at+".headers", s.Headers)
+		checkPerUser(p, at, s.Credentials, s.PerUser, s.Command != "")
 		if v := s.ProtocolVersion; v != "" && !slices.Contains(ProtocolVersions(), v) {
 			p.add(at+".protocolVersion", "unknown protocol version %q; use one of %s or leave it out to negotiate", v, strings.Join(ProtocolVersions(), ", "))
 		}
@@ -105,6 +106,7 @@ func (c *Config) validateOpenAPIServers(p *problems) {
 			checkURL(p, at+".spec", s.Spec)
 		}
 		checkHeaders(p, at+".headers", s.Headers)
+		checkPerUser(p, at, s.Credentials, s.PerUser, false)
 		checkFilter(p, at+".operations", s.Operations)
 		checkPositive(p, at+".timeout", s.Timeout, DefaultCallTimeout)
 		checkNonNegative(p, at+".ttl", s.TTL)

@@ -167,9 +167,11 @@ func (g *Gate) Call(ctx context.Context, sf *Surface, req *Request) Result {
 		g.observe(rec, store.OutcomeError, 0)
 		return Result{Err: &Refusal{Approval: approval, Err: fmt.Errorf("%w: %w", ErrNotRecorded, err)}, Entry: e, Outcome: store.OutcomeError, Approval: approval}
 	}
-	cctx, cancel := ctx, context.CancelFunc(func() {})
+	// The call acts for the caller the gate checked, whatever the surface
+	// put in ctx: a per-user upstream uses that user's credentials only.
+	cctx, cancel := tools.WithUser(ctx, req.Caller.ID), context.CancelFunc(func() {})
 	if sf.Timeout > 0 {
-		cctx, cancel = context.WithTimeout(ctx, sf.Timeout)
+		cctx, cancel = context.WithTimeout(cctx, sf.Timeout)
 	}
 	start := time.Now()
 	res, err := sf.Catalog.Call(cctx, req.Name, &tools.CallRequest{Arguments: req.Arguments, Progress: req.Progress})

@@ -47,6 +47,8 @@ func (c *catalog) Call(ctx context.Context, name string, req *tools.CallRequest)
 	case "files__hang":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "files__whoami":
+		return tools.TextResult("user=" + tools.UserOf(ctx)), nil
 	}
 	return tools.TextResult(string(req.Arguments)), nil
 }

@@ -2,6 +2,7 @@ package mcphost
 
 import (
 	"context"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -18,4 +19,22 @@ func CallThroughSDK(t tools.Tool) func(ctx context.Context, req *tools.CallReque
 		defer cancel()
 		return mt.callSDK(ctx, c, req)
 	}
+}
+
+// PerUserRunning returns how many per-user instances the named server runs.
+func PerUserRunning(p *Pool, name string) int {
+	s, _ := p.server(name)
+	return s.users.running()
+}
+
+// PerUserPID returns the pid of user's instance of the named server, 0 when none.
+func PerUserPID(p *Pool, name, user string) int {
+	s, _ := p.server(name)
+	return s.users.pid(user)
+}
+
+// PerUserReap runs the idle check of the named server as if at after past now.
+func PerUserReap(p *Pool, name string, after time.Duration) {
+	s, _ := p.server(name)
+	s.users.reapIdle(time.Now().Add(after))
 }

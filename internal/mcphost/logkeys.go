@@ -12,4 +12,5 @@ const (
 	logKeyTools     = "tools"
 	logKeyTransport = "transport"
 	logKeyURL       = "url"
+	logKeyUser      = "user"
 )

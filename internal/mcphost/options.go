@@ -66,6 +66,9 @@ type ServerConfig struct {
 	// Allow and Deny filter the server's tools by name with [path.Match]
 	// globs. An empty Allow allows all; Deny wins over Allow.
 	Allow, Deny []string
+	// PerUser, when set, runs each user's calls on an instance of their
+	// own with their own credentials; see [PerUserConfig].
+	PerUser *PerUserConfig
 	// ShutdownTimeout is how long a stdio server gets to exit after its stdin
 	// is closed, and again after SIGTERM, before it is killed; 0 means 2s.
 	ShutdownTimeout time.Duration
@@ -151,6 +154,13 @@ type Options struct {
 	// iss, or error). nil means a server that needs a new grant fails with
 	// a hint to log in interactively; stored tokens are still used and refreshed.
 	OAuthRedirect func(ctx context.Context, authURL string) (callbackURL string, err error)
+	// UserCredential returns the value the user with store ID user ("" for
+	// the local user) connected to the per-user server (see
+	// [PerUserConfig]), or an error wrapping [ErrNoCredential] when they
+	// have none. It is called on every call to a per-user server, so a
+	// credential removed anywhere stops being used at once. nil means
+	// per-user servers that need a value refuse every call.
+	UserCredential func(ctx context.Context, server, user string) (string, error)
 	// OAuthHTTPClient makes OAuth discovery, registration and token
 	// requests. nil means the SDK's default, which refuses private and
 	// loopback addresses during discovery (SSRF protection); set a client to

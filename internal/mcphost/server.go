@@ -54,6 +54,9 @@ type server struct {
 	cur    *conn        // the live connection while ready
 	tools  []tools.Tool // current tool set after Allow/Deny
 	pid    int          // pid of the current stdio child, for tests and doctor
+
+	// users runs the per-user instances of a per-user server; nil otherwise.
+	users *userSet
 }
 
 func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
@@ -75,6 +78,9 @@ func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
 	}
 	if tr := cfg.transport(); tr != TransportStdio {
 		s.auth = newOAuthState(s)
+	}
+	if cfg.PerUser != nil {
+		s.users = newUserSet(s, cfg.PerUser)
 	}
 	return s
 }
@@ -99,6 +105,10 @@ func (s *server) run(ctx context.Context) {
 	}
 	defer markFirst()
 	defer s.setState(StateStopped, nil)
+	if s.users != nil {
+		s.users.start(ctx)
+		defer s.users.close()
+	}
 	for {
 		c, err := s.dial(ctx)
 		if err == nil {

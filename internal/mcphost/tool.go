@@ -32,10 +32,19 @@ func (t *mcpTool) Info() tools.Info { return t.info }
 // is bounded by the server's CallTimeout; when ctx ends or the timeout
 // fires the server gets notifications/cancelled.
 func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Result, error) {
+	if t.srv.users != nil {
+		// A per-user server's own connection only lists tools.
+		return t.srv.users.call(ctx, t, req)
+	}
 	c := t.srv.current()
 	if c == nil {
 		return nil, fmt.Errorf("calling %s on mcp server %q: %w", t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable)
 	}
+	return t.callOn(ctx, c, req)
+}
+
+// callOn makes the call on connection c of t's server.
+func (t *mcpTool) callOn(ctx context.Context, c *conn, req *tools.CallRequest) (*tools.Result, error) {
 	timeout := t.srv.cfg.callTimeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

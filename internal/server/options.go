@@ -116,6 +116,9 @@ type Options struct {
 	// Config answers the /api/v1/config routes (MCP servers and OpenAPI
 	// services added at run time); nil answers 404.
 	Config RuntimeConfig
+	// Connections answers /api/v1/connections (each user's own credentials
+	// for per-user upstreams); nil answers 404.
+	Connections UserConnections
 	// Pins answers /api/v1/tools/changes (held tools and accepting them);
 	// nil answers 404.
 	Pins Pins

@@ -88,6 +88,10 @@ func routes() []route {
 
 		{http.MethodGet, "/api/v1/audit", authenticated, documented, (*Server).listAudit},
 
+		{http.MethodGet, "/api/v1/connections", authenticated, documented, (*Server).listConnections},
+		{http.MethodPut, "/api/v1/connections/{server}", authenticated, documented, (*Server).connect},
+		{http.MethodDelete, "/api/v1/connections/{server}", authenticated, documented, (*Server).disconnect},
+
 		{http.MethodPost, "/v1/chat/completions", authenticated, documented, (*Server).chatCompletions},
 		{http.MethodGet, "/v1/models", authenticated, documented, (*Server).listModels},
 

@@ -142,6 +142,7 @@ func TestBrowser(t *testing.T) {
 		{"rendering", testRendering},
 		{"roles", testRoles},
 		{"runtime entries", testEntries},
+		{"connections", testConnections},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })

@@ -37,6 +37,8 @@ type stack struct {
 	stopped chan struct{}
 	// key is alice's API key when the stack requires keys.
 	key string
+	// conns answers /api/v1/connections.
+	conns *connectionsFake
 	// restarts receives the servers the UI asked to restart.
 	restarts chan string
 }
@@ -208,8 +210,10 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 		s.key = key
 	}
+	s.conns = &connectionsFake{creds: map[string]string{}}
 	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
 		RunLog: db, Changes: db,
+		Connections:    s.conns,
 		Servers:        servers{s.restarts},
 		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },

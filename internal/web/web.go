@@ -41,6 +41,7 @@ func pages() []page {
 		{"/tools", "tools", "Tools"},
 		{"/changes", "changes", "Held tools"},
 		{"/audit", "audit", "Audit"},
+		{"/connections", "connections", "Connections"},
 	}
 }
 

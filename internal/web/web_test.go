@@ -40,6 +40,7 @@ func TestPages(t *testing.T) {
 		{"/servers", "Servers · Switchboard", "servers.js"},
 		{"/tools", "Tools · Switchboard", "tools.js"},
 		{"/audit", "Audit · Switchboard", "audit.js"},
+		{"/connections", "Connections · Switchboard", "connections.js"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -17,6 +17,9 @@ const (
 	EnvEvents = "SWITCHBOARD_MCPTEST_EVENTS"
 	// EnvID names the server in its events ("start <id>").
 	EnvID = "SWITCHBOARD_MCPTEST_ID"
+	// EnvSecret is the variable the whoami tool reports: a stand-in for a
+	// user's secret in the per-user tests.
+	EnvSecret = "SWITCHBOARD_MCPTEST_SECRET"
 	// EnvBarrier is, for ModeBarrier, how many "start" events to wait for.
 	EnvBarrier = "SWITCHBOARD_MCPTEST_BARRIER"
 	// EnvDelay is, for ModeSlowStart, how long to wait before serving (a Go duration).

@@ -81,6 +81,10 @@ func (ts *testServer) build() *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
 			return nil, addOut{Sum: in.A + in.B}, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Report the process id and the value of " + EnvSecret + "."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return text(fmt.Sprintf("pid=%d secret=%s", os.Getpid(), os.Getenv(EnvSecret))), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always reports a tool error."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			r := text("it broke")

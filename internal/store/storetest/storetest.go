@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RunLog", testRunLog},
 		{"MCPAnswers", testMCPAnswers},
 		{"ConfigEntries", testConfigEntries},
+		{"UserCredentials", testUserCredentials},
 		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
 	}
 	for _, tt := range tests {

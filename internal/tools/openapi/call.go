@@ -86,6 +86,13 @@ func (s *Server) call(ctx context.Context, base string, op *operation, args map[
 		return tools.ErrorResult(err.Error()), nil
 	}
 	s.authorize(req)
+	if s.opts.UserHeader != nil {
+		name, value, err := s.opts.UserHeader(ctx)
+		if err != nil {
+			return tools.ErrorResult(err.Error()), nil
+		}
+		req.Header.Set(name, value)
+	}
 	what := op.method + " " + op.path
 	resp, err := s.client.Do(req)
 	if err != nil {

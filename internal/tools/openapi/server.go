@@ -37,6 +37,12 @@ type Options struct {
 	// authentication schemes). They are set after Bearer, so an explicit
 	// Authorization header wins.
 	Headers map[string]string
+	// UserHeader, when set, makes the service per-user: each call gets the
+	// header it returns for the user ctx acts for, over Bearer and Headers
+	// (which then serve only the document fetch). An error is the call's
+	// tool error, shown as it is, and nothing is sent: it should name the
+	// service and where the user connects their credential.
+	UserHeader func(ctx context.Context) (name, value string, err error)
 	// Allow and Deny are path.Match globs over tool names (the operationId,
 	// or the derived method_path name). An empty Allow allows everything;
 	// Deny wins over Allow.
