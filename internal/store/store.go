@@ -25,6 +25,7 @@ type Store interface {
 	Pins
 	MCPAnswers
 	ConfigEntries
+	OAuth
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.

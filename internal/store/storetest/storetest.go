@@ -60,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MCPAnswers", testMCPAnswers},
 		{"ConfigEntries", testConfigEntries},
 		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
+		{"OAuth", testOAuth},
+		{"OAuthReplay", testOAuthReplay},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
