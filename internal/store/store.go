@@ -26,6 +26,7 @@ type Store interface {
 	MCPAnswers
 	ConfigEntries
 	UserCredentials
+	OAuth
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.

@@ -61,6 +61,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConfigEntries", testConfigEntries},
 		{"UserCredentials", testUserCredentials},
 		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
+		{"OAuth", testOAuth},
+		{"OAuthReplay", testOAuthReplay},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
