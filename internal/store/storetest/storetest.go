@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MCPAnswers", testMCPAnswers},
 		{"ConfigEntries", testConfigEntries},
 		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
+		{"WebSessions", testWebSessions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
