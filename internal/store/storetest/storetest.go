@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
 		{"OAuth", testOAuth},
 		{"OAuthReplay", testOAuthReplay},
+		{"WebSessions", testWebSessions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
