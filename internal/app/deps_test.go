@@ -2,6 +2,7 @@ package app
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,7 @@ var layers = map[string]int{
 	"internal/tools/openapi":  3,
 	"internal/tools/pin":      3, // tool pinning: tools plus the store's pins; app, cli and server use it
 	"internal/mcphost":        3,
+	"internal/mcphost/stdio":  3, // the stdio transport: mcphost's client runs on it; see fenced
 	"internal/gate":           3, // the one enforcement path of tool calls: agent, server and mcpserve call it
 	"internal/users":          3, // the cached view of the users: server and the gateway authenticate through it
 	"internal/store/sqlite":   3,
@@ -87,8 +89,20 @@ var sideways = map[[2]string]bool{
 	{"internal/config", "internal/redact"}:                 true, // config check redacts as every surface does
 	{"internal/tools/rank", "internal/tools"}:              true, // ranks tools.Entry values
 	{"internal/server", "internal/agent"}:                  true, // the HTTP API runs agents
+	{"internal/mcphost", "internal/mcphost/stdio"}:         true, // the client starts its stdio transport
 	{"internal/store/sqlite", "internal/store/sqlstore"}:   true,
 	{"internal/store/postgres", "internal/store/sqlstore"}: true,
+}
+
+// fenced packages may import no package of the module but those in
+// imports, and be imported by none but those in importedBy.
+var fenced = map[string]struct{ imports, importedBy []string }{
+	// The stdio transport knows nothing of configuration, supervision,
+	// OAuth or the pool: it carries messages for mcphost alone.
+	"internal/mcphost/stdio": {
+		imports:    []string{"internal/tools", "internal/sandbox"},
+		importedBy: []string{"internal/mcphost"},
+	},
 }
 
 const goSDK = "github.com/modelcontextprotocol/go-sdk"
@@ -139,6 +153,12 @@ func checkEdge(t *testing.T, from string, fromLayer int, imp string) {
 	}
 	toRoot, _ := root(to)
 	fromRoot, _ := root(from)
+	if f, ok := fenced[fromRoot]; ok && fromRoot != toRoot && !slices.Contains(f.imports, toRoot) {
+		t.Errorf("%s imports %s: it may import only %v of this module", from, to, f.imports)
+	}
+	if f, ok := fenced[toRoot]; ok && fromRoot != toRoot && !slices.Contains(f.importedBy, fromRoot) {
+		t.Errorf("%s imports %s: only %v may", from, to, f.importedBy)
+	}
 	if fromRoot == toRoot {
 		return // a package and its own internal subpackages
 	}

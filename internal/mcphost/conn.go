@@ -3,9 +3,24 @@ package mcphost
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
+
+// stdioConn is what mcphost uses of a stdio connection (a *stdio.Conn,
+// which the SDK session also runs on as its mcp.Connection): the direct
+// tools/call path, the _meta that path carries, how the process ended, and
+// the end of both.
+type stdioConn interface {
+	CallTool(ctx context.Context, tool string, nameJSON, meta []byte, req *tools.CallRequest) (*tools.Result, error)
+	Meta() (meta []byte, ok bool)
+	ExitState(wait time.Duration) string
+	CancelCalls()
+	Close() error
+}
 
 // conn is one live session with a server: the SDK session plus, for stdio,
 // the pipe transport that owns the child process and carries tools/call
@@ -13,7 +28,7 @@ import (
 type conn struct {
 	cs        *mcp.ClientSession
 	transport Transport     // the transport actually used (after auto fallback)
-	pipe      *pipeConn     // nil unless stdio
+	pipe      stdioConn     // nil unless stdio
 	done      chan struct{} // closed when the session ends, for any reason
 	waitErr   error         // why it ended; valid after done is closed
 	endLife   func()        // ends the transport's own context, if it has one
@@ -27,7 +42,7 @@ type conn struct {
 	closeOnce sync.Once
 }
 
-func newConn(cs *mcp.ClientSession, tr Transport, pipe *pipeConn) *conn {
+func newConn(cs *mcp.ClientSession, tr Transport, pipe stdioConn) *conn {
 	c := &conn{cs: cs, transport: tr, pipe: pipe, done: make(chan struct{})}
 	c.life, c.stopLife = context.WithCancel(context.Background())
 	go func() {
@@ -70,10 +85,7 @@ func (c *conn) direct() (meta []byte, ok bool) {
 	if c.protocolVersion() < "2026-07-28" {
 		return nil, true
 	}
-	if m := c.pipe.meta.Load(); m != nil {
-		return *m, true
-	}
-	return nil, false
+	return c.pipe.Meta()
 }
 
 // hasPing reports whether the negotiated protocol still has ping: it was
@@ -89,7 +101,7 @@ func (c *conn) close() {
 		if c.pipe != nil {
 			// Calls on the pipe's own path are not the SDK's in-flight
 			// requests: end them now rather than after the process exits.
-			c.pipe.calls.closeAll(errClosing)
+			c.pipe.CancelCalls()
 		}
 		_ = c.cs.Close()
 		<-c.done

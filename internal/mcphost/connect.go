@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/version"
 )
@@ -106,12 +107,12 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	p, err := startPipe(cmd, pg, pipeOptions{
-		terminate:  s.cfg.shutdownTimeout(),
-		maxMessage: s.opts.MaxMessageBytes,
-		noise:      s.noise,
-		bufs:       s.bufs,
-		log:        s.log,
+	p, err := stdio.Start(cmd, pg, stdio.Options{
+		Terminate:  s.cfg.shutdownTimeout(),
+		MaxMessage: s.opts.MaxMessageBytes,
+		Noise:      s.noise,
+		Buffers:    s.bufs,
+		Log:        s.log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, err)
@@ -119,22 +120,10 @@ func (s *server) dialStdio(ctx context.Context, so *mcp.ClientSessionOptions) (*
 	cs, err := s.newClient().Connect(ctx, p, so)
 	if err != nil {
 		_ = p.Close() // the SDK closed it already when the handshake failed
-		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainSandbox(&s.cfg, s.stderr.Lines(), explainStdioError(p, err)))
+		return nil, fmt.Errorf("starting %s: %w", s.cfg.Command, explainSandbox(&s.cfg, s.stderr.Lines(), p.HandshakeError(err)))
 	}
-	s.setPID(p.pid())
+	s.setPID(p.PID())
 	return newConn(cs, TransportStdio, p), nil
-}
-
-// explainStdioError adds a hint to the errors a misbehaving stdio server
-// causes. The pipe is closed, so the process has been waited for.
-func explainStdioError(p *pipeConn, err error) error {
-	if ps := p.cmd.ProcessState; ps != nil && ps.Exited() && ps.ExitCode() != 0 {
-		return fmt.Errorf("server exited during the handshake with %v (see its stderr): %w", ps, err)
-	}
-	if n := p.noiseLines.Load(); n > 0 {
-		return fmt.Errorf("handshake failed after the server wrote %d lines to stdout that are not JSON-RPC (skipped; logs belong on stderr; see the stderr tail, where they are marked [stdout]): %w", n, err)
-	}
-	return err
 }
 
 func (s *server) dialRemote(ctx context.Context, tr Transport, so *mcp.ClientSessionOptions) (*conn, error) {

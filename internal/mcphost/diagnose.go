@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
@@ -69,7 +70,7 @@ func Diagnose(ctx context.Context, sc ServerConfig, opts *Options) *Report {
 	o := opts.withDefaults()
 	o.OnToolsChanged, o.OnStatus = nil, nil
 	r := &Report{Server: sc.Name, Transport: sc.transport(), OK: true, Roots: rootURIs(sc.Roots)}
-	s := newServer(sc, &o, &bufPools{})
+	s := newServer(sc, &o, &stdio.Buffers{})
 	failed := false
 	step := func(name string, f func() (detail string, hint string, err error)) {
 		st := Step{Name: name}

@@ -9,11 +9,11 @@
 // reason for its last failure and the tail of its stderr are visible through
 // [Pool.Status]. [Diagnose] runs the checks behind `switchboard doctor`.
 //
-// Stdio servers run on a transport of mcphost's own (pipe.go): lines on
+// Stdio servers run on a transport of Switchboard's own (package stdio): lines on
 // stdout that are not JSON-RPC are skipped and reported rather than fatal,
 // a long result streams into the call's [tools.OutputStore] instead of
 // memory, up to [Options].MaxMessageBytes, and tools/call takes a direct
-// path beside the go-sdk session (calls.go). docs/ARCHITECTURE.md says why.
+// path beside the go-sdk session. docs/ARCHITECTURE.md says why.
 // A server is offered MCP roots only when [ServerConfig].Roots are set.
 //
 // A stdio server's process is built in one place, through package sandbox:

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
@@ -349,7 +350,7 @@ func Login(ctx context.Context, sc ServerConfig, opts *Options) error {
 		return fmt.Errorf("mcp server %q runs locally over stdio and has no OAuth login", sc.Name)
 	}
 	o.OnToolsChanged, o.OnStatus = nil, nil
-	s := newServer(sc, &o, &bufPools{})
+	s := newServer(sc, &o, &stdio.Buffers{})
 	if s.auth == nil {
 		return fmt.Errorf("mcp server %q sends its own Authorization header; OAuth does not apply", sc.Name)
 	}

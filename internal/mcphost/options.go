@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -218,7 +219,7 @@ func (o *Options) withDefaults() Options {
 		r.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	// A message that fits in the line buffer is always read.
-	r.MaxMessageBytes = max(r.MaxMessageBytes, readBufSize)
+	r.MaxMessageBytes = max(r.MaxMessageBytes, stdio.ReadBufSize)
 	return r
 }
 

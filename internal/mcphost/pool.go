@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -18,7 +19,7 @@ import (
 // are safe for concurrent use.
 type Pool struct {
 	opts Options
-	bufs bufPools // transport buffers, shared by the servers
+	bufs stdio.Buffers // transport buffers, shared by the servers
 	// set is the current servers, replaced whole by [Pool.Apply], so the
 	// per-call lookups take no lock.
 	set atomic.Pointer[serverSet]

@@ -19,7 +19,7 @@ const probeInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 
 // probeStdio starts the command with plain pipes, sends initialize and reads
 // stdout until the answer, recording anything that is not JSON-RPC. It is a
-// diagnostic, not the transport (pipe.go), so that doctor reports stdout
+// diagnostic, not the transport (package stdio), so that doctor reports stdout
 // byte for byte. Lines that are not JSON-RPC before the answer are a
 // warning: Switchboard skips them, as other clients do.
 func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, stderr io.Writer) (string, string, error) {
@@ -43,7 +43,7 @@ func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, st
 	}
 	defer func() {
 		_ = stdin.Close()
-		pg.kill()
+		pg.Kill()
 		_ = cmd.Wait()
 	}()
 	if _, err := io.WriteString(stdin, probeInitialize); err != nil {
@@ -89,7 +89,7 @@ func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, st
 	case o = <-done:
 	case <-ctx.Done():
 		// Kill the process so the reader ends, then take its findings.
-		pg.kill()
+		pg.Kill()
 		o = <-done
 		if len(o.junk) > 0 {
 			return "", "MCP stdio servers must answer with JSON-RPC on stdout; read its stderr below",
@@ -107,7 +107,7 @@ func probeStdio(ctx context.Context, sc *ServerConfig, timeout time.Duration, st
 		}
 		return "", "the process exited early; read its stderr below", err
 	}
-	detail := fmt.Sprintf("pid %d answered initialize", pg.pid())
+	detail := fmt.Sprintf("pid %d answered initialize", pg.PID())
 	if len(o.junk) > 0 {
 		return detail, "MCP stdio servers should write only JSON-RPC to stdout; make the server log to stderr (or pass its quiet flag)",
 			warning{fmt.Sprintf("it also writes lines that are not JSON-RPC to stdout, which Switchboard skips: %q", o.junk)}

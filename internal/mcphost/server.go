@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -23,8 +24,8 @@ type server struct {
 	opts   *Options // the pool's, with defaults applied; read-only
 	log    *slog.Logger
 	stderr *lineRing
-	auth   *oauthState // nil unless the server is remote
-	bufs   *bufPools   // the pool's, shared by its servers
+	auth   *oauthState    // nil unless the server is remote
+	bufs   *stdio.Buffers // the pool's, shared by its servers
 
 	// noiseLines counts the lines on stdout that were not JSON-RPC, over
 	// every connection; noiseWarned makes the first one a warning.
@@ -59,7 +60,7 @@ type server struct {
 	users *userSet
 }
 
-func newServer(cfg ServerConfig, opts *Options, bufs *bufPools) *server {
+func newServer(cfg ServerConfig, opts *Options, bufs *stdio.Buffers) *server {
 	s := &server{
 		cfg:     cfg,
 		opts:    opts,
@@ -330,7 +331,7 @@ func (s *server) reportSuspect() {
 // has exited failed because it exited, which says more than the broken pipe.
 func lossReason(c *conn, err error) error {
 	if c.pipe != nil {
-		if st := c.pipe.exitState(200 * time.Millisecond); st != "" {
+		if st := c.pipe.ExitState(200 * time.Millisecond); st != "" {
 			return fmt.Errorf("server process exited (%s)", st)
 		}
 	}
@@ -344,7 +345,7 @@ func connLost(c *conn) error {
 	}
 	if c.pipe != nil {
 		// Its stdout ended; the process is normally reaped at once.
-		if st := c.pipe.exitState(time.Second); st != "" {
+		if st := c.pipe.ExitState(time.Second); st != "" {
 			return fmt.Errorf("server process exited (%s)", st)
 		}
 		return errors.New("server closed its stdout")

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -53,8 +54,8 @@ func (t *mcpTool) callOn(ctx context.Context, c *conn, req *tools.CallRequest) (
 		err error
 	)
 	if meta, ok := c.direct(); ok {
-		res, err = c.pipe.callTool(cctx, t.info.Name, t.nameJSON, meta, req)
-		if errors.Is(err, errInputRequired) {
+		res, err = c.pipe.CallTool(cctx, t.info.Name, t.nameJSON, meta, req)
+		if errors.Is(err, stdio.ErrInputRequired) {
 			// The server has not run the tool; the SDK answers its
 			// questions and asks again.
 			res, err = t.callSDK(cctx, c, req)

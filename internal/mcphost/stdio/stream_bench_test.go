@@ -1,4 +1,4 @@
-package mcphost
+package stdio
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func BenchmarkStreamResult(b *testing.B) {
 	enc, _ := json.Marshal(text)
 	msg := []byte(`{"result":{"content":[{"type":"text","text":` + string(enc) + `}],"structuredContent":{"content":` + string(enc) + `}},"jsonrpc":"2.0","id":"sb-1"}` + "\n")
 	store := tools.NewOutputStore(b.TempDir(), 64<<10, nil)
-	buf := make([]byte, readBufSize)
+	buf := make([]byte, ReadBufSize)
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	for b.Loop() {

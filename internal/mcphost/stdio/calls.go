@@ -1,4 +1,4 @@
-package mcphost
+package stdio
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// The host's own tools/call path on a pipeConn. Requests carry string ids
+// The host's own tools/call path on a Conn. Requests carry string ids
 // "sb-<n>", which never collide with the SDK session's numeric ids, and the
 // same string as their progress token. The reader hands each response and
 // progress notification to the waiting call in the order the server wrote
@@ -122,7 +122,7 @@ func (pc *pendingCall) stopProgress() {
 	pc.pmu.Unlock()
 }
 
-// callTool sends tools/call for the tool whose name, encoded as a JSON
+// CallTool sends tools/call for the tool whose name, encoded as a JSON
 // string, is nameJSON, and waits for the result. When ctx ends first it
 // sends notifications/cancelled and returns ctx's error. A JSON-RPC error
 // response is returned as a *jsonrpc.Error; a lost connection as an error
@@ -130,9 +130,9 @@ func (pc *pendingCall) stopProgress() {
 // give a tool error without a request.
 //
 // With meta (the session's _meta members under protocol 2026-07-28), a
-// result that asks for input first ends in errInputRequired: the caller
+// result that asks for input first ends in ErrInputRequired: the caller
 // then makes the call through the SDK, which answers and retries.
-func (c *pipeConn) callTool(ctx context.Context, tool string, nameJSON []byte, meta []byte, req *tools.CallRequest) (*tools.Result, error) {
+func (c *Conn) CallTool(ctx context.Context, tool string, nameJSON []byte, meta []byte, req *tools.CallRequest) (*tools.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // do not start what would be cancelled at once
 	}
@@ -212,7 +212,7 @@ func encodeCall(buf *bytes.Buffer, id uint64, nameJSON []byte, args json.RawMess
 }
 
 // cancelCall tells the server that the host gave up on request id.
-func (c *pipeConn) cancelCall(id uint64, cause error) {
+func (c *Conn) cancelCall(id uint64, cause error) {
 	reason, _ := json.Marshal(cause.Error())
 	buf := c.bufs.getWrite()
 	b := buf.AvailableBuffer()
@@ -227,7 +227,7 @@ func (c *pipeConn) cancelCall(id uint64, cause error) {
 }
 
 // deliver hands a complete response to the call waiting for id.
-func (c *pipeConn) deliver(id uint64, msg []byte) {
+func (c *Conn) deliver(id uint64, msg []byte) {
 	pc := c.calls.take(id)
 	if pc == nil {
 		return // a late answer to a call that was cancelled or timed out
@@ -240,9 +240,9 @@ func (c *pipeConn) deliver(id uint64, msg []byte) {
 	finishResponse(pc, &r)
 }
 
-// errInputRequired means the server answered with a request for input
+// ErrInputRequired means the server answered with a request for input
 // (protocol 2026-07-28, SEP-2322) instead of a result.
-var errInputRequired = errors.New("the server asks for input before it runs the tool")
+var ErrInputRequired = errors.New("the server asks for input before it runs the tool")
 
 func finishResponse(pc *pendingCall, r *wireResponse) {
 	switch {
@@ -251,7 +251,7 @@ func finishResponse(pc *pendingCall, r *wireResponse) {
 	case r.Result == nil:
 		pc.finish(badResult(errors.New("it has neither result nor error")), nil, nil)
 	case r.Result.ResultType == "input_required":
-		pc.finish(nil, nil, errInputRequired)
+		pc.finish(nil, nil, ErrInputRequired)
 	default:
 		pc.finish(r.Result.toResult(), nil, nil)
 	}
@@ -266,7 +266,7 @@ func finishResponse(pc *pendingCall, r *wireResponse) {
 // the SDK session has requests of its own in flight, such a message may be
 // the answer to one of those: its bytes are then recorded as they stream
 // by, so that it can still go to the SDK whole.
-func (c *pipeConn) streamResponse(lr *lineReader, id uint64, known bool) {
+func (c *Conn) streamResponse(lr *lineReader, id uint64, known bool) {
 	var pc *pendingCall
 	if known {
 		pc = c.calls.get(id)
@@ -313,7 +313,7 @@ func (c *pipeConn) streamResponse(lr *lineReader, id uint64, known bool) {
 // notMine deals with a streamed response that turned out not to be for
 // one of the host's calls: the SDK gets it whole when it was recorded, or
 // an error response when it was over the cap.
-func (c *pipeConn) notMine(recorded *bytes.Buffer, id []byte, err error) {
+func (c *Conn) notMine(recorded *bytes.Buffer, id []byte, err error) {
 	switch {
 	case err == nil && recorded != nil:
 		c.handle(recorded.Bytes(), true)
@@ -326,7 +326,7 @@ func (c *pipeConn) notMine(recorded *bytes.Buffer, id []byte, err error) {
 
 // progress routes notifications/progress for one of the host's calls. It
 // reports false for a token that is not the host's, which the SDK handles.
-func (c *pipeConn) progress(params []byte) bool {
+func (c *Conn) progress(params []byte) bool {
 	if !bytes.Contains(params, []byte(`"`+callIDPrefix)) {
 		return false
 	}

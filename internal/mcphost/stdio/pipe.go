@@ -1,4 +1,4 @@
-package mcphost
+package stdio
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/sandbox"
 )
 
-// pipeConn is Switchboard's own stdio transport: one child process, its
+// Conn is Switchboard's own stdio transport: one child process, its
 // stdin and stdout as newline-delimited JSON-RPC, read by one goroutine
 // through a pooled buffer.
 //
@@ -36,16 +36,16 @@ import (
 // skipped and reported to noise, as the TypeScript and Python SDK clients
 // skip them, instead of ending the session. A message longer than the line
 // buffer is read as a stream, up to maxMessage bytes.
-type pipeConn struct {
+type Conn struct {
 	cmd        *exec.Cmd
-	pg         *procGroup
+	pg         *ProcGroup
 	stdin      *os.File // our end of the server's stdin
 	stdout     *os.File // our end of the server's stdout
 	terminate  time.Duration
 	maxMessage int64
 	noiseFn    func(line []byte) // called on the reader goroutine; must not block
 	noiseLines atomic.Int64      // lines skipped because they are not JSON-RPC
-	bufs       *bufPools
+	bufs       *Buffers
 	log        *slog.Logger
 
 	wmu sync.Mutex // serialises whole messages on stdin
@@ -76,34 +76,35 @@ type pipeConn struct {
 }
 
 var (
-	_ mcp.Connection = (*pipeConn)(nil)
-	_ mcp.Transport  = (*pipeConn)(nil)
+	_ mcp.Connection = (*Conn)(nil)
+	_ mcp.Transport  = (*Conn)(nil)
 )
 
 // Connect implements [mcp.Transport]: the pipe is already connected, and
 // the SDK session it is handed to is its only user.
-func (c *pipeConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+func (c *Conn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
 
 // noise counts and reports a line that is not JSON-RPC.
-func (c *pipeConn) noise(line []byte) {
+func (c *Conn) noise(line []byte) {
 	c.noiseLines.Add(1)
 	if c.noiseFn != nil {
 		c.noiseFn(line)
 	}
 }
 
-// pipeOptions are what a pipeConn needs besides its command.
-type pipeOptions struct {
-	terminate  time.Duration // grace after closing stdin, and after SIGTERM
-	maxMessage int64
-	noise      func(line []byte)
-	bufs       *bufPools
-	log        *slog.Logger
+// Options are what a Conn needs besides its command.
+type Options struct {
+	Terminate  time.Duration     // grace after closing stdin, and after SIGTERM
+	MaxMessage int64             // the most read of one message; longer ones are dropped
+	Noise      func(line []byte) // called with each line that is not JSON-RPC, on the reader goroutine; must not block
+	Buffers    *Buffers          // shared by the connections of one pool; must not be nil
+	Log        *slog.Logger      // must not be nil
 }
 
-// startPipe starts cmd with its stdin and stdout on new pipes and begins
-// reading. The returned connection owns the process: Close stops it.
-func startPipe(cmd *exec.Cmd, pg *procGroup, o pipeOptions) (*pipeConn, error) {
+// Start starts cmd (made with [NewProcGroup]) with its stdin and stdout on
+// new pipes and begins reading. The returned connection owns the process:
+// Close stops it.
+func Start(cmd *exec.Cmd, pg *ProcGroup, o Options) (*Conn, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("making the stdin pipe: %w", err)
@@ -125,9 +126,9 @@ func startPipe(cmd *exec.Cmd, pg *procGroup, o pipeOptions) (*pipeConn, error) {
 		outR.Close()
 		return nil, err
 	}
-	c := &pipeConn{
+	c := &Conn{
 		cmd: cmd, pg: pg, stdin: inW, stdout: outR,
-		terminate: o.terminate, maxMessage: o.maxMessage, noiseFn: o.noise, bufs: o.bufs, log: o.log,
+		terminate: o.Terminate, maxMessage: o.MaxMessage, noiseFn: o.Noise, bufs: o.Buffers, log: o.Log,
 		calls:      callTable{pending: map[uint64]*pendingCall{}},
 		sdkCalls:   sdkRequests{ids: map[string]struct{}{}},
 		toSDK:      make(chan []byte, 16),
@@ -140,12 +141,12 @@ func startPipe(cmd *exec.Cmd, pg *procGroup, o pipeOptions) (*pipeConn, error) {
 	return c, nil
 }
 
-// pid returns the server's process id.
-func (c *pipeConn) pid() int { return c.pg.pid() }
+// PID returns the server's process id.
+func (c *Conn) PID() int { return c.pg.PID() }
 
-// exitState says how the process ended ("exit status 2", "signal:
+// ExitState says how the process ended ("exit status 2", "signal:
 // killed"), waiting up to d for it to be reaped; "" when it has not ended.
-func (c *pipeConn) exitState(d time.Duration) string {
+func (c *Conn) ExitState(d time.Duration) string {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -161,14 +162,14 @@ func (c *pipeConn) exitState(d time.Duration) string {
 
 // wait reaps the process. When it is gone, what it left in its process
 // group (npx leaves node) goes too, so that stdout reaches its end.
-func (c *pipeConn) wait() {
+func (c *Conn) wait() {
 	c.waitErr = c.cmd.Wait()
 	close(c.exited)
-	c.pg.kill()
+	c.pg.Kill()
 }
 
 // read is the reader goroutine: it dispatches every line until stdout ends.
-func (c *pipeConn) read() {
+func (c *Conn) read() {
 	buf := c.bufs.getRead()
 	lr := newLineReader(c.stdout, buf)
 	var err error
@@ -193,7 +194,7 @@ func (c *pipeConn) read() {
 
 // handle dispatches one complete line. owned reports that line is the
 // caller's own copy, which the SDK may keep.
-func (c *pipeConn) handle(line []byte, owned bool) {
+func (c *Conn) handle(line []byte, owned bool) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return
@@ -234,7 +235,7 @@ func (c *pipeConn) handle(line []byte, owned bool) {
 
 // handleLong dispatches a line longer than the read buffer, of which
 // prefix is the first part, still unconsumed in lr.
-func (c *pipeConn) handleLong(lr *lineReader, prefix []byte) {
+func (c *Conn) handleLong(lr *lineReader, prefix []byte) {
 	f, ok := scanFrame(prefix, true)
 	if !ok && !bytes.HasPrefix(bytes.TrimSpace(prefix), []byte("[")) {
 		c.noise(prefix)
@@ -265,7 +266,7 @@ func (c *pipeConn) handleLong(lr *lineReader, prefix []byte) {
 
 // tooLarge deals with a message over the cap that was not read: a request
 // of the SDK gets an error response, so that it does not wait in vain.
-func (c *pipeConn) tooLarge(f *frame) {
+func (c *Conn) tooLarge(f *frame) {
 	msg := fmt.Sprintf("the server's message is larger than the %s limit on one message and was dropped", formatBytes(c.maxMessage))
 	if len(f.id) == 0 || len(f.method) > 0 {
 		c.log.Warn("dropped a message from the server over the size limit", "limit", c.maxMessage, "method", string(f.method))
@@ -283,7 +284,7 @@ func (c *pipeConn) tooLarge(f *frame) {
 }
 
 // sendSDK queues a message (which the SDK may keep) for the SDK session.
-func (c *pipeConn) sendSDK(msg []byte) {
+func (c *Conn) sendSDK(msg []byte) {
 	select {
 	case c.toSDK <- msg:
 	case <-c.closing:
@@ -291,7 +292,7 @@ func (c *pipeConn) sendSDK(msg []byte) {
 }
 
 // write sends one whole message (ending in a newline).
-func (c *pipeConn) write(p []byte) error {
+func (c *Conn) write(p []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err := c.stdin.Write(p)
@@ -300,7 +301,7 @@ func (c *pipeConn) write(p []byte) error {
 
 // Read implements [mcp.Connection] for the SDK session. A message the SDK
 // cannot decode is treated like any other line that is not JSON-RPC.
-func (c *pipeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		if len(c.queue) > 0 {
 			m := c.queue[0]
@@ -346,7 +347,7 @@ func decodeForSDK(b []byte) ([]jsonrpc.Message, error) {
 }
 
 // Write implements [mcp.Connection].
-func (c *pipeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -410,7 +411,7 @@ var sessionMetaKeys = []string{
 
 // learnMeta keeps the session's part of the _meta of an SDK request, when
 // it has one.
-func (c *pipeConn) learnMeta(msg jsonrpc.Message) {
+func (c *Conn) learnMeta(msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() || len(req.Params) == 0 {
 		return
@@ -436,8 +437,35 @@ func (c *pipeConn) learnMeta(msg jsonrpc.Message) {
 	c.meta.Store(&b)
 }
 
+// Meta returns the session's _meta members that the host's own calls carry
+// under protocol 2026-07-28, learned from the SDK session's first request
+// that had them; ok is false until then.
+func (c *Conn) Meta() (meta []byte, ok bool) {
+	if m := c.meta.Load(); m != nil {
+		return *m, true
+	}
+	return nil, false
+}
+
+// CancelCalls fails the calls waiting on the direct path now, with an error
+// wrapping [mcp.ErrConnectionClosed], and every later one. The SDK session's
+// requests are not affected.
+func (c *Conn) CancelCalls() { c.calls.closeAll(errClosing) }
+
+// HandshakeError adds a hint to an error of a misbehaving server's
+// handshake. Call it after Close, when the process has been waited for.
+func (c *Conn) HandshakeError(err error) error {
+	if ps := c.cmd.ProcessState; ps != nil && ps.Exited() && ps.ExitCode() != 0 {
+		return fmt.Errorf("server exited during the handshake with %v (see its stderr): %w", ps, err)
+	}
+	if n := c.noiseLines.Load(); n > 0 {
+		return fmt.Errorf("handshake failed after the server wrote %d lines to stdout that are not JSON-RPC (skipped; logs belong on stderr; see the stderr tail, where they are marked [stdout]): %w", n, err)
+	}
+	return err
+}
+
 // SessionID implements [mcp.Connection]; stdio has no session id.
-func (c *pipeConn) SessionID() string { return "" }
+func (c *Conn) SessionID() string { return "" }
 
 // errClosing fails the calls still waiting when the connection closes.
 var errClosing = fmt.Errorf("%w: the connection to the server is closing", mcp.ErrConnectionClosed)
@@ -448,7 +476,7 @@ var errClosing = fmt.Errorf("%w: the connection to the server is closing", mcp.E
 // its process group, and waits for the reader. Each wait is the server's
 // ShutdownTimeout. Close is idempotent and safe for concurrent use; it
 // returns once the process is gone.
-func (c *pipeConn) Close() error {
+func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
 		c.calls.closeAll(errClosing)
@@ -459,13 +487,13 @@ func (c *pipeConn) Close() error {
 			_ = c.cmd.Process.Signal(syscall.SIGTERM)
 			if !c.waitExit() {
 				_ = c.cmd.Process.Kill()
-				c.pg.kill()
+				c.pg.Kill()
 				if !c.waitExit() {
-					c.closeErr = fmt.Errorf("server process %d did not exit after SIGKILL", c.pid())
+					c.closeErr = fmt.Errorf("server process %d did not exit after SIGKILL", c.PID())
 				}
 			}
 		}
-		c.pg.kill()
+		c.pg.Kill()
 		// A straggler the group kill missed (it left the group) must not
 		// keep the reader waiting for an end of stdout.
 		c.stdout.Close()
@@ -474,7 +502,7 @@ func (c *pipeConn) Close() error {
 	return c.closeErr
 }
 
-func (c *pipeConn) waitExit() bool {
+func (c *Conn) waitExit() bool {
 	t := time.NewTimer(c.terminate)
 	defer t.Stop()
 	select {
@@ -485,30 +513,30 @@ func (c *pipeConn) waitExit() bool {
 	}
 }
 
-// bufPools recycles the transport's buffers across connections and calls.
-// A Pool owns one, shared by its servers.
-type bufPools struct {
-	read  sync.Pool // *[]byte of readBufSize
+// Buffers recycles the transport's buffers across connections and calls.
+// mcphost's Pool owns one, shared by its servers. The zero value is ready.
+type Buffers struct {
+	read  sync.Pool // *[]byte of ReadBufSize
 	write sync.Pool // *bytes.Buffer
 }
 
-// readBufSize is the line buffer of each connection: messages up to this
+// ReadBufSize is the line buffer of each connection: messages up to this
 // size are decoded in place, longer ones as a stream.
-const readBufSize = 64 << 10
+const ReadBufSize = 64 << 10
 
 // maxPooledWrite keeps buffers that grew for a large request out of the pool.
 const maxPooledWrite = 64 << 10
 
-func (p *bufPools) getRead() []byte {
+func (p *Buffers) getRead() []byte {
 	if b, ok := p.read.Get().(*[]byte); ok {
 		return *b
 	}
-	return make([]byte, readBufSize)
+	return make([]byte, ReadBufSize)
 }
 
-func (p *bufPools) putRead(b []byte) { p.read.Put(&b) }
+func (p *Buffers) putRead(b []byte) { p.read.Put(&b) }
 
-func (p *bufPools) getWrite() *bytes.Buffer {
+func (p *Buffers) getWrite() *bytes.Buffer {
 	if b, ok := p.write.Get().(*bytes.Buffer); ok {
 		b.Reset()
 		return b
@@ -516,7 +544,7 @@ func (p *bufPools) getWrite() *bytes.Buffer {
 	return bytes.NewBuffer(make([]byte, 0, 1024))
 }
 
-func (p *bufPools) putWrite(b *bytes.Buffer) {
+func (p *Buffers) putWrite(b *bytes.Buffer) {
 	if b.Cap() <= maxPooledWrite {
 		p.write.Put(b)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcphost
+package stdio
 
 import (
 	"errors"
@@ -8,31 +8,31 @@ import (
 	"syscall"
 )
 
-// procGroup remembers a stdio server's process group, so that its
+// ProcGroup remembers a stdio server's process group, so that its
 // grandchildren (npx starts node, uvx starts python) die with it.
-type procGroup struct{ cmd *exec.Cmd }
+type ProcGroup struct{ cmd *exec.Cmd }
 
-// newProcGroup makes cmd the leader of a new process group once started.
-func newProcGroup(cmd *exec.Cmd) *procGroup {
+// NewProcGroup makes cmd the leader of a new process group once started.
+func NewProcGroup(cmd *exec.Cmd) *ProcGroup {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	return &procGroup{cmd: cmd}
+	return &ProcGroup{cmd: cmd}
 }
 
-// pid returns the leader's pid, or 0 when it never started.
-func (p *procGroup) pid() int {
+// PID returns the leader's pid, or 0 when it never started.
+func (p *ProcGroup) PID() int {
 	if p == nil || p.cmd == nil || p.cmd.Process == nil {
 		return 0
 	}
 	return p.cmd.Process.Pid
 }
 
-// kill sends SIGKILL to every process left in the group. It runs after the
+// Kill sends SIGKILL to every process left in the group. It runs after the
 // SDK's graceful shutdown of the leader, so only stragglers get it.
-func (p *procGroup) kill() {
-	pid := p.pid()
+func (p *ProcGroup) Kill() {
+	pid := p.PID()
 	if pid <= 0 {
 		return
 	}
