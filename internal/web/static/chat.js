@@ -13,6 +13,10 @@
   const list = $("conv-list"), msgs = $("messages"), input = $("input"), form = $("composer");
   const agentSel = $("agent"), sendBtn = $("send"), stopBtn = $("stop"), status = $("status");
 
+  const attachInput = $("attach"), attachList = $("attachments");
+  // Images attached to the message being written: {mimeType, data (base64), name}.
+  let attached = [];
+
   let current = null;   // the open conversation's id, or null before the first message
   let running = null;   // the AbortController of the run in flight
   let runID = null;     // the id of the run in flight, once its "run" event came
@@ -83,7 +87,7 @@
     const cards = {};
     for (const m of c.messages || []) {
       if (skipRun && m.runId === skipRun && m.role !== "user") continue;
-      if (m.role === "user") add(el("div", { class: "msg user", text: m.text }));
+      if (m.role === "user") add(userBubble(m.text, imagesOf(m.content)));
       else if (m.role === "assistant") {
         if (m.text) assistantBubble(m.agent).set(m.text, true);
         for (const tc of m.toolCalls || []) cards[tc.id] = toolCard({ id: tc.id, name: tc.name, arguments: tc.arguments }, "done");
@@ -97,6 +101,48 @@
   }
 
   // ---- rendering of a run ------------------------------------------
+
+  // imagesOf returns the image parts of stored message content as
+  // {mimeType, data}; data is base64, as the API sends bytes.
+  function imagesOf(content) {
+    return (content || []).filter((p) => p.type === "image" && p.data && p.mimeType).map((p) => ({ mimeType: p.mimeType, data: p.data }));
+  }
+
+  function userBubble(text, images) {
+    const box = el("div", { class: "msg user" }, el("span", { text }));
+    for (const im of images || []) {
+      box.append(el("img", { class: "attached", alt: "attached image", src: "data:" + im.mimeType + ";base64," + im.data }));
+    }
+    return box;
+  }
+
+  // ---- attachments -------------------------------------------------
+
+  const MAX_IMAGES = 8;
+
+  function showAttached() {
+    attachList.replaceChildren(...attached.map((im, i) => el("div", { class: "attachment" },
+      el("img", { alt: im.name, title: im.name, src: "data:" + im.mimeType + ";base64," + im.data }),
+      el("button", { type: "button", class: "secondary", "aria-label": "Remove " + im.name, text: "✕",
+        onclick: () => { attached.splice(i, 1); showAttached(); } }))));
+  }
+
+  // attachFiles reads image files into attached; other files are refused
+  // with a note, never dropped silently.
+  async function attachFiles(files) {
+    for (const f of files) {
+      if (!/^image\/(png|jpeg|gif|webp)$/.test(f.type)) { SB.notice(f.name + " is not a PNG, JPEG, GIF or WebP image; it was not attached."); continue; }
+      if (attached.length >= MAX_IMAGES) { SB.notice("At most " + MAX_IMAGES + " images fit in one message."); break; }
+      const url = await new Promise((resolve, reject) => {
+        const r = new FileReader();
+        r.onload = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+        r.readAsDataURL(f);
+      });
+      attached.push({ mimeType: f.type, data: String(url).slice(String(url).indexOf(",") + 1), name: f.name || "pasted image" });
+    }
+    showAttached();
+  }
 
   function assistantBubble(agent) {
     const body = el("div", { class: "body" });
@@ -185,15 +231,17 @@
 
   // ---- a run -----------------------------------------------------------
 
-  async function send(text) {
+  async function send(text, images) {
     if (!current) {
       const title = text.replace(/\s+/g, " ").slice(0, 60);
       const c = await api("POST", "/api/v1/conversations", { title, agent: agentSel.value });
       current = c.id;
       loadConversations();
     }
-    add(el("div", { class: "msg user", text }));
-    await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", { message: text, agent: agentSel.value }, signal, handle));
+    add(userBubble(text, images));
+    const body = { message: text, agent: agentSel.value };
+    if (images.length) body.images = images.map((im) => ({ mimeType: im.mimeType, data: im.data }));
+    await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", body, signal, handle));
   }
 
   // resume re-attaches to a run left running by a reload of this tab.
@@ -315,7 +363,18 @@
     const text = input.value.trim();
     if (!text || running) return;
     input.value = "";
-    send(text).catch((err) => { note(err.message, "error"); });
+    const images = attached;
+    attached = []; showAttached();
+    send(text, images).catch((err) => { note(err.message, "error"); });
+  });
+  attachInput.addEventListener("change", () => {
+    attachFiles([...attachInput.files]).catch((err) => SB.notice(err.message));
+    attachInput.value = "";
+  });
+  // A pasted screenshot is attached like a chosen file.
+  input.addEventListener("paste", (e) => {
+    const files = [...(e.clipboardData ? e.clipboardData.files : [])];
+    if (files.length) { e.preventDefault(); attachFiles(files).catch((err) => SB.notice(err.message)); }
   });
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }

@@ -1,0 +1,163 @@
+package web_test
+
+import (
+	"context"
+	"encoding/base64"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
+	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost"
+	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/server"
+	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
+	"github.com/switchboard-mcp/switchboard/internal/web"
+)
+
+// everythingStack is Switchboard serving the web UI with the reference
+// server-everything connected over stdio and a vision model reached
+// through the OpenAI adapter at a fake Chat Completions server.
+type everythingStack struct {
+	url   string
+	model *visionModel
+}
+
+func newEverythingStack(t *testing.T) *everythingStack {
+	t.Helper()
+	nm, node := mcptest.NPM(t, "@modelcontextprotocol/server-everything")
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
+	if err != nil {
+		t.Fatalf("opening store: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	pool := mcphost.NewPool([]mcphost.ServerConfig{{
+		Name: "everything", Command: node,
+		Args: []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"},
+	}}, &mcphost.Options{ConnectTimeout: 30 * time.Second, PingInterval: -1, Logger: logger})
+	pool.Start(ctx)
+	t.Cleanup(func() { _ = pool.Close() })
+	if len(pool.Tools()) == 0 {
+		t.Fatalf("server-everything offered no tools: %+v", pool.Status())
+	}
+	reg := tools.NewRegistry(nil)
+	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "everything"}, pool.Tools())
+
+	s := &everythingStack{model: &visionModel{}}
+	ms := httptest.NewServer(s.model)
+	t.Cleanup(ms.Close)
+	provider := openai.New(&openai.Options{BaseURL: ms.URL + "/v1", Model: "gpt-4o"})
+	g := gate.New(&gate.Options{Audit: db})
+	rt := agent.New(func(string) (agent.Model, error) {
+		return agent.Model{Name: "default", Provider: provider, ToolMode: agent.ToolModeNative}, nil
+	}, reg, g, &agent.Options{
+		Assistant: store.Agent{Router: string(agent.RouterOff)},
+		Agents:    db, History: db, Approvals: db,
+	})
+	srv := server.New(db, rt, reg, g, &server.Options{
+		Config:          newRuntimeConfig(),
+		Models:          func() []string { return []string{"default"} },
+		AllowAnonymous:  true,
+		KeepRunsOnLeave: true,
+		Logger:          logger,
+		Web:             web.Handler(&web.Options{Version: "test"}),
+	})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	s.url = ts.URL
+	return s
+}
+
+// TestBrowserImages: an image a tool of server-everything returns reaches
+// the vision model in the OpenAI format (a user message with image_url
+// parts after the tool message), and an image the person attaches in the
+// chat goes to the model with their message and stays in the conversation.
+func TestBrowserImages(t *testing.T) {
+	b := browser(t)
+	s := newEverythingStack(t)
+	ctx := tab(t, b)
+
+	t.Run("tool result image", func(t *testing.T) {
+		step(t, ctx, "opening the chat", chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("input")))
+		step(t, ctx, "asking for the image", chromedp.SendKeys(chromedp.ID("input"), "show me the tiny image"), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+		waitFor(t, ctx, "the end of the run", `document.getElementById('status').textContent.startsWith('Done')`)
+		answer := eval[string](t, ctx, `[...document.querySelectorAll('.msg.assistant')].map(e => e.textContent).join('\n')`)
+		// The tiny image is a PNG; the model read its bytes from the
+		// data: URL it was sent.
+		if !strings.Contains(answer, "I see a image/png of ") {
+			t.Errorf("answer = %q, want the model to describe the PNG it was sent", answer)
+		}
+		reqs := s.model.requests()
+		if len(reqs) != 2 {
+			t.Fatalf("the model got %d requests, want 2", len(reqs))
+		}
+		msgs, _ := mustJSON(t, reqs[1])["messages"].([]any)
+		if len(msgs) < 2 {
+			t.Fatalf("second request has messages %v", msgs)
+		}
+		tool, user := msgs[len(msgs)-2].(map[string]any), msgs[len(msgs)-1].(map[string]any)
+		if tool["role"] != "tool" || tool["tool_call_id"] != "call_img" || !strings.Contains(tool["content"].(string), "sent in the next user message") {
+			t.Errorf("tool message = %v, want the call's text naming the image", tool)
+		}
+		parts, _ := user["content"].([]any)
+		if user["role"] != "user" || len(parts) != 2 {
+			t.Fatalf("message after the tool result = %v, want a user message with a text and an image part", user)
+		}
+		img := parts[1].(map[string]any)
+		u, _ := img["image_url"].(map[string]any)["url"].(string)
+		if img["type"] != "image_url" || !strings.HasPrefix(u, "data:image/png;base64,iVBORw0KGgo") {
+			t.Errorf("image part = %v, want server-everything's PNG as a data: URL", img)
+		}
+	})
+
+	t.Run("attached image", func(t *testing.T) {
+		png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+		file := filepath.Join(t.TempDir(), "dot.png")
+		if err := os.WriteFile(file, png, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := len(s.model.requests())
+		step(t, ctx, "starting a new chat", chromedp.Click(chromedp.ID("new-conv")))
+		step(t, ctx, "attaching an image", chromedp.SetUploadFiles(chromedp.ID("attach"), []string{file}))
+		waitFor(t, ctx, "the attachment preview", `!!document.querySelector('#attachments .attachment img')`)
+		step(t, ctx, "sending", chromedp.SendKeys(chromedp.ID("input"), "what is this?"), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+		waitFor(t, ctx, "the answer", `!!document.querySelector('.msg.assistant:not(.streaming)')`)
+		want := "I see a image/png of 33 bytes."
+		if got := eval[string](t, ctx, `[...document.querySelectorAll('.msg.assistant')].pop().textContent`); !strings.Contains(got, want) {
+			t.Errorf("answer = %q, want %q", got, want)
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('#attachments .attachment').length`); n != 0 {
+			t.Errorf("%d attachments left in the composer after sending, want 0", n)
+		}
+		reqs := s.model.requests()
+		if len(reqs) != before+1 {
+			t.Fatalf("the model got %d new requests, want 1", len(reqs)-before)
+		}
+		msgs, _ := mustJSON(t, reqs[len(reqs)-1])["messages"].([]any)
+		wantMsg := map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "what is this?"},
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)}},
+		}}
+		if diff := cmp.Diff(wantMsg, msgs[len(msgs)-1]); diff != "" {
+			t.Errorf("user message mismatch (-want +got):\n%s", diff)
+		}
+		// Reopened, the conversation shows the image with the message.
+		step(t, ctx, "reloading", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("input")))
+		step(t, ctx, "opening the conversation", chromedp.Click(chromedp.CSS("#conv-list li:first-child .open")))
+		waitFor(t, ctx, "the stored image", `!!document.querySelector('.msg.user img.attached')`)
+	})
+}
