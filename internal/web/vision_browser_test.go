@@ -62,15 +62,20 @@ func newEverythingStack(t *testing.T) *everythingStack {
 	t.Cleanup(ms.Close)
 	provider := openai.New(&openai.Options{BaseURL: ms.URL + "/v1", Model: "gpt-4o"})
 	g := gate.New(&gate.Options{Audit: db})
-	rt := agent.New(func(string) (agent.Model, error) {
-		return agent.Model{Name: "default", Provider: provider, ToolMode: agent.ToolModeNative}, nil
+	// Each model name reaches the fake under its own id, so the test sees
+	// which model the person picked.
+	rt := agent.New(func(name string) (agent.Model, error) {
+		if name == "" {
+			name = "default"
+		}
+		return agent.Model{Name: name, ID: "id-" + name, Provider: provider, ToolMode: agent.ToolModeNative}, nil
 	}, reg, g, &agent.Options{
 		Assistant: store.Agent{Router: string(agent.RouterOff)},
 		Agents:    db, History: db, Approvals: db,
 	})
 	srv := server.New(db, rt, reg, g, &server.Options{
 		Config:          newRuntimeConfig(),
-		Models:          func() []string { return []string{"default"} },
+		Models:          func() []string { return []string{"default", "vision"} },
 		AllowAnonymous:  true,
 		KeepRunsOnLeave: true,
 		Logger:          logger,
@@ -159,5 +164,49 @@ func TestBrowserImages(t *testing.T) {
 		step(t, ctx, "reloading", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("input")))
 		step(t, ctx, "opening the conversation", chromedp.Click(chromedp.CSS("#conv-list li:first-child .open")))
 		waitFor(t, ctx, "the stored image", `!!document.querySelector('.msg.user img.attached')`)
+	})
+
+	t.Run("link, export and model picker", func(t *testing.T) {
+		// The reopened conversation has an address; opened in a fresh
+		// tab, it shows the conversation.
+		link := eval[string](t, ctx, `document.getElementById('conv-link').href`)
+		if !strings.Contains(link, "/?c=") || eval[string](t, ctx, `location.href`) != link {
+			t.Fatalf("conversation link = %q, page at %q; want /?c=<id> for both", link, eval[string](t, ctx, `location.href`))
+		}
+		other := tab(t, b)
+		step(t, other, "opening the link", chromedp.Navigate(link))
+		waitFor(t, other, "the linked conversation", `!!document.querySelector('.msg.user img.attached') && document.querySelector('.msg.user').textContent.includes('what is this?')`)
+		// Export goes through the page's own fetch with the page's key.
+		md, err := chromedp.Run(other, chromedp.Evaluate[string](`(async () => { const id = new URLSearchParams(location.search).get('c');
+			const r = await fetch('/api/v1/conversations/' + id + '/export?format=md', { headers: SB.headers() }); return r.headers.get('Content-Disposition') + '\n' + await r.text(); })()`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("fetching the export: %v", err)
+		}
+		if !strings.Contains(md, "attachment;") || !strings.Contains(md, "## User\n\nwhat is this?") || !strings.Contains(md, "*[image: image/png, 33 bytes]*") {
+			t.Errorf("markdown export = %q", md)
+		}
+		step(t, other, "exporting JSON", chromedp.Click(chromedp.ID("export-json")))
+		// A link to a conversation that is not there says so.
+		step(t, other, "opening a dead link", chromedp.Navigate(s.url+"/?c=nosuch"))
+		waitFor(t, other, "the notice", `document.body.innerText.includes('not found') || document.body.innerText.includes('No conversation')`)
+
+		// The model picker lists the configured models; the pick reaches
+		// the model request.
+		step(t, ctx, "starting a new chat", chromedp.Click(chromedp.ID("new-conv")))
+		if got := eval[string](t, ctx, `location.search`); got != "" {
+			t.Errorf("a new chat keeps the address %q, want /", got)
+		}
+		opts := eval[string](t, ctx, `[...document.querySelectorAll('#model option')].map(o => o.value).join(',')`)
+		if opts != ",default,vision" {
+			t.Errorf("model options = %q, want the agent's model, default and vision", opts)
+		}
+		step(t, ctx, "picking vision", chromedp.SetValue(chromedp.ID("model"), "vision"))
+		before := len(s.model.requests())
+		step(t, ctx, "sending", chromedp.SendKeys(chromedp.ID("input"), "hello"), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+		waitFor(t, ctx, "the answer", `[...document.querySelectorAll('.msg.assistant:not(.streaming)')].some(e => e.textContent.includes('no image'))`)
+		reqs := s.model.requests()
+		if len(reqs) != before+1 || mustJSON(t, reqs[len(reqs)-1])["model"] != "id-vision" {
+			t.Errorf("the model request after picking vision: %d new, last %s", len(reqs)-before, reqs[len(reqs)-1])
+		}
 	})
 }

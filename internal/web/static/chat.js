@@ -14,6 +14,7 @@
   const agentSel = $("agent"), sendBtn = $("send"), stopBtn = $("stop"), status = $("status");
 
   const attachInput = $("attach"), attachList = $("attachments");
+  const modelSel = $("model"), tools = $("thread-tools"), convLink = $("conv-link");
   // Images attached to the message being written: {mimeType, data (base64), name}.
   let attached = [];
 
@@ -32,6 +33,28 @@
   }
 
   function setStatus(t) { status.textContent = t || ""; }
+
+  // setCurrent makes id the open conversation and gives it an address:
+  // /?c=<id> opens it again, in this tab after a reload or in another.
+  function setCurrent(id) {
+    current = id;
+    tools.hidden = !id;
+    const url = id ? "/?c=" + encodeURIComponent(id) : "/";
+    convLink.href = url;
+    if (location.pathname + location.search !== url) history.replaceState(null, "", url);
+  }
+
+  // exportAs downloads the open conversation; the key goes in a header,
+  // so a plain link cannot fetch it.
+  async function exportAs(format) {
+    if (!current) return;
+    const resp = await fetch("/api/v1/conversations/" + encodeURIComponent(current) + "/export?format=" + format, { headers: SB.headers() });
+    if (!resp.ok) { SB.notice("Export failed: " + resp.status + " " + resp.statusText); return; }
+    const url = URL.createObjectURL(await resp.blob());
+    const a = el("a", { href: url, download: "conversation-" + current + "." + format });
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
 
   function clearThread() {
     msgs.replaceChildren(el("p", { class: "empty muted", id: "empty", text: "Ask something. Tools that change things ask for your approval first." }));
@@ -64,7 +87,7 @@
         if (!armed) { armed = true; del.textContent = "Delete?"; setTimeout(() => { armed = false; del.textContent = "✕"; }, 4000); return; }
         try {
           await api("DELETE", "/api/v1/conversations/" + encodeURIComponent(c.id));
-          if (current === c.id) { current = null; clearThread(); }
+          if (current === c.id) { setCurrent(null); clearThread(); }
           loadConversations();
         } catch (e) { SB.notice(e.message); }
       });
@@ -81,7 +104,7 @@
     if (running) return;
     let c;
     try { c = await api("GET", "/api/v1/conversations/" + encodeURIComponent(id)); } catch (e) { SB.notice(e.message); return; }
-    current = c.id;
+    setCurrent(c.id);
     agentSel.value = c.agent || "";
     clearThread();
     const cards = {};
@@ -235,11 +258,12 @@
     if (!current) {
       const title = text.replace(/\s+/g, " ").slice(0, 60);
       const c = await api("POST", "/api/v1/conversations", { title, agent: agentSel.value });
-      current = c.id;
+      setCurrent(c.id);
       loadConversations();
     }
     add(userBubble(text, images));
     const body = { message: text, agent: agentSel.value };
+    if (modelSel.value) body.model = modelSel.value;
     if (images.length) body.images = images.map((im) => ({ mimeType: im.mimeType, data: im.data }));
     await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", body, signal, handle));
   }
@@ -389,7 +413,7 @@
   });
   $("new-conv").addEventListener("click", () => {
     if (running) return;
-    current = null; clearThread(); loadConversations(); input.focus();
+    setCurrent(null); clearThread(); loadConversations(); input.focus();
   });
 
   async function loadAgents() {
@@ -412,9 +436,26 @@
     } catch (_) { /* the API calls report problems */ }
   }
 
+  // The model picker offers the configured models (not agents, which
+  // have their own picker); empty keeps the agent's model.
+  async function loadModels() {
+    try {
+      const page = await api("GET", "/v1/models");
+      for (const m of page.data || []) {
+        if (m.owned_by === "switchboard") modelSel.append(el("option", { value: m.id, text: m.id }));
+      }
+    } catch (e) { SB.notice(e.message); }
+  }
+
+  $("export-md").addEventListener("click", () => { exportAs("md").catch((e) => SB.notice(e.message)); });
+  $("export-json").addEventListener("click", () => { exportAs("json").catch((e) => SB.notice(e.message)); });
+
   loadAgents();
+  loadModels();
   checkReady();
   const saved = savedRun();
+  const linked = new URLSearchParams(location.search).get("c");
   if (saved && saved.conversation && saved.run) resume(saved).catch((err) => { saveRun(null); note(err.message, "error"); });
+  else if (linked) openConversation(linked).then(() => { if (!current) loadConversations(); });
   else loadConversations();
 })();
