@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,5 +41,27 @@ func TestAttachmentsNeedAStatefulRun(t *testing.T) {
 	})
 	if !errors.Is(err, agent.ErrInvalidRequest) {
 		t.Errorf("error = %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestContextNoteWhenHistoryIsCut checks a turn whose history does not fit
+// the model's window tells the person what was left out, and that the
+// model request really is shorter.
+func TestContextNoteWhenHistoryIsCut(t *testing.T) {
+	fake := llmtest.NewFakeProvider(say("first answer, at some length to fill the window"), say("second"))
+	e := newEnv(t, fake, nil)
+	e.resolve = func(string) (agent.Model, error) {
+		return agent.Model{Name: "small", ID: "small", Provider: fake, ContextWindow: 20}, nil
+	}
+	if evs := e.mustRun(t, &agent.Request{Message: "a first question"}); len(find(evs, agent.EventContext)) != 0 {
+		t.Errorf("the first turn fits, yet got %+v", find(evs, agent.EventContext))
+	}
+	evs := e.mustRun(t, &agent.Request{Message: "second"})
+	notes := find(evs, agent.EventContext)
+	if len(notes) != 1 || !strings.Contains(notes[0].Text, "2 older message(s) were left out") {
+		t.Fatalf("context events = %+v, want one saying 2 messages were left out", notes)
+	}
+	if reqs := fake.Requests(); len(reqs[1].Messages) != 1 {
+		t.Errorf("second request has %d messages, want only the new one", len(reqs[1].Messages))
 	}
 }

@@ -49,7 +49,12 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
 	own := contextFor(spec.Name, hist)
-	msgs := fitWindow(own, m.ContextWindow)
+	fit := fitContext(own, m.ContextWindow)
+	msgs := fit.msgs
+	if n := fit.note(); n != "" {
+		// Nothing leaves the request silently: the person is told.
+		t.emit(Event{Kind: EventContext, Agent: spec.Name, Text: n})
+	}
 	if extra != nil {
 		msgs = append(msgs, *extra)
 	}

@@ -9,7 +9,7 @@ import (
 
 // eventJSON is the data of one SSE event of a run; the SSE event name is
 // the agent's event kind (text, reasoning, tool_start, tool_end, progress,
-// approval, approval_resolved, handoff, router, error, done), plus "run"
+// approval, approval_resolved, handoff, router, context, error, done), plus "run"
 // first and "shutdown" when the server stops. Fields are set by kind.
 type eventJSON struct {
 	Agent    string          `json:"agent,omitempty"`

@@ -68,14 +68,18 @@ func newEverythingStack(t *testing.T) *everythingStack {
 		if name == "" {
 			name = "default"
 		}
-		return agent.Model{Name: name, ID: "id-" + name, Provider: provider, ToolMode: agent.ToolModeNative}, nil
+		m := agent.Model{Name: name, ID: "id-" + name, Provider: provider, ToolMode: agent.ToolModeNative}
+		if name == "small" {
+			m.ContextWindow = 2 // no room for more than the new message
+		}
+		return m, nil
 	}, reg, g, &agent.Options{
 		Assistant: store.Agent{Router: string(agent.RouterOff)},
 		Agents:    db, History: db, Approvals: db,
 	})
 	srv := server.New(db, rt, reg, g, &server.Options{
 		Config:          newRuntimeConfig(),
-		Models:          func() []string { return []string{"default", "vision"} },
+		Models:          func() []string { return []string{"default", "small", "vision"} },
 		AllowAnonymous:  true,
 		KeepRunsOnLeave: true,
 		Logger:          logger,
@@ -197,7 +201,7 @@ func TestBrowserImages(t *testing.T) {
 			t.Errorf("a new chat keeps the address %q, want /", got)
 		}
 		opts := eval[string](t, ctx, `[...document.querySelectorAll('#model option')].map(o => o.value).join(',')`)
-		if opts != ",default,vision" {
+		if opts != ",default,small,vision" {
 			t.Errorf("model options = %q, want the agent's model, default and vision", opts)
 		}
 		step(t, ctx, "picking vision", chromedp.SetValue(chromedp.ID("model"), "vision"))
@@ -207,6 +211,18 @@ func TestBrowserImages(t *testing.T) {
 		reqs := s.model.requests()
 		if len(reqs) != before+1 || mustJSON(t, reqs[len(reqs)-1])["model"] != "id-vision" {
 			t.Errorf("the model request after picking vision: %d new, last %s", len(reqs)-before, reqs[len(reqs)-1])
+		}
+
+		// A model with a small window gets only the new message, and the
+		// person is told what was left out.
+		step(t, ctx, "picking small", chromedp.SetValue(chromedp.ID("model"), "small"))
+		step(t, ctx, "sending again", chromedp.SendKeys(chromedp.ID("input"), "again"), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+		waitFor(t, ctx, "the context note", `[...document.querySelectorAll('.note.context')].some(e => e.textContent.includes('2 older message(s) were left out'))`)
+		waitFor(t, ctx, "the second answer", `document.querySelectorAll('.msg.assistant:not(.streaming)').length === 2`)
+		reqs = s.model.requests()
+		msgs, _ := mustJSON(t, reqs[len(reqs)-1])["messages"].([]any)
+		if len(msgs) != 2 || msgs[1].(map[string]any)["content"] != "again" {
+			t.Errorf("the small model got %v, want the system prompt and the new message only", msgs)
 		}
 	})
 }

@@ -341,6 +341,11 @@
           endBubble();
           note(ev.handoff.back ? agentLabel(ev.handoff.from) + " answered; back to " + agentLabel(ev.handoff.to) : agentLabel(ev.handoff.from) + " hands over to " + agentLabel(ev.handoff.to), "handoff");
           break;
+        case "context":
+          // What was shortened or left out of the model request to fit
+          // its window: said, never silent.
+          note(ev.text || "", "context");
+          break;
         case "router":
           note(ev.router.needsTools ? "Router: this needs tools" : "Router: plain chat, no tools", "router");
           break;
