@@ -65,6 +65,9 @@ type Event struct {
 	Router   *RouterDecision
 	Error    *RunError
 	Done     *Done
+	// Summary is the summary the model wrote of the earlier conversation
+	// (EventContext, when the turn summarised it).
+	Summary string
 }
 
 // CallInfo identifies one tool call.

@@ -48,6 +48,7 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
+	hist = t.summarize(ctx, spec, m, hist)
 	own := contextFor(spec.Name, hist)
 	fit := fitContext(own, m.ContextWindow)
 	msgs := fit.msgs

@@ -71,16 +71,18 @@ func markdown(c store.Conversation, msgs []store.Message) string {
 		fmt.Fprintf(&b, "- Agent: @%s\n", c.Agent)
 	}
 	for _, m := range msgs {
-		switch m.Role {
-		case llm.RoleUser:
+		switch {
+		case m.SummaryOf > 0:
+			fmt.Fprintf(&b, "\n## Summary of messages 1–%d (written by the model)\n\n", m.SummaryOf)
+		case m.Role == llm.RoleUser:
 			b.WriteString("\n## User\n\n")
-		case llm.RoleAssistant:
+		case m.Role == llm.RoleAssistant:
 			who := "Assistant"
 			if m.Agent != "" {
 				who = "@" + m.Agent
 			}
 			fmt.Fprintf(&b, "\n## %s\n\n", who)
-		case llm.RoleTool:
+		case m.Role == llm.RoleTool:
 			state := "result"
 			if m.IsError {
 				state = "error"

@@ -69,8 +69,11 @@ func newEverythingStack(t *testing.T) *everythingStack {
 			name = "default"
 		}
 		m := agent.Model{Name: name, ID: "id-" + name, Provider: provider, ToolMode: agent.ToolModeNative}
-		if name == "small" {
+		switch name {
+		case "small":
 			m.ContextWindow = 2 // no room for more than the new message
+		case "medium":
+			m.ContextWindow = 80 // 120 characters: room for a summary
 		}
 		return m, nil
 	}, reg, g, &agent.Options{
@@ -79,7 +82,7 @@ func newEverythingStack(t *testing.T) *everythingStack {
 	})
 	srv := server.New(db, rt, reg, g, &server.Options{
 		Config:          newRuntimeConfig(),
-		Models:          func() []string { return []string{"default", "small", "vision"} },
+		Models:          func() []string { return []string{"default", "medium", "small", "vision"} },
 		AllowAnonymous:  true,
 		KeepRunsOnLeave: true,
 		Logger:          logger,
@@ -201,7 +204,7 @@ func TestBrowserImages(t *testing.T) {
 			t.Errorf("a new chat keeps the address %q, want /", got)
 		}
 		opts := eval[string](t, ctx, `[...document.querySelectorAll('#model option')].map(o => o.value).join(',')`)
-		if opts != ",default,small,vision" {
+		if opts != ",default,medium,small,vision" {
 			t.Errorf("model options = %q, want the agent's model, default and vision", opts)
 		}
 		step(t, ctx, "picking vision", chromedp.SetValue(chromedp.ID("model"), "vision"))
@@ -213,16 +216,53 @@ func TestBrowserImages(t *testing.T) {
 			t.Errorf("the model request after picking vision: %d new, last %s", len(reqs)-before, reqs[len(reqs)-1])
 		}
 
-		// A model with a small window gets only the new message, and the
-		// person is told what was left out.
+		// A model with a window too small even for a summary gets only
+		// the new message, and the person is told what was summarised
+		// and left out.
 		step(t, ctx, "picking small", chromedp.SetValue(chromedp.ID("model"), "small"))
 		step(t, ctx, "sending again", chromedp.SendKeys(chromedp.ID("input"), "again"), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
-		waitFor(t, ctx, "the context note", `[...document.querySelectorAll('.note.context')].some(e => e.textContent.includes('2 older message(s) were left out'))`)
+		waitFor(t, ctx, "the context note", `[...document.querySelectorAll('.note.context')].some(e => e.textContent.includes('older message(s) were left out'))`)
 		waitFor(t, ctx, "the second answer", `document.querySelectorAll('.msg.assistant:not(.streaming)').length === 2`)
 		reqs = s.model.requests()
 		msgs, _ := mustJSON(t, reqs[len(reqs)-1])["messages"].([]any)
 		if len(msgs) != 2 || msgs[1].(map[string]any)["content"] != "again" {
 			t.Errorf("the small model got %v, want the system prompt and the new message only", msgs)
+		}
+	})
+
+	t.Run("long conversation summarised", func(t *testing.T) {
+		step(t, ctx, "starting a new chat", chromedp.Click(chromedp.ID("new-conv")), chromedp.SetValue(chromedp.ID("model"), ""))
+		first := "remember the word pelican, " + strings.Repeat("and more words ", 6)
+		step(t, ctx, "sending a long message", chromedp.SendKeys(chromedp.ID("input"), first), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+		waitFor(t, ctx, "the first answer", `document.querySelectorAll('.msg.assistant:not(.streaming)').length === 1`)
+		// The medium model's window cannot hold the first turn and the
+		// question: the model summarises the first turn, visibly, and
+		// answers from the summary.
+		step(t, ctx, "picking medium", chromedp.SetValue(chromedp.ID("model"), "medium"))
+		step(t, ctx, "asking", chromedp.SendKeys(chromedp.ID("input"), "what word?"), chromedp.SendKeys(chromedp.ID("input"), kb.Enter))
+		waitFor(t, ctx, "the answer", `[...document.querySelectorAll('.msg.assistant:not(.streaming)')].some(e => e.textContent.includes('The word was pelican.'))`)
+		if got := eval[string](t, ctx, `(document.querySelector('.note.context') || {}).textContent || ''`); !strings.Contains(got, "the model summarised it") {
+			t.Errorf("context note = %q, want it to say the model summarised the conversation", got)
+		}
+		sum := `document.querySelector('details.summary')`
+		if open := eval[bool](t, ctx, sum+`.open`); open {
+			t.Errorf("the summary is expanded, want it collapsed")
+		}
+		step(t, ctx, "expanding the summary", chromedp.Click(chromedp.CSS("details.summary > summary")))
+		if got := eval[string](t, ctx, sum+`.textContent`); !strings.Contains(got, "Earlier the user wrote: remember the word pelican") {
+			t.Errorf("summary = %q", got)
+		}
+		// The last model request carried the summary, not the first turn.
+		reqs := s.model.requests()
+		body := string(reqs[len(reqs)-1])
+		if !strings.Contains(body, "[Summary of the earlier conversation]") || strings.Contains(body, "and more words") {
+			t.Errorf("the answering request = %s, want the summary in place of the first turn", body)
+		}
+		// Reopened, the conversation shows every message and the summary, collapsed.
+		step(t, ctx, "reloading", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("input")))
+		waitFor(t, ctx, "the stored summary", `!!document.querySelector('details.summary') && !document.querySelector('details.summary').open && document.querySelector('details.summary summary').textContent.includes('messages 1–2')`)
+		if n := eval[int](t, ctx, `document.querySelectorAll('.msg.user').length`); n != 2 {
+			t.Errorf("reopened conversation shows %d user messages, want both", n)
 		}
 	})
 }

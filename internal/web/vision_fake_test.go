@@ -104,7 +104,28 @@ func (v *visionModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			tool = t.Function.Name
 		}
 	}
+	system := ""
+	if first := req.Messages[0]; first.Role == "system" {
+		system = string(first.Content)
+	}
 	switch {
+	case strings.Contains(system, "compress a conversation"):
+		// The summariser: it keeps the start of the first user line of
+		// the transcript it was given.
+		line := ""
+		for _, l := range strings.Split(last.parts()[0].Text, "\n") {
+			if rest, ok := strings.CutPrefix(l, "user: "); ok {
+				line = rest[:min(len(rest), 26)]
+				break
+			}
+		}
+		send(map[string]any{"role": "assistant", "content": "Earlier the user wrote: " + line}, "stop")
+	case last.parts()[0].Text == "what word?":
+		word := "no word I can see"
+		if strings.Contains(string(body), "pelican") {
+			word = "pelican"
+		}
+		send(map[string]any{"role": "assistant", "content": "The word was " + word + "."}, "stop")
 	case len(images) > 0:
 		send(map[string]any{"role": "assistant", "content": "I see " + strings.Join(images, " and ") + "."}, "stop")
 	case last.Role == "user" && strings.Contains(string(last.Content), "tiny image") && tool != "":

@@ -110,7 +110,8 @@
     const cards = {};
     for (const m of c.messages || []) {
       if (skipRun && m.runId === skipRun && m.role !== "user") continue;
-      if (m.role === "user") add(userBubble(m.text, imagesOf(m.content)));
+      if (m.summaryOf) add(summaryBox("Summary of messages 1–" + m.summaryOf + ", written by the model to fit its context window", m.text));
+      else if (m.role === "user") add(userBubble(m.text, imagesOf(m.content)));
       else if (m.role === "assistant") {
         if (m.text) assistantBubble(m.agent).set(m.text, true);
         for (const tc of m.toolCalls || []) cards[tc.id] = toolCard({ id: tc.id, name: tc.name, arguments: tc.arguments }, "done");
@@ -129,6 +130,14 @@
   // {mimeType, data}; data is base64, as the API sends bytes.
   function imagesOf(content) {
     return (content || []).filter((p) => p.type === "image" && p.data && p.mimeType).map((p) => ({ mimeType: p.mimeType, data: p.data }));
+  }
+
+  // summaryBox shows the model's summary of the earlier conversation,
+  // collapsed: the messages it stands for are still shown above it.
+  function summaryBox(label, text) {
+    return el("details", { class: "note summary" },
+      el("summary", { text: label }),
+      el("div", { class: "body" }, SB.markdown(text || "")));
   }
 
   function userBubble(text, images) {
@@ -345,6 +354,7 @@
           // What was shortened or left out of the model request to fit
           // its window: said, never silent.
           note(ev.text || "", "context");
+          if (ev.summary) add(summaryBox("Summary of the conversation so far, written by the model to fit its context window", ev.summary));
           break;
         case "router":
           note(ev.router.needsTools ? "Router: this needs tools" : "Router: plain chat, no tools", "router");
