@@ -65,8 +65,9 @@ func (t *turn) summarize(ctx context.Context, spec store.Agent, m Model, hist []
 		t.r.logger.WarnContext(ctx, "storing conversation summary", logKeyConversation, t.req.ConversationID, logKeyErr, err)
 		return hist
 	}
-	t.emit(Event{Kind: EventContext, Agent: spec.Name, Summary: text,
-		Text: fmt.Sprintf("The conversation before this message (%d messages) no longer fits the model's context window, so the model summarised it; the summary is kept in the conversation and the messages stay stored.", through)})
+	note := fmt.Sprintf("The conversation before this message (%d messages) no longer fits the model's context window, "+
+		"so the model summarised it; the summary is kept in the conversation and the messages stay stored.", through)
+	t.emit(Event{Kind: EventContext, Agent: spec.Name, Summary: text, Text: note})
 	return append(hist[:len(hist):len(hist)], sum)
 }
 
