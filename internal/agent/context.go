@@ -13,8 +13,24 @@ import (
 // this agent may not have). Calls left without a result (a crash between
 // call and result) get one saying so, because providers reject a call
 // without its result.
+//
+// The newest summary in hist (see [store.Message.SummaryOf]) stands for
+// the messages it summarises: it comes first, as a user message, and only
+// the messages after those it covers follow.
 func contextFor(agent string, hist []store.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(hist))
+	if through := latestSummary(hist); through > 0 {
+		var rest []store.Message
+		for _, m := range hist {
+			switch {
+			case m.SummaryOf == through:
+				out = append(out, llm.UserText(summaryHeader+m.Text()))
+			case m.SummaryOf == 0 && m.Seq > through:
+				rest = append(rest, m)
+			}
+		}
+		hist = rest
+	}
 	var open []llm.ToolCall // calls of agent's last assistant message without results yet
 	closeOpen := func() {
 		for _, c := range open {

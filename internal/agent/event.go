@@ -39,6 +39,10 @@ const (
 	EventHandoff EventKind = "handoff"
 	// EventRouter reports the router pre-check's decision (Router).
 	EventRouter EventKind = "router"
+	// EventContext says, in Text, what was shortened or left out of the
+	// model request to fit the model's context window (the stored
+	// conversation keeps everything).
+	EventContext EventKind = "context"
 	// EventError reports a limit or failure that ends the turn (Error); a
 	// final text for the user follows.
 	EventError EventKind = "error"
@@ -61,6 +65,9 @@ type Event struct {
 	Router   *RouterDecision
 	Error    *RunError
 	Done     *Done
+	// Summary is the summary the model wrote of the earlier conversation
+	// (EventContext, when the turn summarised it).
+	Summary string
 }
 
 // CallInfo identifies one tool call.

@@ -48,8 +48,14 @@ func (t *turn) runAgent(ctx context.Context, spec store.Agent, modelOverride str
 	if err != nil {
 		return agentResult{}, fmt.Errorf("loading conversation %s: %w", t.req.ConversationID, err)
 	}
+	hist = t.summarize(ctx, spec, m, hist)
 	own := contextFor(spec.Name, hist)
-	msgs := fitWindow(own, m.ContextWindow)
+	fit := fitContext(own, m.ContextWindow)
+	msgs := fit.msgs
+	if n := fit.note(); n != "" {
+		// Nothing leaves the request silently: the person is told.
+		t.emit(Event{Kind: EventContext, Agent: spec.Name, Text: n})
+	}
 	if extra != nil {
 		msgs = append(msgs, *extra)
 	}

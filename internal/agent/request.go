@@ -55,6 +55,11 @@ type Request struct {
 	// the last of Messages, so Message must be "" or repeat that
 	// message's text; it is "" when Messages ends with tool results.
 	Message string
+	// Attachments are further parts of the user's message in a stateful
+	// run, stored with Message and sent to the model after its text:
+	// images the person attached (llm.PartImage with MIMEType and Data).
+	// A stateless run carries them in Messages instead.
+	Attachments []llm.Part
 	// Model overrides the agent's model for this turn; "" keeps it.
 	Model    string
 	Approver Approver
@@ -112,6 +117,8 @@ func (req *Request) validate() error {
 		return invalid("no request")
 	case req.ConversationID == "":
 		return invalid("conversation id is empty; give every turn the id of its conversation")
+	case len(req.Attachments) > 0 && req.stateless():
+		return invalid("attachments are set in a stateless run; put them in the last user message of messages")
 	case req.stateless():
 		if err := req.validateMessages(); err != nil {
 			return err

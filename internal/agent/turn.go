@@ -99,7 +99,9 @@ func (t *turn) run(life context.Context) error {
 		return err
 	}
 	if !t.req.stateless() {
-		if err := t.append(ctx, store.Message{Message: llm.UserText(t.req.Message), RunID: t.runID}); err != nil {
+		um := llm.UserText(t.req.Message)
+		um.Content = append(um.Content, t.req.Attachments...)
+		if err := t.append(ctx, store.Message{Message: um, RunID: t.runID}); err != nil {
 			return err
 		}
 	}

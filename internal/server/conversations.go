@@ -123,6 +123,8 @@ type postMessageBody struct {
 	// Agent overrides the conversation's agent for this turn.
 	Agent string `json:"agent"`
 	Model string `json:"model"`
+	// Images are attached to the message and go to the model with it.
+	Images []imageJSON `json:"images"`
 }
 
 // postMessage runs the agent on the user's message and streams the run.
@@ -143,6 +145,10 @@ func (s *Server) postMessage() handlerFunc {
 		if strings.TrimSpace(body.Message) == "" {
 			return badRequest("message is empty; send {\"message\": \"...\"}")
 		}
+		images, err := imageParts(body.Images)
+		if err != nil {
+			return err
+		}
 		name := c.Agent
 		if body.Agent != "" {
 			if _, err := s.store.Agents.GetAgent(r.Context(), body.Agent); err != nil {
@@ -152,7 +158,7 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		req := &agent.Request{
 			ConversationID: c.ID, User: u.Name, UserID: u.ID, Role: u.role(), Permissions: u.Permissions, Agent: name, Message: body.Message,
-			Model: body.Model, RunID: store.NewID(),
+			Attachments: images, Model: body.Model, RunID: store.NewID(),
 		}
 		return s.stream(w, r, req)
 	}

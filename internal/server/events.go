@@ -9,7 +9,7 @@ import (
 
 // eventJSON is the data of one SSE event of a run; the SSE event name is
 // the agent's event kind (text, reasoning, tool_start, tool_end, progress,
-// approval, approval_resolved, handoff, router, error, done), plus "run"
+// approval, approval_resolved, handoff, router, context, error, done), plus "run"
 // first and "shutdown" when the server stops. Fields are set by kind.
 type eventJSON struct {
 	Agent    string          `json:"agent,omitempty"`
@@ -22,6 +22,9 @@ type eventJSON struct {
 	Router   *routerJSON     `json:"router,omitempty"`
 	Error    *runErrorJSON   `json:"error,omitempty"`
 	Done     *doneJSON       `json:"done,omitempty"`
+	// Summary is the model's summary of the earlier conversation
+	// (context events of a turn that summarised it).
+	Summary string `json:"summary,omitempty"`
 }
 
 type callJSON struct {
@@ -72,7 +75,7 @@ func toCall(c *agent.CallInfo) *callJSON {
 
 // toEvent converts an agent event to its wire shape.
 func toEvent(ev agent.Event) eventJSON {
-	out := eventJSON{Agent: ev.Agent, Text: ev.Text, Call: toCall(ev.Call), Progress: ev.Progress}
+	out := eventJSON{Agent: ev.Agent, Text: ev.Text, Call: toCall(ev.Call), Progress: ev.Progress, Summary: ev.Summary}
 	if a := ev.Approval; a != nil {
 		aj := toApproval(*a)
 		out.Approval = &aj

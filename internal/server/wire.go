@@ -38,13 +38,15 @@ type messageJSON struct {
 	Agent      string         `json:"agent,omitempty"`
 	RunID      string         `json:"runId,omitempty"`
 	CreatedAt  time.Time      `json:"createdAt"`
+	// SummaryOf > 0 marks the model's summary of messages 1..SummaryOf.
+	SummaryOf int64 `json:"summaryOf,omitempty"`
 }
 
 func toMessage(m store.Message) messageJSON {
 	return messageJSON{
 		ID: m.ID, Seq: m.Seq, Role: m.Role, Text: m.Text(), Content: m.Content,
 		ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
-		Agent: m.Agent, RunID: m.RunID, CreatedAt: m.CreatedAt,
+		Agent: m.Agent, RunID: m.RunID, CreatedAt: m.CreatedAt, SummaryOf: m.SummaryOf,
 	}
 }
 

@@ -77,6 +77,12 @@ type Message struct {
 	RunID string
 	// CreatedAt is set to now by the store when zero.
 	CreatedAt time.Time
+	// SummaryOf, when > 0, marks the message as the model's summary of
+	// the conversation's messages up to and including Seq SummaryOf,
+	// written when the conversation outgrew a model's context window;
+	// model requests carry it in their place. The summarised messages
+	// stay stored.
+	SummaryOf int64
 }
 
 // MessageFilter selects messages for ListMessages.

@@ -118,6 +118,8 @@ func (w *onceWriter) event(ctx context.Context, b Backend, o *Options, ev agent.
 		w.errLine("→ %s", handoffText(ev.Handoff))
 	case agent.EventRouter:
 		w.errLine("· %s", routerText(ev.Router))
+	case agent.EventContext:
+		w.errLine("· %s", ev.Text)
 	case agent.EventError:
 		msg := "the turn ended early"
 		if ev.Error != nil {

@@ -49,6 +49,16 @@ func TestRunOnceScripted(t *testing.T) {
 				"✓ files__read {\"path\":\"README.md\"}: ok (12ms)\n",
 		},
 		{
+			name: "context note goes to stderr",
+			events: []agent.Event{
+				{Kind: agent.EventContext, Text: "To fit the model's context window, 2 older message(s) were left out of this request; the conversation keeps them in full."},
+				text("Hi."),
+				done(),
+			},
+			wantOut: "Hi.\n",
+			wantErr: "· To fit the model's context window, 2 older message(s) were left out of this request; the conversation keeps them in full.\n",
+		},
+		{
 			name: "approval denied without --yes",
 			events: []agent.Event{
 				approval("a1", "builtin__terminal"),

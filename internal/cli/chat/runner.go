@@ -125,6 +125,8 @@ func (m *model) onEvent(msg eventMsg) tea.Cmd {
 		m.note("→ " + handoffText(ev.Handoff))
 	case agent.EventRouter:
 		m.note("· " + routerText(ev.Router))
+	case agent.EventContext:
+		m.note("· " + ev.Text)
 	case agent.EventError:
 		m.endAnswer()
 		if ev.Error != nil {

@@ -141,6 +141,20 @@ func TestRequestEncoding(t *testing.T) {
 			`{"contents":[{"role":"user","parts":[{"text":"what is this?"},{"inlineData":{"mimeType":"image/png","data":"AQID"}},{"inlineData":{"mimeType":"image/jpeg","data":"BAUG"}}]}]}`,
 		},
 		{
+			// Gemini 2.5 reads a result's media as inlineData parts in the
+			// same user turn as the functionResponse.
+			"tool result image beside the response", "gemini-2.5-flash",
+			llm.Request{Messages: toolImageHistory()},
+			`{"contents":[{"role":"user","parts":[{"text":"shoot"}]},{"role":"model","parts":[{"functionCall":{"name":"shot","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"shot","response":{"output":"here"}}},{"inlineData":{"mimeType":"image/png","data":"AQID"}}]}]}`,
+		},
+		{
+			// Gemini 3 takes multimodal function responses: media in
+			// functionResponse.parts as inlineData (FunctionResponsePart).
+			"tool result image inside the response on gemini 3", "gemini-3-pro-preview",
+			llm.Request{Messages: toolImageHistory()},
+			`{"contents":[{"role":"user","parts":[{"text":"shoot"}]},{"role":"model","parts":[{"functionCall":{"name":"shot","args":{}},"thoughtSignature":"skip_thought_signature_validator"}]},{"role":"user","parts":[{"functionResponse":{"name":"shot","response":{"output":"here"},"parts":[{"inlineData":{"mimeType":"image/png","data":"AQID"}}]}}]}]}`,
+		},
+		{
 			"system messages joined", "gemini-2.5-flash",
 			llm.Request{System: "A.", Messages: []llm.Message{{Role: llm.RoleSystem, Content: []llm.Part{llm.TextPart("B.")}}, llm.UserText("a")}},
 			`{"systemInstruction":{"parts":[{"text":"A.\n\nB."}]},"contents":[{"role":"user","parts":[{"text":"a"}]}]}`,
@@ -278,5 +292,14 @@ func TestModelsAndCheck(t *testing.T) {
 	}
 	if err := c.Check(t.Context()); err != nil {
 		t.Errorf("Check: %v", err)
+	}
+}
+
+// toolImageHistory is a conversation whose last tool result holds an image.
+func toolImageHistory() []llm.Message {
+	return []llm.Message{
+		llm.UserText("shoot"),
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "shot", Arguments: []byte(`{}`)}}},
+		{Role: llm.RoleTool, ToolCallID: "call_1", ToolName: "shot", Content: []llm.Part{llm.TextPart("here"), llm.ImagePart("image/png", []byte{1, 2, 3})}},
 	}
 }

@@ -45,6 +45,13 @@ type (
 		ID       string          `json:"id,omitempty"`
 		Name     string          `json:"name"`
 		Response json.RawMessage `json:"response"`
+		// Parts carries a result's media on Gemini 3, which reads
+		// multimodal function responses; older models take the media as
+		// parts beside the response.
+		Parts []responsePart `json:"parts,omitempty"`
+	}
+	responsePart struct {
+		InlineData *blob `json:"inlineData"`
 	}
 	wireTool struct {
 		FunctionDeclarations []functionDecl `json:"functionDeclarations"`
@@ -126,7 +133,7 @@ func (c *Client) encode(req *llm.Request) ([]byte, error) {
 			parts, err = c.modelParts(m, third)
 		case llm.RoleTool:
 			role = "user"
-			parts, err = c.resultParts(m, names)
+			parts, err = c.resultParts(m, names, third)
 		default:
 			return nil, fmt.Errorf("%s: building request: message %d has unknown role %q", c.name, i, m.Role)
 		}
@@ -270,9 +277,9 @@ func argsObject(args json.RawMessage) json.RawMessage {
 	return json.RawMessage("{}")
 }
 
-// resultParts renders a tool message as a functionResponse, with any images
-// after it. Gemini's convention is {"output": ...} or {"error": ...}.
-func (c *Client) resultParts(m *llm.Message, names map[string]string) ([]part, error) {
+// resultParts renders a tool message as a functionResponse with its images:
+// inside it on Gemini 3 (multimodal function responses), after it before. Gemini's convention is {"output": ...} or {"error": ...}.
+func (c *Client) resultParts(m *llm.Message, names map[string]string, third bool) ([]part, error) {
 	name := m.ToolName
 	if name == "" {
 		name = names[m.ToolCallID]
@@ -289,13 +296,19 @@ func (c *Client) resultParts(m *llm.Message, names map[string]string) ([]part, e
 		return nil, fmt.Errorf("encoding tool result: %w", err)
 	}
 	gid, _ := splitID(m.ToolCallID)
-	out := []part{{FunctionResponse: &functionResponse{ID: gid, Name: name, Response: resp}}}
+	fr := &functionResponse{ID: gid, Name: name, Response: resp}
+	out := []part{{FunctionResponse: fr}}
 	for _, p := range m.Content {
-		if p.Type == llm.PartImage {
-			b, err := imageBlob(p)
-			if err != nil {
-				return nil, err
-			}
+		if p.Type != llm.PartImage {
+			continue
+		}
+		b, err := imageBlob(p)
+		if err != nil {
+			return nil, err
+		}
+		if third {
+			fr.Parts = append(fr.Parts, responsePart{InlineData: b})
+		} else {
 			out = append(out, part{InlineData: b})
 		}
 	}

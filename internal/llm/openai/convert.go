@@ -77,16 +77,34 @@ func (c *Client) encode(req *llm.Request, stream bool) ([]byte, error) {
 	if s := req.SystemPrompt(); s != "" {
 		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: s})
 	}
+	// Images from a run of tool messages wait until the run ends: the
+	// API wants every tool message right after the assistant message that
+	// made the calls, and only user messages carry images.
+	var held []wirePart
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == llm.RoleSystem {
 			continue // gathered into the system prompt above
+		}
+		if m.Role != llm.RoleTool && len(held) > 0 {
+			w.Messages = append(w.Messages, wireMessage{Role: "user", Content: held})
+			held = nil
 		}
 		wm, err := encodeMessage(m)
 		if err != nil {
 			return nil, llm.RequestError(c.name, fmt.Errorf("message %d: %w", i, err))
 		}
 		w.Messages = append(w.Messages, wm)
+		if m.Role == llm.RoleTool {
+			imgs, err := toolImages(m)
+			if err != nil {
+				return nil, llm.RequestError(c.name, fmt.Errorf("message %d: %w", i, err))
+			}
+			held = append(held, imgs...)
+		}
+	}
+	if len(held) > 0 {
+		w.Messages = append(w.Messages, wireMessage{Role: "user", Content: held})
 	}
 	for _, t := range req.Tools {
 		p := t.Parameters
@@ -133,24 +151,48 @@ func encodeMessage(m *llm.Message) (wireMessage, error) {
 		}
 		return w, nil
 	case llm.RoleTool:
-		// Tool messages carry text only; say that an image was left out
-		// rather than drop it silently.
+		// Tool messages carry text only; each image is named here and
+		// sent in the user message that follows the run of tool messages
+		// (see toolImages).
 		var b strings.Builder
 		if m.IsError && !strings.HasPrefix(strings.ToLower(m.Text()), "error") {
 			b.WriteString("Error: ")
 		}
+		n := 0
 		for _, p := range m.Content {
 			switch p.Type {
 			case llm.PartText:
 				b.WriteString(p.Text)
 			case llm.PartImage:
-				b.WriteString("[image omitted: tool results carry text only]")
+				n++
+				fmt.Fprintf(&b, "[image %d of this result: sent in the next user message]", n)
 			}
 		}
 		return wireMessage{Role: "tool", ToolCallID: m.ToolCallID, Content: b.String()}, nil
 	default:
 		return wireMessage{}, fmt.Errorf("unknown role %q", m.Role)
 	}
+}
+
+// toolImages returns the user-message parts that carry a tool result's
+// images: a text part naming the call, then the images in order. It
+// returns nil for a result without images.
+func toolImages(m *llm.Message) ([]wirePart, error) {
+	var imgs []llm.Part
+	for _, p := range m.Content {
+		if p.Type == llm.PartImage {
+			imgs = append(imgs, p)
+		}
+	}
+	if len(imgs) == 0 {
+		return nil, nil
+	}
+	parts, err := encodeContent(imgs)
+	if err != nil {
+		return nil, fmt.Errorf("image in tool result: %w", err)
+	}
+	intro := wirePart{Type: "text", Text: fmt.Sprintf("The %s tool result (call %s) included %d image(s):", m.ToolName, m.ToolCallID, len(imgs))}
+	return append([]wirePart{intro}, parts.([]wirePart)...), nil
 }
 
 // encodeContent returns a plain string for text-only content (every

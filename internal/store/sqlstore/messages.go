@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-const messageCols = `id, conversation_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, agent, run_id, created_at`
+const messageCols = `id, conversation_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, agent, run_id, created_at, summary_of`
 
 // AppendMessages implements [store.Store].
 //
@@ -39,7 +39,7 @@ func (db *DB) AppendMessages(ctx context.Context, conversationID string, msgs ..
 			return nil, fmt.Errorf("appending to conversation %q: %w", conversationID, err)
 		}
 		out[i] = m
-		rows[i] = []any{m.ID, m.ConversationID, nil, string(m.Role), content, calls, m.ToolCallID, m.ToolName, m.IsError, m.Agent, m.RunID, db.ts(m.CreatedAt)}
+		rows[i] = []any{m.ID, m.ConversationID, nil, string(m.Role), content, calls, m.ToolCallID, m.ToolName, m.IsError, m.Agent, m.RunID, db.ts(m.CreatedAt), m.SummaryOf}
 	}
 	err := db.write(ctx, func(tx conn) error {
 		var last int64
@@ -57,7 +57,7 @@ func (db *DB) AppendMessages(ctx context.Context, conversationID string, msgs ..
 		// chunks keep the parameter count under SQLite's limit.
 		for chunk := range slices.Chunk(rows, 200) {
 			q := `INSERT INTO messages (` + messageCols + `) VALUES ` +
-				strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, len(chunk)-1) + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+				strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), `, len(chunk)-1) + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 			if _, err := tx.ExecContext(ctx, q, slices.Concat(chunk...)...); err != nil {
 				return db.classify(err)
 			}
@@ -105,7 +105,7 @@ func (db *DB) queryMessages(ctx context.Context, q string, args ...any) ([]store
 			content, call string
 		)
 		if err := rows.Scan(&m.ID, &m.ConversationID, &m.Seq, &role, &content, &call, &m.ToolCallID, &m.ToolName,
-			&m.IsError, &m.Agent, &m.RunID, tsCol{&m.CreatedAt}); err != nil {
+			&m.IsError, &m.Agent, &m.RunID, tsCol{&m.CreatedAt}, &m.SummaryOf); err != nil {
 			return nil, err
 		}
 		m.Role = llm.Role(role)

@@ -94,6 +94,8 @@ func testMessageRoundTrip(t *testing.T, s store.Store) {
 			Content: []llm.Part{llm.TextPart("bad expression")},
 		}, RunID: "run-1"},
 		{Message: llm.Message{Role: llm.RoleTool, ToolCallID: "call_3", ToolName: "now"}, RunID: "run-1"},
+		// A summary of the messages up to seq 5, as the agent writes it.
+		{Message: llm.UserText("the user asked what a picture showed"), SummaryOf: 5, RunID: "run-2"},
 	}
 	appended, err := s.AppendMessages(ctx(t), c.ID, msgs...)
 	must(t, "AppendMessages", err)

@@ -13,6 +13,11 @@
   const list = $("conv-list"), msgs = $("messages"), input = $("input"), form = $("composer");
   const agentSel = $("agent"), sendBtn = $("send"), stopBtn = $("stop"), status = $("status");
 
+  const attachInput = $("attach"), attachList = $("attachments");
+  const modelSel = $("model"), tools = $("thread-tools"), convLink = $("conv-link");
+  // Images attached to the message being written: {mimeType, data (base64), name}.
+  let attached = [];
+
   let current = null;   // the open conversation's id, or null before the first message
   let running = null;   // the AbortController of the run in flight
   let runID = null;     // the id of the run in flight, once its "run" event came
@@ -28,6 +33,28 @@
   }
 
   function setStatus(t) { status.textContent = t || ""; }
+
+  // setCurrent makes id the open conversation and gives it an address:
+  // /?c=<id> opens it again, in this tab after a reload or in another.
+  function setCurrent(id) {
+    current = id;
+    tools.hidden = !id;
+    const url = id ? "/?c=" + encodeURIComponent(id) : "/";
+    convLink.href = url;
+    if (location.pathname + location.search !== url) history.replaceState(null, "", url);
+  }
+
+  // exportAs downloads the open conversation; the key goes in a header,
+  // so a plain link cannot fetch it.
+  async function exportAs(format) {
+    if (!current) return;
+    const resp = await fetch("/api/v1/conversations/" + encodeURIComponent(current) + "/export?format=" + format, { headers: SB.headers() });
+    if (!resp.ok) { SB.notice("Export failed: " + resp.status + " " + resp.statusText); return; }
+    const url = URL.createObjectURL(await resp.blob());
+    const a = el("a", { href: url, download: "conversation-" + current + "." + format });
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
 
   function clearThread() {
     msgs.replaceChildren(el("p", { class: "empty muted", id: "empty", text: "Ask something. Tools that change things ask for your approval first." }));
@@ -60,7 +87,7 @@
         if (!armed) { armed = true; del.textContent = "Delete?"; setTimeout(() => { armed = false; del.textContent = "✕"; }, 4000); return; }
         try {
           await api("DELETE", "/api/v1/conversations/" + encodeURIComponent(c.id));
-          if (current === c.id) { current = null; clearThread(); }
+          if (current === c.id) { setCurrent(null); clearThread(); }
           loadConversations();
         } catch (e) { SB.notice(e.message); }
       });
@@ -77,13 +104,14 @@
     if (running) return;
     let c;
     try { c = await api("GET", "/api/v1/conversations/" + encodeURIComponent(id)); } catch (e) { SB.notice(e.message); return; }
-    current = c.id;
+    setCurrent(c.id);
     agentSel.value = c.agent || "";
     clearThread();
     const cards = {};
     for (const m of c.messages || []) {
       if (skipRun && m.runId === skipRun && m.role !== "user") continue;
-      if (m.role === "user") add(el("div", { class: "msg user", text: m.text }));
+      if (m.summaryOf) add(summaryBox("Summary of messages 1–" + m.summaryOf + ", written by the model to fit its context window", m.text));
+      else if (m.role === "user") add(userBubble(m.text, imagesOf(m.content)));
       else if (m.role === "assistant") {
         if (m.text) assistantBubble(m.agent).set(m.text, true);
         for (const tc of m.toolCalls || []) cards[tc.id] = toolCard({ id: tc.id, name: tc.name, arguments: tc.arguments }, "done");
@@ -97,6 +125,56 @@
   }
 
   // ---- rendering of a run ------------------------------------------
+
+  // imagesOf returns the image parts of stored message content as
+  // {mimeType, data}; data is base64, as the API sends bytes.
+  function imagesOf(content) {
+    return (content || []).filter((p) => p.type === "image" && p.data && p.mimeType).map((p) => ({ mimeType: p.mimeType, data: p.data }));
+  }
+
+  // summaryBox shows the model's summary of the earlier conversation,
+  // collapsed: the messages it stands for are still shown above it.
+  function summaryBox(label, text) {
+    return el("details", { class: "note summary" },
+      el("summary", { text: label }),
+      el("div", { class: "body" }, SB.markdown(text || "")));
+  }
+
+  function userBubble(text, images) {
+    const box = el("div", { class: "msg user" }, el("span", { text }));
+    for (const im of images || []) {
+      box.append(el("img", { class: "attached", alt: "attached image", src: "data:" + im.mimeType + ";base64," + im.data }));
+    }
+    return box;
+  }
+
+  // ---- attachments -------------------------------------------------
+
+  const MAX_IMAGES = 8;
+
+  function showAttached() {
+    attachList.replaceChildren(...attached.map((im, i) => el("div", { class: "attachment" },
+      el("img", { alt: im.name, title: im.name, src: "data:" + im.mimeType + ";base64," + im.data }),
+      el("button", { type: "button", class: "secondary", "aria-label": "Remove " + im.name, text: "✕",
+        onclick: () => { attached.splice(i, 1); showAttached(); } }))));
+  }
+
+  // attachFiles reads image files into attached; other files are refused
+  // with a note, never dropped silently.
+  async function attachFiles(files) {
+    for (const f of files) {
+      if (!/^image\/(png|jpeg|gif|webp)$/.test(f.type)) { SB.notice(f.name + " is not a PNG, JPEG, GIF or WebP image; it was not attached."); continue; }
+      if (attached.length >= MAX_IMAGES) { SB.notice("At most " + MAX_IMAGES + " images fit in one message."); break; }
+      const url = await new Promise((resolve, reject) => {
+        const r = new FileReader();
+        r.onload = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+        r.readAsDataURL(f);
+      });
+      attached.push({ mimeType: f.type, data: String(url).slice(String(url).indexOf(",") + 1), name: f.name || "pasted image" });
+    }
+    showAttached();
+  }
 
   function assistantBubble(agent) {
     const body = el("div", { class: "body" });
@@ -185,15 +263,18 @@
 
   // ---- a run -----------------------------------------------------------
 
-  async function send(text) {
+  async function send(text, images) {
     if (!current) {
       const title = text.replace(/\s+/g, " ").slice(0, 60);
       const c = await api("POST", "/api/v1/conversations", { title, agent: agentSel.value });
-      current = c.id;
+      setCurrent(c.id);
       loadConversations();
     }
-    add(el("div", { class: "msg user", text }));
-    await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", { message: text, agent: agentSel.value }, signal, handle));
+    add(userBubble(text, images));
+    const body = { message: text, agent: agentSel.value };
+    if (modelSel.value) body.model = modelSel.value;
+    if (images.length) body.images = images.map((im) => ({ mimeType: im.mimeType, data: im.data }));
+    await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", body, signal, handle));
   }
 
   // resume re-attaches to a run left running by a reload of this tab.
@@ -269,6 +350,12 @@
           endBubble();
           note(ev.handoff.back ? agentLabel(ev.handoff.from) + " answered; back to " + agentLabel(ev.handoff.to) : agentLabel(ev.handoff.from) + " hands over to " + agentLabel(ev.handoff.to), "handoff");
           break;
+        case "context":
+          // What was shortened or left out of the model request to fit
+          // its window: said, never silent.
+          note(ev.text || "", "context");
+          if (ev.summary) add(summaryBox("Summary of the conversation so far, written by the model to fit its context window", ev.summary));
+          break;
         case "router":
           note(ev.router.needsTools ? "Router: this needs tools" : "Router: plain chat, no tools", "router");
           break;
@@ -315,7 +402,18 @@
     const text = input.value.trim();
     if (!text || running) return;
     input.value = "";
-    send(text).catch((err) => { note(err.message, "error"); });
+    const images = attached;
+    attached = []; showAttached();
+    send(text, images).catch((err) => { note(err.message, "error"); });
+  });
+  attachInput.addEventListener("change", () => {
+    attachFiles([...attachInput.files]).catch((err) => SB.notice(err.message));
+    attachInput.value = "";
+  });
+  // A pasted screenshot is attached like a chosen file.
+  input.addEventListener("paste", (e) => {
+    const files = [...(e.clipboardData ? e.clipboardData.files : [])];
+    if (files.length) { e.preventDefault(); attachFiles(files).catch((err) => SB.notice(err.message)); }
   });
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
@@ -330,7 +428,7 @@
   });
   $("new-conv").addEventListener("click", () => {
     if (running) return;
-    current = null; clearThread(); loadConversations(); input.focus();
+    setCurrent(null); clearThread(); loadConversations(); input.focus();
   });
 
   async function loadAgents() {
@@ -353,9 +451,26 @@
     } catch (_) { /* the API calls report problems */ }
   }
 
+  // The model picker offers the configured models (not agents, which
+  // have their own picker); empty keeps the agent's model.
+  async function loadModels() {
+    try {
+      const page = await api("GET", "/v1/models");
+      for (const m of page.data || []) {
+        if (m.owned_by === "switchboard") modelSel.append(el("option", { value: m.id, text: m.id }));
+      }
+    } catch (e) { SB.notice(e.message); }
+  }
+
+  $("export-md").addEventListener("click", () => { exportAs("md").catch((e) => SB.notice(e.message)); });
+  $("export-json").addEventListener("click", () => { exportAs("json").catch((e) => SB.notice(e.message)); });
+
   loadAgents();
+  loadModels();
   checkReady();
   const saved = savedRun();
+  const linked = new URLSearchParams(location.search).get("c");
   if (saved && saved.conversation && saved.run) resume(saved).catch((err) => { saveRun(null); note(err.message, "error"); });
+  else if (linked) openConversation(linked).then(() => { if (!current) loadConversations(); });
   else loadConversations();
 })();

@@ -293,5 +293,5 @@ const SB = (() => {
     });
   });
 
-  return { el, api, me, stream, attach, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
+  return { el, api, headers, me, stream, attach, sseParser, markdown, inline, safeURL, pretty, duration, time, notice, APIError };
 })();
