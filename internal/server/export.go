@@ -29,7 +29,7 @@ func (s *Server) exportConversation() handlerFunc {
 		if err != nil {
 			return err
 		}
-		msgs, err := s.store.ListMessages(r.Context(), c.ID, store.MessageFilter{})
+		msgs, err := s.store.Conversations.ListMessages(r.Context(), c.ID, store.MessageFilter{})
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,9 @@ func newEverythingStack(t *testing.T) *everythingStack {
 		Assistant: store.Agent{Router: string(agent.RouterOff)},
 		Agents:    db, History: db, Approvals: db,
 	})
-	srv := server.New(db, rt, reg, g, &server.Options{
+	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
+		RunLog:          db,
+		Changes:         db,
 		Config:          newRuntimeConfig(),
 		Models:          func() []string { return []string{"default", "medium", "small", "vision"} },
 		AllowAnonymous:  true,
