@@ -51,7 +51,7 @@ func TestFeaturesAttacks(t *testing.T) {
 				t.Errorf("templates: %+v, %v; want up's only, behind the prefix", tpl, err)
 			}
 			for uri, want := range map[string]string{
-				"test://readme":                     "not found",
+				"test://readme":                      "not found",
 				"switchboard://nosuch/test://readme": "not found",
 				"switchboard://up":                   "not found",
 				"switchboard:///test://readme":       "not found",
