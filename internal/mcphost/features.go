@@ -157,3 +157,13 @@ func (p *Pool) GetPrompt(ctx context.Context, server, name string, args map[stri
 	}
 	return out, nil
 }
+
+// featuresChanged handles a prompt or resource list change of the
+// server: it is re-listed as on a tool list change, and
+// [Options.OnFeaturesChanged] is told.
+func (s *server) featuresChanged() {
+	s.notifyChanged()
+	if f := s.opts.OnFeaturesChanged; f != nil {
+		f(s.cfg.Name)
+	}
+}

@@ -25,8 +25,8 @@
 // to that server. Every get and read is audited through the gate as
 // server__prompt or server__resource. Neither is pinned (pinning covers
 // tool definitions) nor asked about by the approval policy (they run no
-// tool), and their list changes are not passed on: the capabilities are
-// advertised without listChanged, so clients list them when they need to.
+// tool). An upstream server's prompts/list_changed or
+// resources/list_changed reaches connected clients as both.
 //
 // HTTP serves protocol versions up to 2025-11-25 on sessions (the ones
 // that need server-to-client requests and list_changed on a session), which

@@ -26,6 +26,10 @@ type Features interface {
 	Resources(ctx context.Context, server string) ([]tools.Resource, error)
 	ResourceTemplates(ctx context.Context, server string) ([]tools.ResourceTemplate, error)
 	ReadResource(ctx context.Context, server, uri string) ([]tools.ResourceContents, error)
+	// FeaturesChanged returns a channel closed at the next change of an
+	// upstream server's prompt or resource list. Take it before listing,
+	// then take a new one after each close.
+	FeaturesChanged() <-chan struct{}
 }
 
 // sep joins a server's name and its prompt's, as in tool names.
@@ -310,8 +314,45 @@ func invalidParams(msg string) error {
 func capabilities(features bool) *mcp.ServerCapabilities {
 	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if features {
-		c.Prompts = &mcp.PromptCapabilities{}
-		c.Resources = &mcp.ResourceCapabilities{}
+		c.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		c.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
 	return c
+}
+
+// followFeatures tells connected clients, until Close, that the prompt and
+// resource lists changed whenever an upstream server's did.
+func (s *Server) followFeatures() {
+	defer s.wg.Done()
+	changed := s.opts.Features.FeaturesChanged()
+	for {
+		select {
+		case <-changed:
+			changed = s.opts.Features.FeaturesChanged()
+			s.announceFeatures()
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// changeMarker is the name and URI of an entry announceFeatures adds to the
+// SDK's own (otherwise empty) lists and removes at once. No client sees it:
+// serveFeatures answers the lists.
+const changeMarker = uriScheme + "-/changed"
+
+// announceFeatures sends notifications/prompts/list_changed and
+// resources/list_changed to every session through the SDK, which sends
+// them as each session's protocol version asks (on the session before
+// 2026-07-28, to subscribed listeners after) and debounces them. The SDK
+// announces only changes to its own lists, so one is made and undone.
+func (s *Server) announceFeatures() {
+	s.mcp.AddPrompt(&mcp.Prompt{Name: changeMarker}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return nil, invalidParams("no such prompt")
+	})
+	s.mcp.RemovePrompts(changeMarker)
+	s.mcp.AddResource(&mcp.Resource{URI: changeMarker, Name: changeMarker}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return nil, mcp.ResourceNotFoundError(r.Params.URI)
+	})
+	s.mcp.RemoveResources(changeMarker)
 }

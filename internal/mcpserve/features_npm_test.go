@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
@@ -20,8 +21,31 @@ import (
 )
 
 // featuresPool serves a pool's prompts and resources to the gateway, as
-// the app does (internal/app/gateway_features.go).
-type featuresPool struct{ *mcphost.Pool }
+// the app does (internal/app/gateway_features.go); change closes the
+// channel FeaturesChanged last returned.
+type featuresPool struct {
+	*mcphost.Pool
+	mu *sync.Mutex
+	ch *chan struct{}
+}
+
+func newFeaturesPool(p *mcphost.Pool) featuresPool {
+	ch := make(chan struct{})
+	return featuresPool{Pool: p, mu: &sync.Mutex{}, ch: &ch}
+}
+
+func (f featuresPool) FeaturesChanged() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.ch
+}
+
+func (f featuresPool) change() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(*f.ch)
+	*f.ch = make(chan struct{})
+}
 
 func (f featuresPool) FeatureServers() []string {
 	var names []string
@@ -82,7 +106,7 @@ func TestFeaturesTypeScriptSDK(t *testing.T) {
 	t.Cleanup(func() { pool.Close() })
 
 	audit := &auditLog{}
-	srv := newServer(t, tools.NewRegistry(nil), testGate(audit, mcpserve.ActionAllow), &mcpserve.Options{Features: featuresPool{pool}})
+	srv := newServer(t, tools.NewRegistry(nil), testGate(audit, mcpserve.ActionAllow), &mcpserve.Options{Features: newFeaturesPool(pool)})
 	perms := map[string][]string{
 		"alice": {"everything__*"},
 		"bob":   {"other__*"},

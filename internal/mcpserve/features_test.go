@@ -1,10 +1,12 @@
 package mcpserve_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,19 +19,20 @@ import (
 // featuresServer serves the prompts and resources of two real stdio
 // servers, "up" and "other", to callers whose permissions perms gives by
 // caller ID, and returns the /mcp URL.
-func featuresServer(t *testing.T, audit *auditLog, perms map[string][]string) (*mcpserve.Server, string) {
+func featuresServer(t *testing.T, audit *auditLog, perms map[string][]string) (*mcpserve.Server, string, featuresPool) {
 	t.Helper()
 	pool := mcphost.NewPool([]mcphost.ServerConfig{mcptest.StdioServer(t, "up"), mcptest.StdioServer(t, "other")}, &mcphost.Options{PingInterval: -1})
 	pool.Start(t.Context())
 	t.Cleanup(func() { pool.Close() })
-	srv := newServer(t, tools.NewRegistry(nil), testGate(audit, mcpserve.ActionAllow), &mcpserve.Options{Features: featuresPool{pool}})
+	fp := newFeaturesPool(pool)
+	srv := newServer(t, tools.NewRegistry(nil), testGate(audit, mcpserve.ActionAllow), &mcpserve.Options{Features: fp})
 	h := srv.Handler()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(callerHeader)
 		h.ServeHTTP(w, r.WithContext(mcpserve.WithCaller(r.Context(), mcpserve.Caller{ID: id, Name: id, Permissions: perms[id]})))
 	}))
 	t.Cleanup(ts.Close)
-	return srv, ts.URL + "/mcp"
+	return srv, ts.URL + "/mcp", fp
 }
 
 // TestFeaturesAttacks sends what a client should not get through: URIs
@@ -38,7 +41,7 @@ func featuresServer(t *testing.T, audit *auditLog, perms map[string][]string) (*
 // stateless protocol (2026-07-28) serves the same as sessions.
 func TestFeaturesAttacks(t *testing.T) {
 	audit := &auditLog{}
-	_, url := featuresServer(t, audit, map[string][]string{"alice": {"up__*"}})
+	_, url, _ := featuresServer(t, audit, map[string][]string{"alice": {"up__*"}})
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			cs := connectHTTPVersion(t, url, "alice", version, nil)
@@ -81,7 +84,7 @@ func TestFeaturesAttacks(t *testing.T) {
 
 // TestFeaturesStdio: the local user of stdio may use every server.
 func TestFeaturesStdio(t *testing.T) {
-	srv, _ := featuresServer(t, &auditLog{}, nil)
+	srv, _, _ := featuresServer(t, &auditLog{}, nil)
 	cs := connectStdio(t, srv, nil)
 	ps, err := cs.ListPrompts(t.Context(), nil)
 	if err != nil || len(ps.Prompts) != 2 {
@@ -96,7 +99,7 @@ func TestFeaturesStdio(t *testing.T) {
 // TestFeaturesAuditDown: a get that cannot be recorded is not run.
 func TestFeaturesAuditDown(t *testing.T) {
 	audit := &auditLog{failing: true}
-	_, url := featuresServer(t, audit, map[string][]string{"alice": {"*"}})
+	_, url, _ := featuresServer(t, audit, map[string][]string{"alice": {"*"}})
 	cs := connectHTTP(t, url, "alice", nil)
 	if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "up__greet", Arguments: map[string]string{"who": "x"}}); err == nil || !strings.Contains(err.Error(), "audit log") {
 		t.Errorf("get with the audit log down: %v, want a refusal naming the audit log", err)
@@ -117,5 +120,36 @@ func TestNoFeatures(t *testing.T) {
 	}
 	if ps, err := cs.ListPrompts(t.Context(), nil); err == nil && len(ps.Prompts) > 0 {
 		t.Errorf("prompts/list without Features: %+v", ps.Prompts)
+	}
+}
+
+// TestFeaturesListChanged: a change of an upstream server's prompts or
+// resources reaches connected clients as list_changed of both, and the
+// marker used to send them is never listed.
+func TestFeaturesListChanged(t *testing.T) {
+	_, url, fp := featuresServer(t, &auditLog{}, map[string][]string{"alice": {"*"}})
+	prompts, resources := make(chan struct{}, 4), make(chan struct{}, 4)
+	cs := connectHTTP(t, url, "alice", &mcp.ClientOptions{
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { prompts <- struct{}{} },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { resources <- struct{}{} },
+	})
+	if c := cs.InitializeResult().Capabilities; c.Prompts == nil || !c.Prompts.ListChanged || c.Resources == nil || !c.Resources.ListChanged {
+		t.Fatalf("capabilities %+v, want prompts and resources with listChanged", c)
+	}
+	fp.change()
+	for name, ch := range map[string]chan struct{}{"prompts": prompts, "resources": resources} {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s/list_changed within 10s", name)
+		}
+	}
+	ps, err := cs.ListPrompts(t.Context(), nil)
+	if err != nil || len(ps.Prompts) != 2 {
+		t.Errorf("prompts after the change: %+v, %v; want up__greet and other__greet only", ps, err)
+	}
+	rs, err := cs.ListResources(t.Context(), nil)
+	if err != nil || len(rs.Resources) != 2 {
+		t.Errorf("resources after the change: %+v, %v; want the two readmes only", rs, err)
 	}
 }

@@ -125,6 +125,10 @@ func New(reg *tools.Registry, g *gate.Gate, opts *Options) *Server {
 		s.wg.Add(1)
 		go s.expire()
 	}
+	if o.Features != nil {
+		s.wg.Add(1)
+		go s.followFeatures()
+	}
 	return s
 }
 
