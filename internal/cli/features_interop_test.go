@@ -79,7 +79,9 @@ func TestInspectorCLIPromptsAndResources(t *testing.T) {
 	if !strings.HasPrefix(uri, "switchboard://everything/") {
 		t.Errorf("resource URI %q, want it behind switchboard://everything/", uri)
 	}
-	var read struct{ Contents []struct{ URI, Text, Blob string } }
+	var read struct {
+		Contents []struct{ URI, Text, Blob string }
+	}
 	if out := ok(alice, "--method", "resources/read", "--uri", uri); json.Unmarshal(out, &read) != nil || len(read.Contents) == 0 || read.Contents[0].Text+read.Contents[0].Blob == "" {
 		t.Errorf("resources/read %s printed %s, want its contents", uri, out)
 	}
