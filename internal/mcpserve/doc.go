@@ -24,8 +24,8 @@
 // are served as switchboard://<server>/<upstream URI>, which maps back only
 // to that server. Every get and read is audited through the gate as
 // server__prompt or server__resource. Neither is pinned (pinning covers
-// tool definitions) nor asked about by the approval policy (they run no
-// tool). An upstream server's prompts/list_changed or
+// tool definitions); of the approval policy only deny rules apply (they
+// run no tool, so nothing is asked). An upstream server's prompts/list_changed or
 // resources/list_changed reaches connected clients as both.
 //
 // HTTP serves protocol versions up to 2025-11-25 on sessions (the ones

@@ -196,6 +196,10 @@ func (s *Server) getPrompt(ctx context.Context, caller *Caller, p *mcp.GetPrompt
 		s.gate.Refused(ctx, rec, store.AuditForbidden, why)
 		return nil, invalidParams(why)
 	}
+	if why := s.denied(p.Name, server, name); why != "" {
+		s.gate.Refused(ctx, rec, store.AuditDenied, why)
+		return nil, invalidParams(why)
+	}
 	var res *tools.PromptResult
 	err := s.audited(ctx, rec, func() (int64, error) {
 		var err error
@@ -238,6 +242,10 @@ func (s *Server) readResource(ctx context.Context, caller *Caller, p *mcp.ReadRe
 	if !mayResources(caller, server) {
 		why := fmt.Sprintf("your permissions do not cover the server %s (%s__*), which resources need; ask an administrator to allow it", server, server)
 		s.gate.Refused(ctx, rec, store.AuditForbidden, why)
+		return nil, invalidParams(why)
+	}
+	if why := s.denied(rec.Tool, server, "resource"); why != "" {
+		s.gate.Refused(ctx, rec, store.AuditDenied, why)
 		return nil, invalidParams(why)
 	}
 	var rcs []tools.ResourceContents
@@ -355,4 +363,21 @@ func (s *Server) announceFeatures() {
 		return nil, mcp.ResourceNotFoundError(r.Params.URI)
 	})
 	s.mcp.RemoveResources(changeMarker)
+}
+
+// denied says why the approval policy refuses the get or read named full
+// (name on server), or "" when it does not. Only deny rules apply: a get
+// or read runs no tool and changes nothing, so it is decided as a
+// read-only tool of that name, and "ask" (which only tool calls can put
+// to the person) lets it through.
+func (s *Server) denied(full, server, name string) string {
+	e := tools.Entry{
+		Name:   full,
+		Origin: tools.Origin{Kind: tools.KindMCP, Server: server, Name: name},
+		Info:   tools.Info{Annotations: &tools.Annotations{ReadOnlyHint: true}},
+	}
+	if s.gate.Decide(e) != ActionDeny {
+		return ""
+	}
+	return fmt.Sprintf("%s is denied by the approval policy (approvals rules); ask an administrator to change it", full)
 }

@@ -10,9 +10,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/mcpserve"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
@@ -151,5 +153,28 @@ func TestFeaturesListChanged(t *testing.T) {
 	rs, err := cs.ListResources(t.Context(), nil)
 	if err != nil || len(rs.Resources) != 2 {
 		t.Errorf("resources after the change: %+v, %v; want the two readmes only", rs, err)
+	}
+}
+
+// TestFeaturesDenyRule: an approval rule denying a server refuses its
+// prompts and resources too, and is audited as denied.
+func TestFeaturesDenyRule(t *testing.T) {
+	pool := mcphost.NewPool([]mcphost.ServerConfig{mcptest.StdioServer(t, "up")}, &mcphost.Options{PingInterval: -1})
+	pool.Start(t.Context())
+	t.Cleanup(func() { pool.Close() })
+	audit := &auditLog{}
+	g := gate.New(&gate.Options{Audit: audit, Policy: gate.Policy{Rules: []gate.Rule{{Server: "up", Action: mcpserve.ActionDeny}}}})
+	srv := newServer(t, tools.NewRegistry(nil), g, &mcpserve.Options{Features: newFeaturesPool(pool)})
+	cs := connectHTTP(t, serveHTTP(t, srv).URL+"/mcp", "alice", nil)
+	if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "up__greet", Arguments: map[string]string{"who": "x"}}); err == nil || !strings.Contains(err.Error(), "denied by the approval policy") {
+		t.Errorf("get under a deny rule: %v, want a refusal naming the policy", err)
+	}
+	if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "switchboard://up/test://readme"}); err == nil || !strings.Contains(err.Error(), "denied by the approval policy") {
+		t.Errorf("read under a deny rule: %v, want a refusal naming the policy", err)
+	}
+	audit.mu.Lock()
+	defer audit.mu.Unlock()
+	if len(audit.begun) != 2 || audit.begun[0].Approval != store.AuditDenied || audit.begun[1].Approval != store.AuditDenied {
+		t.Errorf("audit %+v, want two denied records", audit.begun)
 	}
 }
