@@ -51,6 +51,9 @@ type Options struct {
 // App is a running Switchboard: its catalogue and the servers behind it.
 // Build it with [New], then [App.Start]; [App.Close] stops everything.
 type App struct {
+	// featureChanges tells gateways that a server's prompts or resources
+	// changed (gateway_features.go).
+	featureChanges featureChanges
 	// cfg is the configuration the app was built from: what can change
 	// only with a new process (data directory, database, listen address)
 	// is read here. live is the configuration last applied (see
@@ -213,6 +216,8 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		OnStatus:    a.statusChanged,
 		// Per-user servers read each caller's own credential, per call.
 		UserCredential: userCreds{a: a}.lookup,
+		// The gateway tells its clients (gateway_features.go).
+		OnFeaturesChanged: func(string) { a.featureChanges.signal() },
 	})
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.OpenAPIServers)) {

@@ -8,8 +8,8 @@ import (
 )
 
 // What MCP servers offer besides tools, as `switchboard prompts` and
-// `switchboard resources` show it. The gateway does not re-expose them:
-// they have no permissions, approvals or audit (see docs/ARCHITECTURE.md).
+// `switchboard resources` show it. The gateway serves them too, under the
+// caller's permissions (see mcpserve.Features).
 type (
 	Prompt           = mcphost.Prompt
 	PromptResult     = mcphost.PromptResult

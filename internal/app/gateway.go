@@ -38,6 +38,7 @@ func (a *App) Gateway(ctx context.Context, o GatewayOptions) (*mcpserve.Server, 
 		SessionTimeout:  a.cfg.Server.MCPSessionIdle,
 		MaxSessions:     a.cfg.Server.MCPSessionsPerUser,
 		SessionKey:      []byte(a.cfg.Server.MCPSessionKey.Value()),
+		Features:        poolFeatures{a.pool, &a.featureChanges},
 	}
 	// Replicas on one PostgreSQL database pass MCP clients' answers to
 	// approval questions to the replica that asked, so that sessions need

@@ -200,8 +200,8 @@ func (s *server) newClient() *mcp.Client {
 		Logger:                     s.log,
 		Capabilities:               &mcp.ClientCapabilities{},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.notifyChanged() },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.notifyChanged() },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.notifyChanged() },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.featuresChanged() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.featuresChanged() },
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			s.progress(r.Params)
 		},

@@ -9,60 +9,17 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
-// Resource is one resource a server offers.
-type Resource struct {
-	URI         string
-	Name        string
-	Title       string
-	Description string
-	MIMEType    string
-	Size        int64 // 0 when unknown
-}
-
-// ResourceTemplate is a parameterised resource (RFC 6570 URI template).
-type ResourceTemplate struct {
-	URITemplate string
-	Name        string
-	Title       string
-	Description string
-	MIMEType    string
-}
-
-// ResourceContents is one part of a read resource: Text or Blob.
-type ResourceContents struct {
-	URI      string
-	MIMEType string
-	Text     string
-	Blob     []byte
-}
-
-// Prompt is one prompt template a server offers.
-type Prompt struct {
-	Name        string
-	Title       string
-	Description string
-	Arguments   []PromptArgument
-}
-
-// PromptArgument is one argument of a [Prompt].
-type PromptArgument struct {
-	Name        string
-	Title       string
-	Description string
-	Required    bool
-}
-
-// PromptMessage is one message of an expanded prompt.
-type PromptMessage struct {
-	Role    string // "user" or "assistant"
-	Content tools.Content
-}
-
-// PromptResult is an expanded prompt.
-type PromptResult struct {
-	Description string
-	Messages    []PromptMessage
-}
+// The records of prompts and resources are the tools package's, shared
+// with the gateway that serves them (mcpserve).
+type (
+	Resource         = tools.Resource
+	ResourceTemplate = tools.ResourceTemplate
+	ResourceContents = tools.ResourceContents
+	Prompt           = tools.Prompt
+	PromptArgument   = tools.PromptArgument
+	PromptMessage    = tools.PromptMessage
+	PromptResult     = tools.PromptResult
+)
 
 // Resources lists every resource of the named server (all pages). It fails
 // with an error wrapping [tools.ErrUnavailable] when the server is down.
@@ -199,4 +156,14 @@ func (p *Pool) GetPrompt(ctx context.Context, server, name string, args map[stri
 		}
 	}
 	return out, nil
+}
+
+// featuresChanged handles a prompt or resource list change of the
+// server: it is re-listed as on a tool list change, and
+// [Options.OnFeaturesChanged] is told.
+func (s *server) featuresChanged() {
+	s.notifyChanged()
+	if f := s.opts.OnFeaturesChanged; f != nil {
+		f(s.cfg.Name)
+	}
 }

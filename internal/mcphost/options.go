@@ -142,6 +142,10 @@ type Options struct {
 	// resources subscribed with [Pool.Subscribe]. Same calling rules as
 	// OnToolsChanged, except that it runs on the connection's reader.
 	OnResourceUpdated func(server, uri string)
+	// OnFeaturesChanged receives the server's name when it sends
+	// notifications/prompts/list_changed or resources/list_changed. Same
+	// calling rules as OnResourceUpdated.
+	OnFeaturesChanged func(server string)
 	// MaxMessageBytes is the hard cap on one message read from a stdio
 	// server; 0 means 256 MiB. A tools/call result over it is discarded with
 	// a tool error that says so, and the server keeps running. Long texts

@@ -15,10 +15,18 @@
 // directions, and catalogue changes reach connected clients as
 // notifications/tools/list_changed.
 //
-// Only tools are re-exposed. Resources and prompts of upstream MCP servers
-// are not: the catalogue is the unit of permission, approval and audit, and
-// resources and prompts have none of these, so exposing them would bypass
-// the rules that make the gateway safe to share.
+// Prompts and resources of the upstream MCP servers are served too when
+// [Options].Features is set (features.go), under the caller's permission
+// globs: a prompt is named server__prompt and allowed by the globs that
+// would allow a tool of that name; resources need globs that cover the
+// whole server (server__*). A user without permission sees none and is
+// refused on prompts/get and resources/read. Resource URIs (and templates)
+// are served as switchboard://<server>/<upstream URI>, which maps back only
+// to that server. Every get and read is audited through the gate as
+// server__prompt or server__resource. Neither is pinned (pinning covers
+// tool definitions); of the approval policy only deny rules apply (they
+// run no tool, so nothing is asked). An upstream server's prompts/list_changed or
+// resources/list_changed reaches connected clients as both.
 //
 // HTTP serves protocol versions up to 2025-11-25 on sessions (the ones
 // that need server-to-client requests and list_changed on a session), which

@@ -121,7 +121,7 @@ func conformanceTools() []tools.Tool {
 // conformancePass are the server scenarios of @modelcontextprotocol/conformance
 // 0.1.16 that Switchboard's gateway must pass. The others exercise features
 // a gateway of the catalogue does not have: resources, prompts and
-// completion (not re-exposed, see the package doc), logging (the gateway
+// completion (this test's server has no Features), logging (the gateway
 // sends no log messages, so it does not advertise the capability), and
 // fixture tools that make the server sample, elicit, log or drop its SSE
 // stream.

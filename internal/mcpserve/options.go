@@ -88,6 +88,11 @@ type Options struct {
 	// a question on a session another replica created is refused.
 	Answers store.MCPAnswers
 	Changes store.Changes
+
+	// Features, when set, serves the upstream servers' prompts and
+	// resources (features.go) beside the catalogue's tools; nil serves
+	// tools only and advertises neither capability.
+	Features Features
 }
 
 // DefaultSessionTimeout is how long an idle HTTP session lives when

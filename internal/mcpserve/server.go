@@ -104,14 +104,11 @@ func New(reg *tools.Registry, g *gate.Gate, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
 		Logger:       o.Logger,
-		// Advertise tools (with list_changed) even while the catalogue is
-		// empty, since servers connecting later will fill it; and not
-		// logging, the SDK's default, since the gateway sends no log
-		// messages to clients.
-		Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// See capabilities (features.go).
+		Capabilities:       capabilities(o.Features != nil),
 		InitializedHandler: s.initialized,
 	})
-	s.mcp.AddReceivingMiddleware(s.filterList)
+	s.mcp.AddReceivingMiddleware(s.filterList, s.serveFeatures)
 	s.http = s.newHTTPHandler()
 
 	// Take the channel before the first read, so that a change between
@@ -123,6 +120,10 @@ func New(reg *tools.Registry, g *gate.Gate, opts *Options) *Server {
 	if o.SessionTimeout > 0 {
 		s.wg.Add(1)
 		go s.expire()
+	}
+	if o.Features != nil {
+		s.wg.Add(1)
+		go s.followFeatures()
 	}
 	return s
 }
