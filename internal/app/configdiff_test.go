@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,12 +38,12 @@ func TestDiffDigests(t *testing.T) {
 		{
 			name:    "server added",
 			edit:    func(c *config.Config) { c.MCPServers["more"] = config.MCPServer{Command: "x"} },
-			changes: []ConfigChange{{KindMCPServers, "more", OpAdded}},
+			changes: []ConfigChange{{Kind: KindMCPServers, Name: "more", Op: OpAdded}},
 		},
 		{
 			name:    "server removed",
 			edit:    func(c *config.Config) { delete(c.MCPServers, "web") },
-			changes: []ConfigChange{{KindMCPServers, "web", OpRemoved}},
+			changes: []ConfigChange{{Kind: KindMCPServers, Name: "web", Op: OpRemoved}},
 		},
 		{
 			name: "server disabled is removed",
@@ -51,7 +52,7 @@ func TestDiffDigests(t *testing.T) {
 				s.Disabled = true
 				c.MCPServers["files"] = s
 			},
-			changes: []ConfigChange{{KindMCPServers, "files", OpRemoved}},
+			changes: []ConfigChange{{Kind: KindMCPServers, Name: "files", Op: OpRemoved}},
 		},
 		{
 			name: "header of a remote server",
@@ -60,25 +61,25 @@ func TestDiffDigests(t *testing.T) {
 				s.Headers = map[string]string{"Authorization": "Bearer t1"}
 				c.MCPServers["web"] = s
 			},
-			changes: []ConfigChange{{KindMCPServers, "web", OpChanged}},
+			changes: []ConfigChange{{Kind: KindMCPServers, Name: "web", Op: OpChanged}},
 		},
 		{
 			// The default roots apply to both servers: both change, and
 			// the setting itself needs no restart.
 			name:    "default roots",
 			edit:    func(c *config.Config) { c.MCPRoots = []string{"/data"} },
-			changes: []ConfigChange{{KindMCPServers, "files", OpChanged}, {KindMCPServers, "web", OpChanged}},
+			changes: []ConfigChange{{Kind: KindMCPServers, Name: "files", Op: OpChanged}, {Kind: KindMCPServers, Name: "web", Op: OpChanged}},
 		},
 		{
 			// JSON shows every secret as REDACTED; the digest must not.
 			name:    "secret of a model",
 			edit:    func(c *config.Config) { m := c.Models["default"]; m.APIKey = "k1"; c.Models["default"] = m },
-			changes: []ConfigChange{{KindModels, "default", OpChanged}},
+			changes: []ConfigChange{{Kind: KindModels, Name: "default", Op: OpChanged}},
 		},
 		{
 			name:    "bearer of an openapi service",
 			edit:    func(c *config.Config) { s := c.OpenAPIServers["mail"]; s.Bearer = "b1"; c.OpenAPIServers["mail"] = s },
-			changes: []ConfigChange{{KindOpenAPIServers, "mail", OpChanged}},
+			changes: []ConfigChange{{Kind: KindOpenAPIServers, Name: "mail", Op: OpChanged}},
 		},
 		{
 			name: "agent prompt, agent added, service removed",
@@ -88,9 +89,9 @@ func TestDiffDigests(t *testing.T) {
 				delete(c.OpenAPIServers, "mail")
 			},
 			changes: []ConfigChange{
-				{KindOpenAPIServers, "mail", OpRemoved},
-				{KindAgents, "ann", OpAdded},
-				{KindAgents, "bob", OpChanged},
+				{Kind: KindOpenAPIServers, Name: "mail", Op: OpRemoved},
+				{Kind: KindAgents, Name: "ann", Op: OpAdded},
+				{Kind: KindAgents, Name: "bob", Op: OpChanged},
 			},
 		},
 		{
@@ -117,7 +118,7 @@ func TestDiffDigests(t *testing.T) {
 				c.Models["other"] = config.Model{Provider: "openai", Model: "n", ToolMode: "auto"}
 				c.DefaultModel = "other"
 			},
-			changes: []ConfigChange{{KindModels, "other", OpAdded}},
+			changes: []ConfigChange{{Kind: KindModels, Name: "other", Op: OpAdded}},
 		},
 	}
 	for _, tt := range tests {
@@ -148,7 +149,7 @@ func TestDigestStable(t *testing.T) {
 
 func TestConfigDiffString(t *testing.T) {
 	d := ConfigDiff{
-		Changes: []ConfigChange{{KindMCPServers, "a", OpAdded}, {KindModels, "m", OpRemoved}, {KindAgents, "bob", OpChanged}},
+		Changes: []ConfigChange{{Kind: KindMCPServers, Name: "a", Op: OpAdded}, {Kind: KindModels, Name: "m", Op: OpRemoved}, {Kind: KindAgents, Name: "bob", Op: OpChanged}},
 		Restart: []string{"limits"},
 	}
 	want := "+ mcpServers.a\n- models.m\n~ agents.bob\n! limits (takes effect at the next start of serve)"
@@ -168,7 +169,7 @@ func TestPendingChanges(t *testing.T) {
 	if _, _, err := PendingChanges(cfg); !errors.Is(err, ErrNothingApplied) {
 		t.Fatalf("before any serve: %v, want ErrNothingApplied", err)
 	}
-	if err := recordApplied(cfg.Data, digests(cfg)); err != nil {
+	if err := recordApplied(cfg.Data, digests(cfg), nil); err != nil {
 		t.Fatal(err)
 	}
 	edited := baseConfig()
@@ -199,4 +200,43 @@ func TestPendingChanges(t *testing.T) {
 func readFileString(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
+}
+
+// TestPendingChangesKeepsRuntimeEntries: an entry an admin added at run
+// time is part of what serve runs, so `config check` of the unchanged
+// file shows no change (not "- mcpServers.added"), lists the entry as a
+// runtime one, and marks it when the file now names it (the file wins).
+func TestPendingChangesKeepsRuntimeEntries(t *testing.T) {
+	file := baseConfig()
+	file.Data = t.TempDir()
+	running := file.WithEntries(config.Entries{
+		MCPServers: map[string]config.MCPServer{"added": {Command: "added-server"}},
+		Models:     map[string]config.Model{"extra": {Provider: "openai", Model: "x", ToolMode: "auto"}},
+	})
+	if err := recordApplied(file.Data, digests(running), runtimeNames(file, running)); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := PendingChanges(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Empty() || !slices.Equal(d.Runtime, []string{"mcpServers.added", "models.extra"}) {
+		t.Errorf("the file as serve runs it: %q, runtime %v; want no change and both runtime entries", d, d.Runtime)
+	}
+
+	edited := baseConfig()
+	edited.Data = file.Data
+	delete(edited.MCPServers, "web")
+	edited.MCPServers["added"] = config.MCPServer{Command: "the-file's-own"}
+	d, _, err = PendingChanges(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "~ mcpServers.added (a runtime entry: the file's entry of this name replaces it)\n- mcpServers.web"
+	if got := d.String(); got != want {
+		t.Errorf("pending:\n%s\nwant:\n%s", got, want)
+	}
+	if !slices.Equal(d.Runtime, []string{"models.extra"}) {
+		t.Errorf("runtime entries kept: %v, want models.extra alone", d.Runtime)
+	}
 }

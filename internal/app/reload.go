@@ -94,7 +94,7 @@ func (a *App) Reload(ctx context.Context, cfg *config.Config) (ConfigDiff, error
 	errs = append(errs, mcpErr)
 
 	a.problems.Store(nil)
-	if err := recordApplied(a.cfg.Data, next); err != nil {
+	if err := recordApplied(a.cfg.Data, next, runtimeNames(a.file.Load(), cfg)); err != nil {
 		a.logger.Warn("recording the applied configuration for `config check`", logKeyErr, err)
 	}
 	return diff, errors.Join(errs...)

@@ -110,7 +110,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	// The configuration serve runs with is recorded for `config check`;
 	// with a loader, edits of the file and SIGHUP apply new ones. The
 	// watcher stops when Serve returns.
-	if err := recordApplied(a.cfg.Data, digests(a.config())); err != nil {
+	if err := recordApplied(a.cfg.Data, digests(a.config()), runtimeNames(a.file.Load(), a.config())); err != nil {
 		a.logger.Warn("recording the applied configuration for `config check`", logKeyErr, err)
 	}
 	if a.load != nil {

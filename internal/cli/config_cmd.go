@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +30,9 @@ When a serve has run with the same data directory, it also lists what a
 reload would change against the configuration that serve applied last
 (recorded in DATA/config-applied.json at start and at each reload, as one
 digest per entry): + added, - removed, ~ changed, and ! settings that apply
-only at the next start. serve applies a valid edit of its file by itself,
+only at the next start. Entries added at run time (switchboard servers add)
+are part of what serve runs: a reload keeps them, and they are listed as
+runtime entries. serve applies a valid edit of its file by itself,
 or on SIGHUP.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -80,5 +83,8 @@ func printPending(w io.Writer, cfg *config.Config) {
 		fmt.Fprintf(w, "a reload would change nothing (serve applied this configuration at %s)\n", at.Local().Format("2006-01-02 15:04:05"))
 	default:
 		fmt.Fprintf(w, "a reload would change, against what serve applied at %s:\n%s\n", at.Local().Format("2006-01-02 15:04:05"), diff)
+	}
+	if err == nil && len(diff.Runtime) > 0 {
+		fmt.Fprintf(w, "runtime entries (in the store, changed with `switchboard servers`), kept by a reload: %s\n", strings.Join(diff.Runtime, ", "))
 	}
 }

@@ -241,15 +241,29 @@ func TestServeFollowsConfigFile(t *testing.T) {
 
 	// 2. An invalid edit, saved the way editors do: refused, with what is
 	// wrong on /readyz; everything keeps running.
-	replaceFile(t, p.config, configText(head, keep, added)+"notAKey: 1\n")
+	// The edit has three problems in different sections; each is named,
+	// on /readyz (which the web UI's notice shows, see internal/web's
+	// testConfigNotice) and in the one log line saying it was refused.
+	replaceFile(t, p.config, configText(head, keep, added)+"notAKey: 1\napprovals: {mode: sometimes}\nlimits: {toolCallsPerTurn: -3}\n")
 	var problems []string
 	waitFor(t, 10*time.Second, "the refused edit on /readyz", func() bool { problems = readyz(); return len(problems) > 0 })
 	joined := strings.Join(problems, "\n")
-	if !strings.Contains(joined, "notAKey") {
-		t.Errorf("/readyz config problems do not name the unknown key:\n%s", joined)
+	var logLine string
+	for l := range strings.SplitSeq(p.stderr.String(), "\n") {
+		if strings.Contains(l, "configuration edit refused") {
+			logLine = l
+		}
 	}
-	if !strings.Contains(p.stderr.String(), "configuration edit refused") {
+	if logLine == "" {
 		t.Errorf("the log does not say the edit was refused")
+	}
+	for _, want := range []string{"notAKey", "approvals.mode", "limits.toolCallsPerTurn"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("/readyz config problems do not name %s:\n%s", want, joined)
+		}
+		if !strings.Contains(logLine, want) {
+			t.Errorf("the log line of the refusal does not name %s:\n%s", want, logLine)
+		}
 	}
 	echo("keep__echo")
 	echo("added__echo")

@@ -39,8 +39,9 @@ type LoadOptions struct {
 // mcpServers.*.cwd, openapiServers.*.spec files) are resolved against the
 // file's directory, and ~/ against $HOME.
 //
-// On a read or parse error, or unknown keys and wrong types, Load returns
-// nil and every such problem. When only Validate fails it returns the config
+// On a read or parse error, Load returns nil and the error. On unknown
+// keys and wrong types, it returns nil and every such problem together
+// with what Validate finds in the rest. When only Validate fails it returns the config
 // too, so `switchboard config check` can show it next to the problems.
 func Load(opts LoadOptions) (*Config, error) {
 	getenv := opts.Getenv
@@ -79,18 +80,26 @@ func Load(opts LoadOptions) (*Config, error) {
 	c := Default()
 	c.Candidates, c.TrustDirs = candidates(cwd, getenv), dirs
 	base := cwd
+	var decodeErr error
 	if path != "" {
 		c.Source = path
 		base = filepath.Dir(path)
-		if err := c.decodeFile(path, data, getenv); err != nil {
+		parsed, err := c.decodeFile(path, data, getenv)
+		if !parsed {
 			return nil, fmt.Errorf("loading config %s:\n%w", path, err)
 		}
+		decodeErr = err
 	}
 	home := getenv("HOME")
 	c.resolvePaths(base, cwd, home)
 	c.applyEnv(getenv, cwd, home)
 	if opts.Override != nil {
 		opts.Override(c)
+	}
+	if decodeErr != nil {
+		// Every problem at once: a person fixing an unknown key should
+		// not find the next problem only after saving again.
+		return nil, fmt.Errorf("loading config %s:\n%w", path, alsoInvalid(decodeErr, c))
 	}
 	if err := c.Validate(); err != nil {
 		src := path
@@ -102,17 +111,22 @@ func Load(opts LoadOptions) (*Config, error) {
 	return c, nil
 }
 
-// decodeFile merges the file's content into c.
-func (c *Config) decodeFile(name string, data []byte, getenv func(string) string) error {
+// decodeFile merges the file's content into c. parsed is false when the
+// file could not be parsed at all; otherwise err lists the keys and values
+// that did not decode (the rest did).
+func (c *Config) decodeFile(name string, data []byte, getenv func(string) string) (parsed bool, err error) {
 	n, err := parse(data, formatOf(name, data))
-	if err != nil || n == nil {
-		return err
+	if err != nil {
+		return false, err
+	}
+	if n == nil {
+		return true, nil
 	}
 	d := &decoder{getenv: getenv, secretPaths: map[string]bool{}}
 	d.decode("", n, reflect.ValueOf(c).Elem())
 	c.unset = d.unset
 	c.secretPaths = d.secretPaths
-	return errors.Join(d.errs...)
+	return true, errors.Join(d.errs...)
 }
 
 // resolvePaths makes the file's relative paths absolute against base, the

@@ -185,13 +185,14 @@ func (s *surfaceStack) pendingApproval(t *testing.T, key string) string {
 type surfaceModel struct {
 	*httptest.Server
 	mu    sync.Mutex
-	asked int // requests served, guarded by mu
+	asked int             // requests served, guarded by mu
+	shown map[string]bool // every tool name a request offered, guarded by mu
 }
 
 var callRE = regexp.MustCompile(`call (\S+) (\{.*\})`)
 
 func newSurfaceModel(t *testing.T) *surfaceModel {
-	m := &surfaceModel{}
+	m := &surfaceModel{shown: map[string]bool{}}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req modelRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
@@ -200,6 +201,9 @@ func newSurfaceModel(t *testing.T) *surfaceModel {
 		}
 		m.mu.Lock()
 		m.asked++
+		for _, tl := range req.Tools {
+			m.shown[tl.Function.Name] = true
+		}
 		m.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		last := req.Messages[len(req.Messages)-1]
