@@ -70,6 +70,9 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 				// The response began (a stream); the status is sent.
 				rl.logger().WarnContext(ctx, "request failed after the response began", logKeyErr, err)
 			} else {
+				if classify(err).Status == http.StatusUnauthorized {
+					s.challenge(rec, r, rt.pattern)
+				}
 				writeError(rec, r, rl.logger(), err)
 			}
 		}
