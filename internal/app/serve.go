@@ -191,6 +191,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
 		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
 		PublicURL:       a.cfg.Server.PublicURL,
+		OAuth:           st,
 		RequestLimiter:  &a.requests,
 		// A turn goes on when its page is reloaded, and the page
 		// re-attaches to it (on any replica).

@@ -41,7 +41,7 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		err := s.guard(rt, r)
 		if err == nil && s.needsUser(rt) {
 			var u User
-			u, err = s.authenticate(r)
+			u, err = s.authenticate(r, rt.pattern)
 			if err == nil && rt.access == admin && !u.Admin {
 				err = errForbiddenAdmin
 			}

@@ -166,6 +166,9 @@ type Options struct {
 	// the OAuth issuer and the base of the protected resources' names.
 	// Empty derives it from the request only when its Host is loopback.
 	PublicURL string
+	// OAuth, when set, lets OAuth access tokens stand for their user on
+	// /mcp and the REST API; nil accepts API keys only.
+	OAuth OAuthTokens
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string
