@@ -12,8 +12,10 @@ import (
 // OAuthTokens is what accepting OAuth access tokens reads: the token and
 // its grant, from the database on every request, so that a grant revoked
 // on any replica is refused at once. Every [store.Store] implements it.
+// Registering clients (POST /oauth/register) stores them.
 type OAuthTokens interface {
 	OAuthAccess(ctx context.Context, hash string) (store.OAuthToken, store.OAuthGrant, error)
+	PutOAuthClient(ctx context.Context, c store.OAuthClient) error
 }
 
 var errInvalidToken = &Error{

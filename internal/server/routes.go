@@ -51,6 +51,7 @@ func routes() []route {
 		{http.MethodGet, "/.well-known/oauth-protected-resource", public, undocumented, (*Server).resourceMetadataREST},
 		{http.MethodGet, "/.well-known/oauth-protected-resource/mcp", public, undocumented, (*Server).resourceMetadataMCP},
 		{http.MethodGet, "/.well-known/oauth-authorization-server", public, undocumented, (*Server).serverMetadata},
+		{http.MethodPost, "/oauth/register", public, undocumented, (*Server).register},
 
 		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
 
