@@ -134,3 +134,7 @@ func TestOAuthBearerActsAsCurrentUser(t *testing.T) {
 		t.Fatalf("disabled bob: %d %s, want 403", code, b)
 	}
 }
+
+func storeAccess(hash, grantID string, exp time.Time) store.OAuthToken {
+	return store.OAuthToken{Hash: hash, GrantID: grantID, Kind: store.OAuthAccess, ExpiresAt: exp}
+}

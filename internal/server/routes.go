@@ -52,6 +52,7 @@ func routes() []route {
 		{http.MethodGet, "/.well-known/oauth-protected-resource/mcp", public, undocumented, (*Server).resourceMetadataMCP},
 		{http.MethodGet, "/.well-known/oauth-authorization-server", public, undocumented, (*Server).serverMetadata},
 		{http.MethodPost, "/oauth/register", public, undocumented, (*Server).register},
+		{http.MethodPost, "/oauth/revoke", public, undocumented, (*Server).revoke},
 
 		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
 
