@@ -32,12 +32,11 @@ func (s *Server) revoke() handlerFunc {
 		if s.opts.OAuth == nil || !ok {
 			return errorf(http.StatusNotFound, "not_found", "OAuth is not enabled on this server")
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxRevokeBytes)
-		if r.ParseForm() != nil || r.PostForm.Get("token") == "" {
+		secret, ok := revokeToken(w, r)
+		if !ok {
 			writeOAuthError(w, http.StatusBadRequest, "invalid_request", "send token=... as application/x-www-form-urlencoded (RFC 7009)")
 			return nil
 		}
-		secret := r.PostForm.Get("token")
 		var g store.OAuthGrant
 		var err error
 		switch kind, _ := oauth.KindOf(secret); kind {
@@ -64,4 +63,15 @@ func (s *Server) revoke() handlerFunc {
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
+}
+
+// revokeToken returns the token of a revocation request's form, and
+// whether there is one in a form that parses within the size limit.
+func revokeToken(w http.ResponseWriter, r *http.Request) (string, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxRevokeBytes)
+	if r.ParseForm() != nil {
+		return "", false
+	}
+	t := r.PostForm.Get("token")
+	return t, t != ""
 }
