@@ -190,7 +190,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
 		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
 		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
-		RequestLimiter:  &a.requests,
+		// Options.OAuth stays nil, so OAuth is off (no metadata, no
+		// challenge naming it, no token accepted, 404 on /oauth/*), until
+		// the authorize, consent and token routes exist: discovery would
+		// otherwise send clients into a flow that cannot finish.
+		PublicURL:      a.cfg.Server.PublicURL,
+		RequestLimiter: &a.requests,
 		// A turn goes on when its page is reloaded, and the page
 		// re-attaches to it (on any replica).
 		KeepRunsOnLeave: true,

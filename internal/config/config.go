@@ -369,7 +369,12 @@ type Limits struct {
 
 // Server configures the HTTP server.
 type Server struct {
-	Addr           string   `json:"addr"`
+	Addr string `json:"addr"`
+	// PublicURL is the URL clients reach the server at (scheme://host
+	// [:port], https unless loopback): the OAuth issuer, and the base of
+	// the resources /mcp and the REST API name in their OAuth metadata.
+	// Empty derives it from requests whose Host is loopback only.
+	PublicURL      string   `json:"publicURL,omitempty"`
 	AllowedOrigins []string `json:"allowedOrigins"`
 	// PublicProbes lets /metrics and /readyz answer without an API key
 	// once users exist (default false: they need a key, like the API).

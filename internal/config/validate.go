@@ -233,6 +233,11 @@ func (c *Config) validateRest(p *problems) {
 	if c.Server.MCPSessionsPerUser <= 0 {
 		p.add("server.mcpSessionsPerUser", "must be greater than 0 (default %d)", DefaultMCPSessionsPerUser)
 	}
+	if u := c.Server.PublicURL; u != "" {
+		if msg := checkPublicURL(u); msg != "" {
+			p.add("server.publicURL", "%s", msg)
+		}
+	}
 	if k := c.Server.MCPSessionKey.Value(); k != "" && len(k) < 16 {
 		p.add("server.mcpSessionKey", "is %d characters; use 16 or more (a random string, the same on every replica), or leave it out", len(k))
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/internal/oauth"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -52,6 +53,9 @@ type User struct {
 	// Admin may manage agents, servers and users and read every user's
 	// audit records. The anonymous local user is an admin.
 	Admin bool
+	// OAuthClient is the client_id of the OAuth client the request came
+	// through, "" for an API key.
+	OAuthClient string
 }
 
 // role is u's role: the anonymous local user is an admin.
@@ -101,7 +105,7 @@ var errUnauthorized = &Error{
 // official OpenAI clients always send "Authorization: Bearer <something>",
 // so a bearer that is not a Switchboard key ("sb_...") counts as none. An
 // "sb_" key is always checked: an unknown one is 401 in every mode.
-func (s *Server) authenticate(r *http.Request) (User, error) {
+func (s *Server) authenticate(r *http.Request, pattern string) (User, error) {
 	key, hasKey := bearerKey(r.Header.Get("Authorization"))
 	if !hasKey {
 		// The cached view answers "users exist" without a read (stale only
@@ -117,6 +121,9 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 		}
 		return User{}, errUnauthorized
 	}
+	if _, isToken := oauth.KindOf(key); isToken {
+		return s.authenticateToken(r, key, pattern)
+	}
 	u, ok, err := s.users.ByKeyHash(r.Context(), HashKey(key))
 	switch {
 	case err != nil:
@@ -124,10 +131,12 @@ func (s *Server) authenticate(r *http.Request) (User, error) {
 	case !ok:
 		return User{}, errUnauthorized
 	case u.Disabled:
-		return User{}, &Error{Status: http.StatusForbidden, Code: "disabled", Msg: "this user is disabled; the operator can enable it with `switchboard users set NAME --enable`"}
+		return User{}, errDisabled
 	}
 	return userOf(u), nil
 }
+
+var errDisabled = &Error{Status: http.StatusForbidden, Code: "disabled", Msg: "this user is disabled; the operator can enable it with `switchboard users set NAME --enable`"}
 
 // userOf is the request's view of a stored user.
 func userOf(u store.User) User {

@@ -41,7 +41,7 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		err := s.guard(rt, r)
 		if err == nil && s.needsUser(rt) {
 			var u User
-			u, err = s.authenticate(r)
+			u, err = s.authenticate(r, rt.pattern)
 			if err == nil && rt.access == admin && !u.Admin {
 				err = errForbiddenAdmin
 			}
@@ -70,6 +70,9 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 				// The response began (a stream); the status is sent.
 				rl.logger().WarnContext(ctx, "request failed after the response began", logKeyErr, err)
 			} else {
+				if classify(err).Status == http.StatusUnauthorized {
+					s.challenge(rec, r, rt.pattern)
+				}
 				writeError(rec, r, rl.logger(), err)
 			}
 		}

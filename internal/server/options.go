@@ -162,6 +162,13 @@ type Options struct {
 	// AllowedHosts are accepted Host header values (host or host:port)
 	// besides loopback names; empty accepts any Host unless AllowAnonymous.
 	AllowedHosts []string
+	// PublicURL is the server's public base URL (scheme://host[:port]),
+	// the OAuth issuer and the base of the protected resources' names.
+	// Empty derives it from the request only when its Host is loopback.
+	PublicURL string
+	// OAuth, when set, lets OAuth access tokens stand for their user on
+	// /mcp and the REST API; nil accepts API keys only.
+	OAuth OAuthTokens
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string

@@ -46,6 +46,14 @@ func routes() []route {
 		{http.MethodGet, "/metrics", probe, documented, (*Server).metricsRoute},
 		{http.MethodGet, "/api/openapi.json", public, documented, (*Server).openapi},
 
+		// OAuth discovery (RFC 9728, RFC 8414): standard documents, not
+		// part of the REST API's OpenAPI description.
+		{http.MethodGet, "/.well-known/oauth-protected-resource", public, undocumented, (*Server).resourceMetadataREST},
+		{http.MethodGet, "/.well-known/oauth-protected-resource/mcp", public, undocumented, (*Server).resourceMetadataMCP},
+		{http.MethodGet, "/.well-known/oauth-authorization-server", public, undocumented, (*Server).serverMetadata},
+		{http.MethodPost, "/oauth/register", public, undocumented, (*Server).register},
+		{http.MethodPost, "/oauth/revoke", public, undocumented, (*Server).revoke},
+
 		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
 
 		{http.MethodGet, "/api/v1/conversations", authenticated, documented, (*Server).listConversations},
