@@ -21,6 +21,12 @@ import (
 // ends, and returns the App and its base URL.
 func serveReplica(t *testing.T, dsn string, configure ...func(*config.Config)) (*App, string) {
 	t.Helper()
+	return serveWith(t, dsn, nil, configure...)
+}
+
+// serveWith is serveReplica with the App's options.
+func serveWith(t *testing.T, dsn string, opts *Options, configure ...func(*config.Config)) (*App, string) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.Data = filepath.Join(dir, "data")
@@ -29,7 +35,7 @@ func serveReplica(t *testing.T, dsn string, configure ...func(*config.Config)) (
 	for _, c := range configure {
 		c(cfg)
 	}
-	a, err := New(cfg, nil)
+	a, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,16 +2,13 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,38 +26,11 @@ import (
 // serveLogged is serveReplica with every log, down to debug, in logs.
 func serveLogged(t *testing.T, dsn string, logs io.Writer, configure func(*config.Config)) (*App, string) {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.Data = filepath.Join(dir, "data")
-	cfg.Builtin.Roots = []string{dir}
-	cfg.Database.URL = dsn
-	configure(cfg)
-	a, err := New(cfg, &Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
-	ready := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := a.Serve(ctx, ln, func(string) { close(ready) }); err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		_ = a.Close()
-	})
-	<-ready
+	a, url := serveWith(t, dsn, &Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}, configure)
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	return a, "http://" + ln.Addr().String()
+	return a, url
 }
 
 // remoteCall is one tools/call as the remote server received it.
