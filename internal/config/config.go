@@ -58,6 +58,8 @@ type Config struct {
 	// ToolSearch sets how many tools a model is offered at once, and the
 	// optional embeddings that help rank them.
 	ToolSearch ToolSearch `json:"toolSearch"`
+	// Auth configures sign-in for people (OpenID Connect) and sessions.
+	Auth Auth `json:"auth"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.

@@ -92,7 +92,8 @@ func Default() *Config {
 		},
 		// No level: each command chooses (warn for one-shot commands, info
 		// for serve), unless the file, the environment or --log-level sets one.
-		Log: Log{Format: "text"},
+		Log:  Log{Format: "text"},
+		Auth: Auth{Sessions: Sessions{Idle: DefaultSessionIdle, Absolute: DefaultSessionAbsolute}},
 	}
 }
 

@@ -129,4 +129,8 @@ func ExampleConfig_WriteEffective() {
 	// toolSearch:
 	//   maxTools: 0
 	//   embeddings: {}
+	// auth:
+	//   sessions:
+	//     idle: 8h0m0s
+	//     absolute: 168h0m0s
 }

@@ -27,6 +27,7 @@ func (c *Config) Validate() error {
 	c.validateAgents(&p)
 	c.validateRest(&p)
 	c.validateToolSearch(&p)
+	c.validateAuth(&p)
 	return p.join()
 }
 
