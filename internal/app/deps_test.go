@@ -22,6 +22,7 @@ var layers = map[string]int{
 	"internal/sandbox": 1, // starts children under a policy; builtin and mcphost share it
 	"internal/redact":  1, // hides secrets in what is shown; config and every surface use it
 	"internal/oauth":   1, // OAuth authorization server rules (PKCE, redirects, metadata, client ID documents): server and app use it
+	"internal/signin":  1, // OpenID Connect sign-in, the relying party (go-oidc stays inside): server and app use it
 	"internal/protect": 1, // the one rule keeping tools off Switchboard's own files: file tools and sandboxes use it
 
 	"internal/llm":        2,

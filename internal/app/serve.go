@@ -181,7 +181,10 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// the web UI, until an edit is applied.
 		ConfigProblems: a.ConfigProblems,
 		MCP:            mcpWithCaller(gw.Handler()),
-		Web:            web.Handler(&web.Options{Version: version.String(), Logger: a.logger.With(logKeyComponent, "web")}),
+		Web:            web.Handler(&web.Options{Version: version.String(), SignIn: signInLabel(a.cfg), Logger: a.logger.With(logKeyComponent, "web")}),
+		// Sign-in through the organisation's OpenID provider, when
+		// configured; its sessions are kept in the store every replica shares.
+		SignIn: signInOf(a.cfg, st),
 		// Anonymous access lasts while no user exists: the directory
 		// checks on every anonymous request.
 		AllowAnonymous:  loopback,

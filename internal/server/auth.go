@@ -56,6 +56,9 @@ type User struct {
 	// OAuthClient is the client_id of the OAuth client the request came
 	// through, "" for an API key.
 	OAuthClient string
+	// Session is set when the request was signed in by a web session
+	// cookie: its unsafe requests must pass the CSRF check.
+	Session bool
 }
 
 // role is u's role: the anonymous local user is an admin.
@@ -107,6 +110,13 @@ var errUnauthorized = &Error{
 // "sb_" key is always checked: an unknown one is 401 in every mode.
 func (s *Server) authenticate(r *http.Request, pattern string) (User, error) {
 	key, hasKey := bearerKey(r.Header.Get("Authorization"))
+	if !hasKey && s.opts.SignIn != nil {
+		// A session cookie counts where no key is sent: a key says who
+		// the caller is more directly than the browser's cookie jar.
+		if v := s.sessionValue(r); v != "" {
+			return s.authenticateSession(r, v)
+		}
+	}
 	if !hasKey {
 		// The cached view answers "users exist" without a read (stale only
 		// toward refusing); "no user" is confirmed against the store.

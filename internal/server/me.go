@@ -12,6 +12,9 @@ type meJSON struct {
 	Role      string   `json:"role"`
 	Anonymous bool     `json:"anonymous"`
 	Tools     []string `json:"tools"`
+	// Session is set when the caller is signed in by a session cookie
+	// (the UI then offers to sign out).
+	Session bool `json:"session,omitempty"`
 }
 
 func (s *Server) me() handlerFunc {
@@ -22,7 +25,7 @@ func (s *Server) me() handlerFunc {
 		if tools == nil {
 			tools = []string{"*"}
 		}
-		writeJSON(w, http.StatusOK, meJSON{Name: u.Name, Role: string(role), Anonymous: u.Anonymous, Tools: tools})
+		writeJSON(w, http.StatusOK, meJSON{Name: u.Name, Role: string(role), Anonymous: u.Anonymous, Tools: tools, Session: u.Session})
 		return nil
 	}
 }

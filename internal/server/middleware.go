@@ -42,6 +42,9 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 		if err == nil && s.needsUser(rt) {
 			var u User
 			u, err = s.authenticate(r, rt.pattern)
+			if err == nil && u.Session && unsafeMethod(r.Method) {
+				err = s.checkCSRF(r)
+			}
 			if err == nil && rt.access == admin && !u.Admin {
 				err = errForbiddenAdmin
 			}

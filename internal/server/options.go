@@ -169,6 +169,10 @@ type Options struct {
 	// OAuth, when set, lets OAuth access tokens stand for their user on
 	// /mcp and the REST API; nil accepts API keys only.
 	OAuth OAuthTokens
+	// SignIn, when set, offers sign-in through an OpenID provider
+	// (/auth/login, /auth/callback, /auth/logout) and accepts the session
+	// cookies it starts wherever a user is needed; nil accepts none.
+	SignIn *SignIn
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string

@@ -54,6 +54,11 @@ func routes() []route {
 		{http.MethodPost, "/oauth/register", public, undocumented, (*Server).register},
 		{http.MethodPost, "/oauth/revoke", public, undocumented, (*Server).revoke},
 
+		// Sign-in through the OpenID provider (web UI sessions).
+		{http.MethodGet, "/auth/login", public, undocumented, (*Server).login},
+		{http.MethodGet, "/auth/callback", public, undocumented, (*Server).callback},
+		{http.MethodPost, "/auth/logout", public, undocumented, (*Server).logout},
+
 		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
 
 		{http.MethodGet, "/api/v1/conversations", authenticated, documented, (*Server).listConversations},

@@ -66,6 +66,11 @@ func New(st Stores, runner Runner, catalog Catalog, g *gate.Gate, opts *Options)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.SignIn != nil {
+		si := *o.SignIn
+		si.withDefaults()
+		o.SignIn = &si
+	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}

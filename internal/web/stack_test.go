@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/gate"
@@ -53,6 +56,12 @@ type stackOptions struct {
 	// configProblems, when set, is what /readyz lists as a refused
 	// edit of the config file.
 	configProblems func() []string
+	// signIn, when set, gives the server sign-in through an OpenID
+	// provider; it is called with the store and the server's URL (the
+	// provider must know the callback before the server serves).
+	signIn func(db *sqlite.DB, url string) *server.SignIn
+	// now, when set, is the server's clock.
+	now func() time.Time
 }
 
 // echo answers a call with its arguments, or with an error result when
@@ -211,7 +220,20 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		s.key = key
 	}
 	s.conns = &connectionsFake{creds: map[string]string{}}
+	// The listener starts first so that sign-in can name its callback.
+	var handler atomic.Pointer[http.Handler]
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }))
+	t.Cleanup(ts.Close)
+	s.url = ts.URL
+	var signIn *server.SignIn
+	label := ""
+	if o.signIn != nil {
+		signIn = o.signIn(db, ts.URL)
+		label = signIn.Label
+	}
 	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
+		SignIn: signIn,
+		Now:    o.now,
 		RunLog: db, Changes: db,
 		Connections:    s.conns,
 		Servers:        servers{s.restarts},
@@ -222,10 +244,9 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		// As served: a turn goes on when its page is reloaded.
 		KeepRunsOnLeave: true,
 		Logger:          slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Web:             web.Handler(&web.Options{Version: "test"}),
+		Web:             web.Handler(&web.Options{Version: "test", SignIn: label}),
 	})
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	s.url = ts.URL
+	h := srv.Handler()
+	handler.Store(&h)
 	return s
 }

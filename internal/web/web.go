@@ -22,6 +22,9 @@ type Options struct {
 	Title string
 	// Version is shown in the footer when set (the build's version).
 	Version string
+	// SignIn, when set, names the OpenID provider people sign in with:
+	// the header offers "Sign in with <SignIn>" (GET /auth/login).
+	SignIn string
 	// Logger receives template failures; nil discards them.
 	Logger *slog.Logger
 }
@@ -104,6 +107,7 @@ type pageData struct {
 	Title   string
 	Page    string
 	Version string
+	SignIn  string
 	Nav     []navItem
 }
 
@@ -128,7 +132,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // render executes the page's template into a buffer first, so a template
 // failure becomes a clean 500 instead of half a page.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, p page, status int) {
-	data := pageData{Site: h.opts.Title, Title: p.title, Page: p.name, Version: h.opts.Version}
+	data := pageData{Site: h.opts.Title, Title: p.title, Page: p.name, Version: h.opts.Version, SignIn: h.opts.SignIn}
 	for _, q := range pages() {
 		data.Nav = append(data.Nav, navItem{Path: q.path, Title: q.title, Current: q.path == p.path})
 	}

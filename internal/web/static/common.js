@@ -41,8 +41,11 @@ const SB = (() => {
     constructor(status, code, message) { super(message); this.status = status; this.code = code; }
   }
 
+  // Every request carries the CSRF header: the server refuses a
+  // cookie-signed-in request that changes something without it, and a
+  // page elsewhere cannot send it.
   function headers(extra) {
-    const h = Object.assign({}, extra || {});
+    const h = Object.assign({ "X-Switchboard-CSRF": "1" }, extra || {});
     const k = key();
     if (k) h["Authorization"] = "Bearer " + k;
     return h;
@@ -55,7 +58,9 @@ const SB = (() => {
       if (j && j.error) { code = j.error.code || code; msg = j.error.message || msg; }
     } catch (_) { /* not JSON */ }
     if (resp.status === 401) {
-      msg += " — open “API key” at the top right and paste your key.";
+      msg += document.getElementById("sign-in")
+        ? " — sign in at the top right, or open “API key” and paste your key."
+        : " — open “API key” at the top right and paste your key.";
       const box = document.getElementById("key-box");
       if (box) box.open = true;
     }
@@ -285,6 +290,25 @@ const SB = (() => {
   document.addEventListener("DOMContentLoaded", () => { checkConfig(); setInterval(checkConfig, 10000); });
 
   document.addEventListener("DOMContentLoaded", setupKeyForm);
+  // Who is signed in: a session shows its user and a sign-out button in
+  // place of the sign-in link; a key or anonymous access shows the name.
+  document.addEventListener("DOMContentLoaded", () => {
+    me().then((m) => {
+      const who = document.getElementById("who");
+      if (!who || !m.name) return;
+      document.getElementById("who-name").textContent = (m.session ? "Signed in as " : "Using the key of ") + m.name;
+      const out = document.getElementById("sign-out");
+      out.hidden = !m.session;
+      out.addEventListener("click", async () => {
+        try { await api("POST", "/auth/logout"); } catch (e) { notice(e.message); return; }
+        location.reload();
+      });
+      who.hidden = m.anonymous;
+      const signIn = document.getElementById("sign-in");
+      if (signIn && m.session) signIn.hidden = true;
+      if (m.session) { const box = document.getElementById("key-box"); if (box) box.hidden = true; }
+    });
+  });
   // Reviewing held tools is an admin's: other users do not get the link.
   document.addEventListener("DOMContentLoaded", () => {
     me().then((m) => {
