@@ -116,36 +116,60 @@ func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
 func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directRequest, ss *mcp.ServerSession) {
 	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: dr.name, Arguments: dr.args}}
 	res, err := s.callTool(r.Context(), req)
-	answer := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   *jsonrpc.Error  `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: dr.id}
+	var result []byte
 	if err == nil {
-		answer.Result, err = json.Marshal(res)
+		result, err = json.Marshal(res)
 		if err == nil && ss == nil {
-			answer.Result = s.completeResult(answer.Result)
+			result = s.completeResult(result)
 		}
 	}
-	if err != nil {
+	var out []byte
+	if err == nil {
+		out = resultAnswer(dr.id, result)
+	} else {
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) {
 			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "calling " + dr.name + ": " + err.Error()}
 		}
-		answer.Result, answer.Error = nil, je
-	}
-	out, err := json.Marshal(answer)
-	if err != nil {
-		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": dr.id, "error": map[string]any{
-			"code": jsonrpc.CodeInternalError, "message": "encoding the result of " + dr.name + " failed: " + err.Error(),
-		}})
+		out = errorAnswer(dr.id, je)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if ss != nil {
 		w.Header().Set("Mcp-Session-Id", ss.ID())
 	}
 	_, _ = w.Write(out) // the client is gone if this fails; the audit has the outcome
+}
+
+// resultAnswer is the JSON-RPC response with id (a request ID the direct
+// path accepted: a JSON string or number) and result (encoding/json's
+// output). It is assembled around them rather than encoded again:
+// encoding a json.RawMessage re-validates and compacts it, a second scan
+// of every result. What encoding/json adds to a RawMessage, escaping of
+// <, > and &, is kept with json.HTMLEscape, so the bytes are the same.
+func resultAnswer(id, result []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(`{"jsonrpc":"2.0","id":,"result":}`) + len(id) + len(result) + 16)
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	json.HTMLEscape(&b, id)
+	b.WriteString(`,"result":`)
+	json.HTMLEscape(&b, result)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// errorAnswer is the JSON-RPC error response with id.
+func errorAnswer(id json.RawMessage, je *jsonrpc.Error) []byte {
+	out, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, je})
+	if err != nil {
+		out, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+			"code": jsonrpc.CodeInternalError, "message": "encoding an error answer failed: " + err.Error(),
+		}})
+	}
+	return out
 }
 
 // completeResult adds to a result object what protocol 2026-07-28 asks of
