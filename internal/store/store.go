@@ -26,6 +26,7 @@ type Store interface {
 	MCPAnswers
 	ConfigEntries
 	UserCredentials
+	UpstreamAuthStates
 	OAuth
 
 	// Close waits for running calls to finish and releases the database.
