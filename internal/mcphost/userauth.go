@@ -239,8 +239,10 @@ func (t UserToken) Refresh(ctx context.Context, hc *http.Client) (UserToken, err
 	if t.RefreshToken == "" {
 		return UserToken{}, errors.New("the authorization server gave no refresh token")
 	}
-	cfg := &oauth2.Config{ClientID: t.ClientID, ClientSecret: t.ClientSecret,
-		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: oauth2.AuthStyle(t.AuthStyle)}}
+	cfg := &oauth2.Config{
+		ClientID: t.ClientID, ClientSecret: t.ClientSecret,
+		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: oauth2.AuthStyle(t.AuthStyle)},
+	}
 	old := &oauth2.Token{RefreshToken: t.RefreshToken, Expiry: time.Unix(1, 0)}
 	// x/oauth2 sends no resource with a refresh; RFC 8707 lets the server
 	// keep the grant's, which names the one server it was made for.

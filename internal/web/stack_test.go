@@ -210,10 +210,11 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 		s.key = key
 	}
-	s.conns = &connectionsFake{creds: map[string]string{}}
+	s.conns = &connectionsFake{creds: map[string]string{}, states: map[string]string{}}
 	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
 		RunLog: db, Changes: db,
 		Connections:    s.conns,
+		UpstreamAuth:   s.conns,
 		Servers:        servers{s.restarts},
 		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },
