@@ -19,4 +19,5 @@ const (
 	logKeyRestart       = "restartFor"
 	logKeyFile          = "file"
 	logKeyTrigger       = "trigger"
+	logKeyUser          = "user"
 )

@@ -175,8 +175,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		Pins:    pinsView{a},
 		Config:  a.entries,
 		// Each user's own credentials for per-user upstreams.
-		Connections: a.UserConnections(),
-		Models:      func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
+		Connections:  a.UserConnections(),
+		UpstreamAuth: userCreds{a: a},
+		Models:       func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
 		// A refused edit of the config file shows on /readyz and so in
 		// the web UI, until an edit is applied.
 		ConfigProblems: a.ConfigProblems,

@@ -78,6 +78,10 @@ func (u userCreds) lookup(ctx context.Context, upstream, user string) (string, e
 	}
 	c, err := st.GetUserCredential(ctx, user, upstream)
 	if errors.Is(err, store.ErrNotFound) {
+		if _, ok := oauthUpstream(u.a.config(), upstream); ok {
+			return "", fmt.Errorf("%s needs you to sign in to it and you have not connected it: press Connect for it on the web UI's Connections page (%s): %w",
+				upstream, connectionsPage, mcphost.ErrNoCredential)
+		}
 		return "", fmt.Errorf("%s needs your own credentials and you have not connected them: connect them on the web UI's Connections page (/connections), with PUT %s%s {\"value\": ...}, or ask the operator (switchboard connections set %s --user NAME): %w",
 			upstream, connectPath, upstream, upstream, mcphost.ErrNoCredential)
 	}
@@ -90,6 +94,9 @@ func (u userCreds) lookup(ctx context.Context, upstream, user string) (string, e
 	}
 	plain, err := s.open(c.Sealed, credAD(user, upstream))
 	if err != nil {
+		if oc, ok := u.openOAuth(c); ok {
+			return u.oauthToken(ctx, c, oc)
+		}
 		return "", fmt.Errorf("opening your credentials for %s: %w", upstream, err)
 	}
 	// Whatever prints it by mistake (a server's stderr, an error quoting
@@ -123,9 +130,34 @@ func (u userCreds) ListConnections(ctx context.Context, userID string) ([]server
 			continue
 		}
 		c, connected := byServer[name]
-		out = append(out, server.Connection{Server: name, Kind: kind, Takes: takes(pu), Connected: connected, Since: c.CreatedAt, UpdatedAt: c.UpdatedAt})
+		conn := server.Connection{Server: name, Kind: kind, Takes: takes(pu), Connected: connected, Since: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		if _, ok := oauthUpstream(cfg, name); ok {
+			conn.Takes, conn.OAuth = takesOAuth, true
+			if connected {
+				conn.Reconnect = u.reconnectReason(ctx, userID, name)
+				conn.Connected = conn.Reconnect == ""
+			}
+		}
+		out = append(out, conn)
 	}
 	return out, nil
+}
+
+// reconnectReason says why the user's OAuth grant for upstream needs a
+// reconnect, or "" when it is usable (or is an entered value).
+func (u userCreds) reconnectReason(ctx context.Context, userID, upstream string) string {
+	st, err := u.a.Store(ctx)
+	if err != nil {
+		return ""
+	}
+	c, err := st.GetUserCredential(ctx, userID, upstream)
+	if err != nil {
+		return ""
+	}
+	if oc, ok := u.openOAuth(c); ok {
+		return oc.Reconnect
+	}
+	return ""
 }
 
 // Connect implements [server.UserConnections].

@@ -19,8 +19,14 @@ type Connection struct {
 	Kind   string `json:"kind"`
 	// Takes says what the user supplies: "header X-Api-Key", "bearer
 	// token", "env NOTES_TOKEN".
-	Takes     string    `json:"takes"`
-	Connected bool      `json:"connected"`
+	Takes     string `json:"takes"`
+	Connected bool   `json:"connected"`
+	// OAuth says the user connects by signing in to the server's own
+	// authorization server (POST .../{server}/authorize) rather than by
+	// entering a value. Reconnect, when set, says why their sign-in can no
+	// longer be used and they must connect again.
+	OAuth     bool      `json:"oauth,omitempty"`
+	Reconnect string    `json:"reconnect,omitempty"`
 	Since     time.Time `json:"since,omitzero"`
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }

@@ -119,6 +119,10 @@ type Options struct {
 	// Connections answers /api/v1/connections (each user's own credentials
 	// for per-user upstreams); nil answers 404.
 	Connections UserConnections
+	// UpstreamAuth answers /api/v1/connections/{server}/authorize and
+	// /api/v1/connections/oauth/callback (users signing in to per-user
+	// remote servers); nil answers 404.
+	UpstreamAuth UpstreamAuthorizer
 	// Pins answers /api/v1/tools/changes (held tools and accepting them);
 	// nil answers 404.
 	Pins Pins

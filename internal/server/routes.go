@@ -105,6 +105,8 @@ func routes() []route {
 		{http.MethodGet, "/api/v1/connections", authenticated, documented, (*Server).listConnections},
 		{http.MethodPut, "/api/v1/connections/{server}", authenticated, documented, (*Server).connect},
 		{http.MethodDelete, "/api/v1/connections/{server}", authenticated, documented, (*Server).disconnect},
+		{http.MethodPost, "/api/v1/connections/{server}/authorize", authenticated, documented, (*Server).authorizeConnection},
+		{http.MethodPost, "/api/v1/connections/oauth/callback", authenticated, documented, (*Server).finishConnection},
 
 		{http.MethodPost, "/v1/chat/completions", authenticated, documented, (*Server).chatCompletions},
 		{http.MethodGet, "/v1/models", authenticated, documented, (*Server).listModels},

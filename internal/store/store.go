@@ -26,6 +26,7 @@ type Store interface {
 	MCPAnswers
 	ConfigEntries
 	UserCredentials
+	UpstreamAuthStates
 	OAuth
 	WebSessions
 	Identities

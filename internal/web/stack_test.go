@@ -219,7 +219,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		}
 		s.key = key
 	}
-	s.conns = &connectionsFake{creds: map[string]string{}}
+	s.conns = &connectionsFake{creds: map[string]string{}, states: map[string]string{}}
 	// The listener starts first so that sign-in can name its callback.
 	var handler atomic.Pointer[http.Handler]
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }))
@@ -236,6 +236,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		Now:    o.now,
 		RunLog: db, Changes: db,
 		Connections:    s.conns,
+		UpstreamAuth:   s.conns,
 		Servers:        servers{s.restarts},
 		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },

@@ -95,6 +95,10 @@ func Handler(opts *Options) http.Handler {
 	return h
 }
 
+// connectionsCallback is where a per-user server's authorization server
+// sends the browser back (server.ConnectionsCallbackPath).
+const connectionsCallback = "/connections/oauth/callback"
+
 // navItem is one link of the page header.
 type navItem struct {
 	Path, Title string
@@ -122,6 +126,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, ok := h.byPath[r.URL.Path]
+	if r.URL.Path == connectionsCallback {
+		// The browser's return from an upstream's authorization server:
+		// the Connections page, whose script finishes the authorization.
+		p, ok = h.byPath["/connections"]
+	}
 	if !ok {
 		h.notFound(w, r)
 		return

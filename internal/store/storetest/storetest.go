@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"MCPAnswers", testMCPAnswers},
 		{"ConfigEntries", testConfigEntries},
 		{"UserCredentials", testUserCredentials},
+		{"UpstreamAuthStates", testUpstreamAuthStates},
 		{"ConcurrentConfigUpdate", testConcurrentConfigUpdate},
 		{"OAuth", testOAuth},
 		{"OAuthReplay", testOAuthReplay},
