@@ -31,23 +31,29 @@ func (u *upstreams) reach(what string) {
 }
 
 func (u *upstreams) FeatureServers() []string { return []string{"files", "secrets"} }
+
 func (u *upstreams) Prompts(_ context.Context, server string) ([]tools.Prompt, error) {
 	return []tools.Prompt{{Name: "greet", Arguments: []tools.PromptArgument{{Name: "who", Required: true}}}}, nil
 }
+
 func (u *upstreams) GetPrompt(_ context.Context, server, name string, args map[string]string) (*tools.PromptResult, error) {
 	u.reach("get " + server + " " + name)
 	return &tools.PromptResult{Messages: []tools.PromptMessage{{Role: "user", Content: tools.Content{Type: tools.ContentText, Text: "Say hello to " + args["who"] + " from " + server}}}}, nil
 }
+
 func (u *upstreams) Resources(_ context.Context, server string) ([]tools.Resource, error) {
 	return []tools.Resource{{URI: "file:///readme", Name: "readme", MIMEType: "text/plain"}}, nil
 }
+
 func (u *upstreams) ResourceTemplates(_ context.Context, server string) ([]tools.ResourceTemplate, error) {
 	return []tools.ResourceTemplate{{URITemplate: "file:///{name}", Name: "file"}}, nil
 }
+
 func (u *upstreams) ReadResource(_ context.Context, server, uri string) ([]tools.ResourceContents, error) {
 	u.reach("read " + server + " " + uri)
 	return []tools.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "the contents of " + uri + " on " + server}}, nil
 }
+
 func (u *upstreams) Complete(_ context.Context, server string, req tools.CompleteRequest) (*tools.Completion, error) {
 	u.reach("complete " + server + " " + req.Argument)
 	return &tools.Completion{Values: []string{req.Value + "1"}}, nil
