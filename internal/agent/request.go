@@ -60,6 +60,10 @@ type Request struct {
 	// images the person attached (llm.PartImage with MIMEType and Data).
 	// A stateless run carries them in Messages instead.
 	Attachments []llm.Part
+	// Prelude are messages stored before Message in a stateful run, in
+	// order: the earlier messages of an MCP prompt the person ran, whose
+	// last user message is Message. Their roles are user or assistant.
+	Prelude []llm.Message
 	// Model overrides the agent's model for this turn; "" keeps it.
 	Model    string
 	Approver Approver
@@ -117,6 +121,8 @@ func (req *Request) validate() error {
 		return invalid("no request")
 	case req.ConversationID == "":
 		return invalid("conversation id is empty; give every turn the id of its conversation")
+	case len(req.Prelude) > 0 && req.stateless():
+		return invalid("a prelude is set in a stateless run; put its messages in messages")
 	case len(req.Attachments) > 0 && req.stateless():
 		return invalid("attachments are set in a stateless run; put them in the last user message of messages")
 	case req.stateless():

@@ -99,9 +99,13 @@ func (t *turn) run(life context.Context) error {
 		return err
 	}
 	if !t.req.stateless() {
+		msgs := make([]store.Message, 0, len(t.req.Prelude)+1)
+		for _, m := range t.req.Prelude {
+			msgs = append(msgs, store.Message{Message: m, RunID: t.runID})
+		}
 		um := llm.UserText(t.req.Message)
 		um.Content = append(um.Content, t.req.Attachments...)
-		if err := t.append(ctx, store.Message{Message: um, RunID: t.runID}); err != nil {
+		if err := t.append(ctx, append(msgs, store.Message{Message: um, RunID: t.runID})...); err != nil {
 			return err
 		}
 	}

@@ -177,7 +177,10 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		// Each user's own credentials for per-user upstreams.
 		Connections:  a.UserConnections(),
 		UpstreamAuth: userCreds{a: a},
-		Models:       func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
+		// The MCP servers' prompts and resources, for the chat: the
+		// gateway's source, under the same gate.
+		Features: poolFeatures{a.pool, &a.featureChanges},
+		Models:   func() []string { return slices.Sorted(maps.Keys(a.config().Models)) },
 		// A refused edit of the config file shows on /readyz and so in
 		// the web UI, until an edit is applied.
 		ConfigProblems: a.ConfigProblems,

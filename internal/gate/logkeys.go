@@ -4,4 +4,6 @@ package gate
 const (
 	logKeyErr  = "err"
 	logKeyTool = "tool"
+	// logKeyServer names an upstream server.
+	logKeyServer = "server"
 )

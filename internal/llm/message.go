@@ -34,6 +34,10 @@ type Part struct {
 	MIMEType string   `json:"mimeType,omitempty"`
 	Data     []byte   `json:"data,omitempty"`
 	URL      string   `json:"url,omitempty"`
+	// URI, on a part the person attached from an MCP server's resource,
+	// is that resource (switchboard://server/uri): the UI shows the part
+	// as the resource. Adapters send the part's content and ignore it.
+	URI string `json:"uri,omitempty"`
 }
 
 // TextPart returns a text part.

@@ -167,3 +167,30 @@ func (s *server) featuresChanged() {
 		f(s.cfg.Name)
 	}
 }
+
+// Complete asks the named server for values of a prompt argument or a
+// resource template variable (completion/complete). A server that does
+// not offer completions answers with an error.
+func (p *Pool) Complete(ctx context.Context, server string, req tools.CompleteRequest) (*tools.Completion, error) {
+	s, c, err := p.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, unbind := c.bind(ctx)
+	defer unbind()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.callTimeout())
+	defer cancel()
+	ref := &mcp.CompleteReference{Type: "ref/prompt", Name: req.Ref.Prompt}
+	if req.Ref.Prompt == "" {
+		ref = &mcp.CompleteReference{Type: "ref/resource", URI: req.Ref.Template}
+	}
+	params := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: req.Argument, Value: req.Value}}
+	if len(req.Context) > 0 {
+		params.Context = &mcp.CompleteContext{Arguments: req.Context}
+	}
+	res, err := c.cs.Complete(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("completing %q on mcp server %q: %w", req.Argument, server, err)
+	}
+	return &tools.Completion{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}, nil
+}

@@ -16,8 +16,10 @@
 // notifications/tools/list_changed.
 //
 // Prompts and resources of the upstream MCP servers are served too when
-// [Options].Features is set (features.go), under the caller's permission
-// globs: a prompt is named server__prompt and allowed by the globs that
+// [Options].Features is set (features.go), and completion/complete is
+// relayed to the server owning the prompt or resource template, all
+// decided by [gate.Offerings] (which the REST API shares), under the
+// caller's permission globs: a prompt is named server__prompt and allowed by the globs that
 // would allow a tool of that name; resources need globs that cover the
 // whole server (server__*). A user without permission sees none and is
 // refused on prompts/get and resources/read. Resource URIs (and templates)

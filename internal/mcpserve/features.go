@@ -2,91 +2,39 @@ package mcpserve
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // Features is what the gateway needs of the upstream MCP servers to serve
-// their prompts and resources: the app fills it from the host's pool. Each
-// method names the upstream server and uses its own names and URIs; the
-// gateway maps them to and from the names its clients see.
+// their prompts and resources: the app fills it from the host's pool. Who
+// may see, get, read and complete what is decided by [gate.Offerings],
+// which the REST API shares; this file only speaks MCP.
 type Features interface {
-	// FeatureServers names the upstream servers that may offer prompts
-	// and resources.
-	FeatureServers() []string
-	Prompts(ctx context.Context, server string) ([]tools.Prompt, error)
-	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*tools.PromptResult, error)
-	Resources(ctx context.Context, server string) ([]tools.Resource, error)
-	ResourceTemplates(ctx context.Context, server string) ([]tools.ResourceTemplate, error)
-	ReadResource(ctx context.Context, server, uri string) ([]tools.ResourceContents, error)
+	gate.Features
 	// FeaturesChanged returns a channel closed at the next change of an
 	// upstream server's prompt or resource list. Take it before listing,
 	// then take a new one after each close.
 	FeaturesChanged() <-chan struct{}
 }
 
-// sep joins a server's name and its prompt's, as in tool names.
-const sep = "__"
+// featureAgent labels the audit records of gets, reads and refused
+// completions made through the gateway.
+const featureAgent = "mcp:http"
 
-// logKeyServer is the attribute naming an upstream server in logs.
-const logKeyServer = "server"
-
-// uriScheme prefixes every resource URI the gateway serves:
-// switchboard://<server>/<the upstream URI, unchanged>. Server names use
-// only letters, digits, _, . and - (config), so the first / after the
-// server ends it, and the rest is the upstream URI byte for byte. Keeping
-// it unencoded (rather than, say, base64) is what lets a resource
-// template work: the client expands the rewritten template, and what it
-// expands is exactly the upstream template's expansion behind the prefix.
-const uriScheme = "switchboard://"
-
-// gatewayURI is the URI clients see for the upstream URI uri of server.
-func gatewayURI(server, uri string) string { return uriScheme + server + "/" + uri }
-
-// upstreamURI maps a gateway URI back to its server and upstream URI.
-func upstreamURI(uri string) (server, upstream string, ok bool) {
-	rest, ok := strings.CutPrefix(uri, uriScheme)
-	if !ok {
-		return "", "", false
-	}
-	server, upstream, ok = strings.Cut(rest, "/")
-	if !ok || server == "" || upstream == "" {
-		return "", "", false
-	}
-	return server, upstream, true
-}
-
-// promptName is the name clients see for the prompt name of server, as a
-// tool's: server__name.
-func promptName(server, name string) string { return server + sep + name }
-
-// mayPrompt reports whether caller may see and get the prompt named (as
-// clients see it) full: the permission globs that decide tools decide
-// prompts under the same name.
-func mayPrompt(caller *Caller, full string) bool { return caller.Permits(full) }
-
-// mayResources reports whether caller may list and read server's
-// resources: its globs must cover the whole server (server__* itself, as
-// a name, matches them), since a resource is not one tool an admin could
-// have named.
-func mayResources(caller *Caller, server string) bool {
-	return caller.Permits(server + sep + "*")
-}
-
-// serveFeatures is receiving middleware that answers the prompts and
-// resources methods from [Options].Features, filtered by the caller's
-// permissions. It never calls next for them: the SDK's own prompt and
-// resource lists stay empty.
+// serveFeatures is receiving middleware that answers the prompts,
+// resources and completion methods from [Options].Features through the
+// gate's [gate.Offerings]. It never calls next for them: the SDK's own
+// prompt and resource lists stay empty.
 func (s *Server) serveFeatures(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if s.opts.Features == nil {
+		if s.offers == nil {
 			return next(ctx, method, req)
 		}
 		caller := callerOf(ctx)
@@ -101,33 +49,23 @@ func (s *Server) serveFeatures(next mcp.MethodHandler) mcp.MethodHandler {
 			return s.listTemplates(ctx, &caller), nil
 		case *mcp.ReadResourceRequest:
 			return s.readResource(ctx, &caller, r.Params)
+		case *mcp.CompleteRequest:
+			return s.complete(ctx, &caller, r.Params)
 		}
 		return next(ctx, method, req)
 	}
 }
 
 // listPrompts lists the prompts of every upstream server the caller may
-// get. A server that cannot list them (down, or offering none) is left
-// out and logged: one server's failure does not hide the others'.
+// get.
 func (s *Server) listPrompts(ctx context.Context, caller *Caller) *mcp.ListPromptsResult {
 	out := &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}
-	for _, server := range s.opts.Features.FeatureServers() {
-		ps, err := s.opts.Features.Prompts(ctx, server)
-		if err != nil {
-			s.logger.DebugContext(ctx, "listing prompts", logKeyServer, server, logKeyErr, err)
-			continue
+	for _, p := range s.offers.Prompts(ctx, caller) {
+		mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
 		}
-		for _, p := range ps {
-			name := promptName(server, p.Name)
-			if !mayPrompt(caller, name) {
-				continue
-			}
-			mp := &mcp.Prompt{Name: name, Title: p.Title, Description: p.Description}
-			for _, a := range p.Arguments {
-				mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
-			}
-			out.Prompts = append(out.Prompts, mp)
-		}
+		out.Prompts = append(out.Prompts, mp)
 	}
 	return out
 }
@@ -136,178 +74,98 @@ func (s *Server) listPrompts(ctx context.Context, caller *Caller) *mcp.ListPromp
 // catalogue the caller may use, under gateway URIs.
 func (s *Server) listResources(ctx context.Context, caller *Caller) *mcp.ListResourcesResult {
 	out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
-	for _, server := range s.opts.Features.FeatureServers() {
-		if !mayResources(caller, server) {
-			continue
-		}
-		rs, err := s.opts.Features.Resources(ctx, server)
-		if err != nil {
-			s.logger.DebugContext(ctx, "listing resources", logKeyServer, server, logKeyErr, err)
-			continue
-		}
-		for _, r := range rs {
-			out.Resources = append(out.Resources, &mcp.Resource{
-				URI: gatewayURI(server, r.URI), Name: promptName(server, r.Name), Title: r.Title,
-				Description: r.Description, MIMEType: r.MIMEType, Size: r.Size,
-			})
-		}
+	for _, r := range s.offers.Resources(ctx, caller) {
+		out.Resources = append(out.Resources, &mcp.Resource{
+			URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size,
+		})
 	}
 	return out
 }
 
-// listTemplates lists resource templates like listResources: each
-// template behind the gateway prefix, so that the client's expansion reads
-// through the gateway.
+// listTemplates lists resource templates like listResources.
 func (s *Server) listTemplates(ctx context.Context, caller *Caller) *mcp.ListResourceTemplatesResult {
 	out := &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}
-	for _, server := range s.opts.Features.FeatureServers() {
-		if !mayResources(caller, server) {
-			continue
-		}
-		ts, err := s.opts.Features.ResourceTemplates(ctx, server)
-		if err != nil {
-			s.logger.DebugContext(ctx, "listing resource templates", logKeyServer, server, logKeyErr, err)
-			continue
-		}
-		for _, t := range ts {
-			out.ResourceTemplates = append(out.ResourceTemplates, &mcp.ResourceTemplate{
-				URITemplate: gatewayURI(server, t.URITemplate), Name: promptName(server, t.Name), Title: t.Title,
-				Description: t.Description, MIMEType: t.MIMEType,
-			})
-		}
+	for _, t := range s.offers.Templates(ctx, caller) {
+		out.ResourceTemplates = append(out.ResourceTemplates, &mcp.ResourceTemplate{
+			URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType,
+		})
 	}
 	return out
 }
 
-// getPrompt expands one prompt, if the caller may get it, audited under
-// its gateway name.
+// getPrompt expands one prompt, if the caller may get it.
 func (s *Server) getPrompt(ctx context.Context, caller *Caller, p *mcp.GetPromptParams) (mcp.Result, error) {
 	if p == nil || p.Name == "" {
 		return nil, invalidParams("prompts/get needs the name of a prompt, as prompts/list shows it (server__prompt)")
 	}
-	server, name, ok := strings.Cut(p.Name, sep)
-	if !ok || !s.hasServer(server) {
-		return nil, invalidParams(fmt.Sprintf("no prompt %q; prompts/list shows the prompts you may get, named server__prompt", p.Name))
-	}
-	args, _ := json.Marshal(p.Arguments) // a map of strings always marshals
-	rec := s.featureRecord(caller, p.Name, server, args)
-	if !mayPrompt(caller, p.Name) {
-		why := fmt.Sprintf("your permissions do not include the prompt %s; ask an administrator to allow it", p.Name)
-		s.gate.Refused(ctx, rec, store.AuditForbidden, why)
-		return nil, invalidParams(why)
-	}
-	if why := s.denied(p.Name, server, name); why != "" {
-		s.gate.Refused(ctx, rec, store.AuditDenied, why)
-		return nil, invalidParams(why)
-	}
-	var res *tools.PromptResult
-	err := s.audited(ctx, rec, func() (int64, error) {
-		var err error
-		res, err = s.opts.Features.GetPrompt(ctx, server, name, p.Arguments)
-		if err != nil {
-			return 0, err
-		}
-		var n int64
-		for _, m := range res.Messages {
-			n += int64(len(m.Content.Text) + len(m.Content.Data))
-		}
-		return n, nil
-	})
+	res, err := s.offers.GetPrompt(ctx, caller, featureAgent, p.Name, p.Arguments)
 	if err != nil {
-		return nil, err
+		return nil, featureError(err)
 	}
 	out := &mcp.GetPromptResult{Description: res.Description, Messages: make([]*mcp.PromptMessage, 0, len(res.Messages))}
 	for _, m := range res.Messages {
-		c := m.Content
-		if c.URI != "" && (c.Type == tools.ContentResource || c.Type == tools.ContentResourceLink) {
-			c.URI = gatewayURI(server, c.URI)
-		}
-		out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: mcpContent(c)})
+		out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: mcpContent(m.Content)})
 	}
 	return out, nil
 }
 
 // readResource reads one resource through the server its URI names, if the
-// caller may use that whole server, audited as server__resource.
+// caller may use that whole server.
 func (s *Server) readResource(ctx context.Context, caller *Caller, p *mcp.ReadResourceParams) (mcp.Result, error) {
 	if p == nil || p.URI == "" {
 		return nil, invalidParams("resources/read needs the uri of a resource, as resources/list shows it")
 	}
-	server, uri, ok := upstreamURI(p.URI)
-	if !ok || !s.hasServer(server) {
+	rcs, err := s.offers.ReadResource(ctx, caller, featureAgent, p.URI)
+	if gate.IsUnknown(err) {
 		return nil, mcp.ResourceNotFoundError(p.URI)
 	}
-	args, _ := json.Marshal(map[string]string{"uri": uri}) // a map of strings always marshals
-	rec := s.featureRecord(caller, server+sep+"resource", server, args)
-	if !mayResources(caller, server) {
-		why := fmt.Sprintf("your permissions do not cover the server %s (%s__*), which resources need; ask an administrator to allow it", server, server)
-		s.gate.Refused(ctx, rec, store.AuditForbidden, why)
-		return nil, invalidParams(why)
-	}
-	if why := s.denied(rec.Tool, server, "resource"); why != "" {
-		s.gate.Refused(ctx, rec, store.AuditDenied, why)
-		return nil, invalidParams(why)
-	}
-	var rcs []tools.ResourceContents
-	err := s.audited(ctx, rec, func() (int64, error) {
-		var err error
-		rcs, err = s.opts.Features.ReadResource(ctx, server, uri)
-		var n int64
-		for _, c := range rcs {
-			n += int64(len(c.Text) + len(c.Blob))
-		}
-		return n, err
-	})
 	if err != nil {
-		return nil, err
+		return nil, featureError(err)
 	}
 	out := &mcp.ReadResourceResult{Contents: make([]*mcp.ResourceContents, 0, len(rcs))}
 	for _, c := range rcs {
-		rc := &mcp.ResourceContents{URI: gatewayURI(server, c.URI), MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}
-		if c.URI == "" {
-			rc.URI = p.URI
-		}
-		out.Contents = append(out.Contents, rc)
+		out.Contents = append(out.Contents, &mcp.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob})
 	}
 	return out, nil
 }
 
-// hasServer reports whether server is one of the upstream servers.
-func (s *Server) hasServer(server string) bool {
-	for _, n := range s.opts.Features.FeatureServers() {
-		if n == server {
-			return true
-		}
+// complete relays completion/complete to the server owning the prompt or
+// resource template referred to, with the names mapped back to its own.
+func (s *Server) complete(ctx context.Context, caller *Caller, p *mcp.CompleteParams) (mcp.Result, error) {
+	if p == nil || p.Ref == nil {
+		return nil, invalidParams("completion/complete needs a ref: {type: ref/prompt, name} or {type: ref/resource, uri}")
 	}
-	return false
+	req := tools.CompleteRequest{Argument: p.Argument.Name, Value: p.Argument.Value}
+	switch p.Ref.Type {
+	case "ref/prompt":
+		req.Ref.Prompt = p.Ref.Name
+	case "ref/resource":
+		req.Ref.Template = p.Ref.URI
+	default:
+		return nil, invalidParams(fmt.Sprintf("completion/complete: ref type %q is neither ref/prompt nor ref/resource", p.Ref.Type))
+	}
+	if p.Context != nil {
+		req.Context = p.Context.Arguments
+	}
+	c, err := s.offers.Complete(ctx, caller, featureAgent, req)
+	if err != nil {
+		return nil, featureError(err)
+	}
+	values := c.Values
+	if values == nil {
+		values = []string{}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: c.Total, HasMore: c.HasMore}}, nil
 }
 
-// featureRecord is the audit record of a prompt get or resource read,
-// written like a tool call's under the name tool.
-func (s *Server) featureRecord(caller *Caller, tool, server string, args json.RawMessage) store.AuditRecord {
-	return store.AuditRecord{
-		User: caller.AuditUser(), UserID: caller.ID, Agent: "mcp:http",
-		Tool: tool, Server: server, Arguments: args,
+// featureError words a refusal as invalid params (what the gateway has
+// always answered); an upstream server's own error passes as it is.
+func featureError(err error) error {
+	var fe *gate.FeatureError
+	var ref *gate.Refusal
+	if errors.As(err, &fe) || errors.As(err, &ref) {
+		return invalidParams(err.Error())
 	}
-}
-
-// audited runs do between the gate's audit Begin and Finish; do returns the
-// bytes it produced. When the record cannot be written, do is not run.
-func (s *Server) audited(ctx context.Context, rec store.AuditRecord, do func() (int64, error)) error {
-	rec.Approval = store.AuditAutoApproved
-	call, err := s.gate.Begin(ctx, rec)
-	if err != nil {
-		return fmt.Errorf("%s was not run: Switchboard could not record it in its audit log", rec.Tool)
-	}
-	n, err := do()
-	res := store.AuditResult{Outcome: store.OutcomeOK, ResultBytes: n}
-	if err != nil {
-		res.Outcome, res.Error = store.OutcomeError, err.Error()
-		if ctx.Err() != nil {
-			res.Outcome = store.OutcomeCancelled
-		}
-	}
-	call.Finish(ctx, res)
 	return err
 }
 
@@ -317,13 +175,14 @@ func invalidParams(msg string) error {
 
 // capabilities are the server's: tools with list_changed always, even
 // while the catalogue is empty, since servers connecting later will fill
-// it; prompts and resources when features are served. Not logging, the
+// it; prompts, resources and completions when features are served. Not logging, the
 // SDK's default, since the gateway sends no log messages to clients.
 func capabilities(features bool) *mcp.ServerCapabilities {
 	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if features {
 		c.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 		c.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+		c.Completions = &mcp.CompletionCapabilities{}
 	}
 	return c
 }
@@ -347,7 +206,7 @@ func (s *Server) followFeatures() {
 // changeMarker is the name and URI of an entry announceFeatures adds to the
 // SDK's own (otherwise empty) lists and removes at once. No client sees it:
 // serveFeatures answers the lists.
-const changeMarker = uriScheme + "-/changed"
+const changeMarker = gate.URIScheme + "-/changed"
 
 // announceFeatures sends notifications/prompts/list_changed and
 // resources/list_changed to every session through the SDK, which sends
@@ -363,21 +222,4 @@ func (s *Server) announceFeatures() {
 		return nil, mcp.ResourceNotFoundError(r.Params.URI)
 	})
 	s.mcp.RemoveResources(changeMarker)
-}
-
-// denied says why the approval policy refuses the get or read named full
-// (name on server), or "" when it does not. Only deny rules apply: a get
-// or read runs no tool and changes nothing, so it is decided as a
-// read-only tool of that name, and "ask" (which only tool calls can put
-// to the person) lets it through.
-func (s *Server) denied(full, server, name string) string {
-	e := tools.Entry{
-		Name:   full,
-		Origin: tools.Origin{Kind: tools.KindMCP, Server: server, Name: name},
-		Info:   tools.Info{Annotations: &tools.Annotations{ReadOnlyHint: true}},
-	}
-	if s.gate.Decide(e) != ActionDeny {
-		return ""
-	}
-	return fmt.Sprintf("%s is denied by the approval policy (approvals rules); ask an administrator to change it", full)
 }

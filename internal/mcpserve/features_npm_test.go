@@ -87,6 +87,10 @@ type featuresOut struct {
 		Contents []struct{ URI, MimeType, Text, Blob string }
 		Error    string
 	}
+	Completes []struct {
+		Completion struct{ Values []string }
+		Error      string
+	}
 }
 
 // TestFeaturesTypeScriptSDK serves server-everything's prompts and
@@ -145,12 +149,26 @@ func TestFeaturesTypeScriptSDK(t *testing.T) {
 	plan := `{"prompts":[{"name":"everything__simple-prompt"},{"name":"everything__args-prompt","arguments":{"city":"Lisbon","state":"Lisboa"}}],
 		"reads":["switchboard://everything/demo://resource/static/document/architecture.md",
 		         "switchboard://everything/demo://resource/dynamic/blob/3",
-		         "switchboard://everything/demo://resource/dynamic/text/7"]}`
+		         "switchboard://everything/demo://resource/dynamic/text/7"],
+		"completes":[{"ref":{"type":"ref/prompt","name":"everything__completable-prompt"},"argument":{"name":"department","value":"Sa"}},
+		             {"ref":{"type":"ref/prompt","name":"everything__completable-prompt"},"argument":{"name":"name","value":"A"},"context":{"arguments":{"department":"Engineering"}}},
+		             {"ref":{"type":"ref/resource","uri":"switchboard://everything/demo://resource/dynamic/text/{resourceId}"},"argument":{"name":"resourceId","value":"4"}}]}`
 
 	a := run("alice", plan)
 	t.Logf("alice saw %d prompts, %d resources, %d templates", len(a.Prompts.Prompts), len(a.Resources.Resources), len(a.Templates.ResourceTemplates))
-	if a.Capabilities["prompts"] == nil || a.Capabilities["resources"] == nil {
-		t.Errorf("capabilities %v, want prompts and resources", a.Capabilities)
+	if a.Capabilities["prompts"] == nil || a.Capabilities["resources"] == nil || a.Capabilities["completions"] == nil {
+		t.Errorf("capabilities %v, want prompts, resources and completions", a.Capabilities)
+	}
+	// completion/complete relayed with the names mapped back: a prompt
+	// argument, one narrowed by the context, a template variable.
+	wantValues := [][]string{{"Sales"}, {"Alice"}, {"4"}}
+	if len(a.Completes) != len(wantValues) {
+		t.Fatalf("alice's completions %+v, want %d", a.Completes, len(wantValues))
+	}
+	for i, c := range a.Completes {
+		if c.Error != "" || !slices.Equal(c.Completion.Values, wantValues[i]) {
+			t.Errorf("completion %d: %+v, want values %v", i, c, wantValues[i])
+		}
 	}
 	var names []string
 	for _, p := range a.Prompts.Prompts {
@@ -219,6 +237,11 @@ func TestFeaturesTypeScriptSDK(t *testing.T) {
 			t.Errorf("bob's read %d: %+v, want a refusal naming permissions", i, r)
 		}
 	}
+	for i, c := range b.Completes {
+		if !strings.Contains(c.Error, "permissions do not") || len(c.Completion.Values) != 0 {
+			t.Errorf("bob's completion %d: %+v, want a refusal naming permissions", i, c)
+		}
+	}
 
 	c := run("carol", plan)
 	names = names[:0]
@@ -232,7 +255,9 @@ func TestFeaturesTypeScriptSDK(t *testing.T) {
 		t.Errorf("carol's gets %+v, want the first only", c.Gets)
 	}
 
-	// alice: 2 gets, 3 reads run; bob: 5 refused; carol: 1 run, 1 refused, 3 refused reads.
+	// alice: 2 gets, 3 reads run, completions not recorded; bob: 5 refused
+	// and 3 refused completions; carol: 1 run, 1 refused, 3 refused reads,
+	// 3 refused completions.
 	audit.mu.Lock()
 	defer audit.mu.Unlock()
 	count := map[string]int{}
@@ -241,8 +266,10 @@ func TestFeaturesTypeScriptSDK(t *testing.T) {
 	}
 	want := map[string]int{
 		"alice everything__simple-prompt auto": 1, "alice everything__args-prompt auto": 1, "alice everything__resource auto": 3,
-		"bob everything__simple-prompt forbidden": 1, "bob everything__args-prompt forbidden": 1, "bob everything__resource forbidden": 3,
-		"carol everything__simple-prompt auto": 1, "carol everything__args-prompt forbidden": 1, "carol everything__resource forbidden": 3,
+		"bob everything__simple-prompt forbidden": 1, "bob everything__args-prompt forbidden": 1, "bob everything__resource forbidden": 4,
+		"bob everything__completable-prompt forbidden": 2,
+		"carol everything__simple-prompt auto":         1, "carol everything__args-prompt forbidden": 1, "carol everything__resource forbidden": 4,
+		"carol everything__completable-prompt forbidden": 2,
 	}
 	if !maps.Equal(count, want) {
 		t.Errorf("audit records %v, want %v", count, want)

@@ -23,8 +23,10 @@ var ErrClosed = errors.New("mcp gateway closed")
 // registry, plus the goroutines of its sessions; [Server.Close] stops and
 // waits for all of them. A Server is safe for concurrent use.
 type Server struct {
-	reg    *tools.Registry
-	gate   *gate.Gate
+	reg  *tools.Registry
+	gate *gate.Gate
+	// offers is the gate's view of Options.Features; nil without them.
+	offers *gate.Offerings
 	opts   Options
 	logger *slog.Logger
 	mcp    *mcp.Server
@@ -99,6 +101,9 @@ func New(reg *tools.Registry, g *gate.Gate, opts *Options) *Server {
 		o.Local = gate.Local(gate.LocalUser)
 	}
 	s := &Server{reg: reg, gate: g, opts: o, logger: o.Logger, served: make(map[string]string), shared: shared}
+	if o.Features != nil {
+		s.offers = g.Offerings(o.Features)
+	}
 	s.relay = newRelay(o.Answers, o.Changes, shared, &s.owners, o.Logger)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{

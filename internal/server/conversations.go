@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -125,6 +126,11 @@ type postMessageBody struct {
 	Model string `json:"model"`
 	// Images are attached to the message and go to the model with it.
 	Images []imageJSON `json:"images"`
+	// Prompt runs an MCP server's prompt as the message (Message empty).
+	Prompt *promptRunJSON `json:"prompt"`
+	// Resources are MCP resources (switchboard:// URIs) read now and
+	// attached to the message.
+	Resources []string `json:"resources"`
 }
 
 // postMessage runs the agent on the user's message and streams the run.
@@ -142,13 +148,28 @@ func (s *Server) postMessage() handlerFunc {
 		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
 			return err
 		}
-		if strings.TrimSpace(body.Message) == "" {
-			return badRequest("message is empty; send {\"message\": \"...\"}")
-		}
 		images, err := imageParts(body.Images)
 		if err != nil {
 			return err
 		}
+		uc := u.caller()
+		var prelude []llm.Message
+		var promptParts []llm.Part
+		switch {
+		case body.Prompt != nil && strings.TrimSpace(body.Message) != "":
+			return badRequest("send either a message or a prompt to run, not both")
+		case body.Prompt != nil:
+			if body.Message, prelude, promptParts, err = s.promptTurn(r.Context(), &uc, body.Prompt); err != nil {
+				return err
+			}
+		case strings.TrimSpace(body.Message) == "":
+			return badRequest("message is empty; send {\"message\": \"...\"}")
+		}
+		resources, err := s.resourceParts(r.Context(), &uc, body.Resources)
+		if err != nil {
+			return err
+		}
+		images = append(append(promptParts, images...), resources...)
 		name := c.Agent
 		if body.Agent != "" {
 			if _, err := s.store.Agents.GetAgent(r.Context(), body.Agent); err != nil {
@@ -158,7 +179,7 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		req := &agent.Request{
 			ConversationID: c.ID, User: u.Name, UserID: u.ID, Role: u.role(), Permissions: u.Permissions, Agent: name, Message: body.Message,
-			Attachments: images, Model: body.Model, RunID: store.NewID(),
+			Attachments: images, Prelude: prelude, Model: body.Model, RunID: store.NewID(),
 		}
 		return s.stream(w, r, req)
 	}

@@ -126,6 +126,11 @@ type Options struct {
 	// Pins answers /api/v1/tools/changes (held tools and accepting them);
 	// nil answers 404.
 	Pins Pins
+	// Features are the MCP servers' prompts, resources and completions,
+	// served at /api/v1/prompts, /api/v1/resources and /api/v1/complete
+	// and attachable to messages, under the gate's rules for them
+	// ([gate.Offerings], shared with /mcp); nil answers 404.
+	Features gate.Features
 	// Models lists the configured model names (for /v1/models and the
 	// readiness hint); nil means none.
 	Models func() []string

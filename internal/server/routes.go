@@ -100,6 +100,12 @@ func routes() []route {
 		{http.MethodPost, "/api/v1/tools/changes/accept", admin, documented, (*Server).acceptToolChanges},
 		{http.MethodPost, "/api/v1/tools/{name}/call", authenticated, documented, (*Server).callTool},
 
+		{http.MethodGet, "/api/v1/prompts", authenticated, documented, (*Server).listPrompts},
+		{http.MethodPost, "/api/v1/prompts/{name}", authenticated, documented, (*Server).getPrompt},
+		{http.MethodGet, "/api/v1/resources", authenticated, documented, (*Server).listResources},
+		{http.MethodPost, "/api/v1/resources/read", authenticated, documented, (*Server).readResource},
+		{http.MethodPost, "/api/v1/complete", authenticated, documented, (*Server).complete},
+
 		{http.MethodGet, "/api/v1/audit", authenticated, documented, (*Server).listAudit},
 
 		{http.MethodGet, "/api/v1/connections", authenticated, documented, (*Server).listConnections},

@@ -28,9 +28,12 @@ type Server struct {
 	handler   http.Handler
 	reqLimits gate.Limiter
 	gate      *gate.Gate
-	users     *users.Directory
-	streams   *streamSlots
-	http      *http.Server
+	// offers are the MCP servers' prompts and resources as the gate
+	// decides them (Options.Features); nil without them.
+	offers  *gate.Offerings
+	users   *users.Directory
+	streams *streamSlots
+	http    *http.Server
 
 	// closing is closed when shutdown begins; SSE streams watch it.
 	closing   chan struct{}
@@ -63,6 +66,9 @@ func New(st Stores, runner Runner, catalog Catalog, g *gate.Gate, opts *Options)
 		s.opts = *opts
 	}
 	o := &s.opts
+	if o.Features != nil {
+		s.offers = g.Offerings(o.Features)
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -59,3 +59,29 @@ type PromptResult struct {
 	Description string
 	Messages    []PromptMessage
 }
+
+// CompleteRef names what an argument is completed for (MCP
+// completion/complete): a prompt (Prompt set, its name) or a resource
+// template (Template set, its URI template).
+type CompleteRef struct {
+	Prompt   string
+	Template string
+}
+
+// CompleteRequest asks for values of one argument of a prompt or one
+// variable of a resource template. Context holds the values already
+// chosen for the others, which a server may use to narrow the answer.
+type CompleteRequest struct {
+	Ref      CompleteRef
+	Argument string
+	Value    string
+	Context  map[string]string
+}
+
+// Completion is a server's answer: at most 100 values, with the total it
+// knows of and whether there are more than it sent.
+type Completion struct {
+	Values  []string
+	Total   int
+	HasMore bool
+}

@@ -1,6 +1,7 @@
 // features.mjs: the MCP TypeScript SDK's client, against Switchboard's /mcp.
 // Usage: node features.mjs <node_modules> <url> <caller> <plan JSON>
-// The plan is {"prompts":[{"name":..,"arguments":{..}}],"reads":[uri,..]}.
+// The plan is {"prompts":[{"name":..,"arguments":{..}}],"reads":[uri,..],
+// "completes":[completion/complete params,..]}.
 // It prints one JSON object: the lists, then each get and read (a result or
 // {"error": message}), so the Go test can check what the client saw.
 import { pathToFileURL } from "node:url";
@@ -32,12 +33,16 @@ const out = {
   templates: await attempt(() => client.listResourceTemplates()),
   gets: [],
   reads: [],
+  completes: [],
 };
 for (const p of plan.prompts ?? []) {
   out.gets.push(await attempt(() => client.getPrompt(p)));
 }
 for (const uri of plan.reads ?? []) {
   out.reads.push(await attempt(() => client.readResource({ uri })));
+}
+for (const c of plan.completes ?? []) {
+  out.completes.push(await attempt(() => client.complete(c)));
 }
 await client.close();
 process.stdout.write(JSON.stringify(out));

@@ -111,7 +111,7 @@
     for (const m of c.messages || []) {
       if (skipRun && m.runId === skipRun && m.role !== "user") continue;
       if (m.summaryOf) add(summaryBox("Summary of messages 1–" + m.summaryOf + ", written by the model to fit its context window", m.text));
-      else if (m.role === "user") add(userBubble(m.text, imagesOf(m.content)));
+      else if (m.role === "user") add(userBubble(plainText(m), imagesOf(m.content), resourcesOf(m.content)));
       else if (m.role === "assistant") {
         if (m.text) assistantBubble(m.agent).set(m.text, true);
         for (const tc of m.toolCalls || []) cards[tc.id] = toolCard({ id: tc.id, name: tc.name, arguments: tc.arguments }, "done");
@@ -132,6 +132,17 @@
     return (content || []).filter((p) => p.type === "image" && p.data && p.mimeType).map((p) => ({ mimeType: p.mimeType, data: p.data }));
   }
 
+  // resourcesOf returns the URIs of the MCP resources attached to a stored
+  // message (parts marked with uri); plainText is the message's text
+  // without them, which the resources' chips stand for.
+  function resourcesOf(content) {
+    return [...new Set((content || []).filter((p) => p.uri).map((p) => p.uri))];
+  }
+  function plainText(m) {
+    if (!(m.content || []).some((p) => p.uri)) return m.text;
+    return m.content.filter((p) => p.type === "text" && !p.uri).map((p) => p.text).join("");
+  }
+
   // summaryBox shows the model's summary of the earlier conversation,
   // collapsed: the messages it stands for are still shown above it.
   function summaryBox(label, text) {
@@ -140,11 +151,12 @@
       el("div", { class: "body" }, SB.markdown(text || "")));
   }
 
-  function userBubble(text, images) {
+  function userBubble(text, images, resources) {
     const box = el("div", { class: "msg user" }, el("span", { text }));
     for (const im of images || []) {
       box.append(el("img", { class: "attached", alt: "attached image", src: "data:" + im.mimeType + ";base64," + im.data }));
     }
+    for (const uri of resources || []) box.append(el("span", { class: "chip resource", title: uri, text: "📎 " + uri.replace(/^switchboard:\/\//, "") }));
     return box;
   }
 
@@ -263,15 +275,20 @@
 
   // ---- a run -----------------------------------------------------------
 
-  async function send(text, images) {
+  // send runs a turn: text (or, with extra.prompt, an MCP prompt, which
+  // text only labels), images and extra.resources (switchboard:// URIs).
+  async function send(text, images, extra) {
+    extra = extra || {};
     if (!current) {
       const title = text.replace(/\s+/g, " ").slice(0, 60);
       const c = await api("POST", "/api/v1/conversations", { title, agent: agentSel.value });
       setCurrent(c.id);
       loadConversations();
     }
-    add(userBubble(text, images));
-    const body = { message: text, agent: agentSel.value };
+    add(userBubble(text, images, extra.resources));
+    const body = { message: extra.prompt ? "" : text, agent: agentSel.value };
+    if (extra.prompt) body.prompt = extra.prompt;
+    if (extra.resources && extra.resources.length) body.resources = extra.resources;
     if (modelSel.value) body.model = modelSel.value;
     if (images.length) body.images = images.map((im) => ({ mimeType: im.mimeType, data: im.data }));
     await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", body, signal, handle));
@@ -404,8 +421,19 @@
     input.value = "";
     const images = attached;
     attached = []; showAttached();
-    send(text, images).catch((err) => { note(err.message, "error"); });
+    const resources = SB.chat.takeResources();
+    send(text, images, { resources }).catch((err) => { note(err.message, "error"); });
   });
+  // The hooks slash.js (prompts and resources) uses: running a prompt as a
+  // turn, and the resources picked for the next message.
+  SB.chat = {
+    runPrompt: (name, args) => {
+      if (running) return;
+      send("/" + name + Object.entries(args).map(([k, v]) => " " + k + "=" + v).join(""), [], { prompt: { name, arguments: args }, resources: SB.chat.takeResources() })
+        .catch((err) => { note(err.message, "error"); });
+    },
+    takeResources: () => [],
+  };
   attachInput.addEventListener("change", () => {
     attachFiles([...attachInput.files]).catch((err) => SB.notice(err.message));
     attachInput.value = "";
