@@ -160,7 +160,11 @@ wait:
 		d = <-ch
 	}
 	stored.State, stored.Reason, stored.DecidedBy = store.ApprovalDenied, d.Reason, d.By
-	if d.Kind != Deny {
+	switch d.Kind {
+	case Deny:
+	case Cancel:
+		stored.State = store.ApprovalExpired
+	default:
 		stored.State, stored.Scope = store.ApprovalApproved, store.ScopeOnce
 		if d.Kind == ApproveConversation {
 			stored.Scope = store.ScopeConversation
@@ -186,6 +190,9 @@ func decidedElsewhere(ctx context.Context, g ApprovalGetter, id string) (Decisio
 		return Decision{Kind: ApproveOnce, Reason: a.Reason, By: a.DecidedBy}, true
 	case a.State == store.ApprovalDenied:
 		return Decision{Kind: Deny, Reason: a.Reason, By: a.DecidedBy}, true
+	case a.State == store.ApprovalExpired:
+		// Expired by another process: cancelled there (see Decide).
+		return Decision{Kind: Cancel, Reason: a.Reason}, true
 	}
 	return Decision{}, false
 }
@@ -215,10 +222,17 @@ func (r *Runtime) Decide(ctx context.Context, approvalID string, d Decision) err
 		upd.Scope = store.ScopeConversation
 	case Deny:
 		upd.State = store.ApprovalDenied
+	case Cancel:
 	default:
-		return fmt.Errorf("deciding approval %s: unknown decision kind %d (want ApproveOnce, ApproveConversation or Deny)", approvalID, d.Kind)
+		return fmt.Errorf("deciding approval %s: unknown decision kind %d (want ApproveOnce, ApproveConversation, Deny or Cancel)", approvalID, d.Kind)
 	}
-	_, err := r.approvals.DecideApproval(ctx, approvalID, upd)
+	var err error
+	if d.Kind == Cancel {
+		d.Reason = cancelReason(d)
+		err = r.cancel(ctx, approvalID, d.Reason)
+	} else {
+		_, err = r.approvals.DecideApproval(ctx, approvalID, upd)
+	}
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("deciding approval %s: %w: %w", approvalID, ErrNotPending, err)
 	}

@@ -65,6 +65,10 @@ type Event struct {
 	Router   *RouterDecision
 	Error    *RunError
 	Done     *Done
+	// Elicit is the answer an elicitation got (EventApprovalResolved of
+	// [ElicitationTool]): the action and, when accepted, the form values
+	// sent to the server.
+	Elicit *tools.ElicitResult
 	// Summary is the summary the model wrote of the earlier conversation
 	// (EventContext, when the turn summarised it).
 	Summary string

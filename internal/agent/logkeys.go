@@ -7,4 +7,5 @@ const (
 	logKeyErr          = "err"
 	logKeyConversation = "conversation"
 	logKeyTool         = "tool"
+	logKeyServer       = "server"
 )

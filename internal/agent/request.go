@@ -190,8 +190,13 @@ const (
 	// ApproveConversation approves this call and later calls of the same
 	// tool in the same conversation.
 	ApproveConversation
-	// Deny refuses the call; Reason is passed to the model.
+	// Deny refuses the call; Reason is passed to the model. For an
+	// elicitation it is the person's "decline".
 	Deny
+	// Cancel dismisses an elicitation without answering it (MCP's
+	// "cancel"); the approval ends expired, with Reason. For a tool call
+	// it counts as the approval expiring.
+	Cancel
 )
 
 // Decision answers a pending approval.

@@ -41,6 +41,10 @@ type Runtime struct {
 	// active holds the running turns, for sampling and elicitation
 	// requests that need a conversation; mu guards it.
 	active map[*turn]struct{}
+	// urlElicits maps a server's URL-mode elicitation (server and
+	// elicitationId) to the approval asking it, for the server's
+	// notifications/elicitation/complete; mu guards it, nil until used.
+	urlElicits map[urlElicit]string
 
 	// ixMu guards the retrieval index of the catalogue (see indexFor):
 	// the last one built, its catalogue's fingerprint and its options.

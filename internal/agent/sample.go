@@ -159,33 +159,6 @@ func (r *Runtime) Sample(ctx context.Context, req *SampleRequest) (*SampleResult
 	return &SampleResult{Text: resp.Text(), Model: id, StopReason: string(resp.StopReason)}, nil
 }
 
-// Elicit puts the request to the user of the running conversation as an
-// approval of the pseudo-tool "elicitation": approving it with
-// [Decision].Content accepts with those values, denying declines, and an
-// expired approval cancels. A run that cannot ask (no conversation, or a
-// non-interactive approver) declines without asking.
-func (r *Runtime) Elicit(ctx context.Context, req *tools.ElicitRequest) (*tools.ElicitResult, error) {
-	t := r.turnFor(ctx, req.ConversationID, req.Server)
-	if t == nil || t.req.Approver != Interactive {
-		return &tools.ElicitResult{Action: tools.ElicitDecline}, nil
-	}
-	args, err := json.Marshal(map[string]any{"message": req.Message, "mode": req.Mode, "schema": req.Schema, "url": req.URL})
-	if err != nil {
-		return nil, fmt.Errorf("elicitation for %q: encoding the request: %w", req.Server, err)
-	}
-	agent, _ := t.current()
-	d, state := t.ask(ctx, agent, store.Approval{
-		ConversationID: t.req.ConversationID, RunID: t.runID, Tool: "elicitation", Server: req.Server, Arguments: args,
-	})
-	switch state {
-	case store.ApprovalApproved:
-		return &tools.ElicitResult{Action: tools.ElicitAccept, Content: d.Content}, nil
-	case store.ApprovalDenied:
-		return &tools.ElicitResult{Action: tools.ElicitDecline}, nil
-	}
-	return &tools.ElicitResult{Action: tools.ElicitCancel}, nil
-}
-
 func errText(err error) string {
 	if err == nil {
 		return ""

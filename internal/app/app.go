@@ -211,9 +211,10 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		OAuthHTTPClient: o.OAuthHTTPClient,
 		// Servers may ask for a completion or for the user's input; both
 		// go through the agent runtime and its approval path.
-		Sampling:    a.sample,
-		Elicitation: a.elicit,
-		OnStatus:    a.statusChanged,
+		Sampling:              a.sample,
+		Elicitation:           a.elicit,
+		OnElicitationComplete: a.elicitationComplete,
+		OnStatus:              a.statusChanged,
 		// Per-user servers read each caller's own credential, per call.
 		UserCredential: userCreds{a: a}.lookup,
 		// The gateway tells its clients (gateway_features.go).

@@ -272,6 +272,14 @@ func (a *App) elicit(ctx context.Context, _ string, req *tools.ElicitRequest) (*
 	return rt.Elicit(ctx, req)
 }
 
+// elicitationComplete passes a server's notifications/elicitation/complete
+// to the runtime, if one was built (a question needs a running turn).
+func (a *App) elicitationComplete(server, id string) {
+	if rt := a.builtRuntime(); rt != nil {
+		rt.ElicitationComplete(context.Background(), server, id)
+	}
+}
+
 // Agents lists the named agents (config and runtime), by name.
 func (a *App) Agents(ctx context.Context) ([]store.Agent, error) {
 	st, err := a.Store(ctx)

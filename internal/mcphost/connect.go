@@ -223,7 +223,17 @@ func (s *server) newClient() *mcp.Client {
 		o.CreateMessageHandler = s.sample //nolint:staticcheck // see above
 	}
 	if s.opts.Elicitation != nil {
+		// Both modes: forms the user fills in, and URLs the user opens
+		// (shown, never opened for them).
+		o.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 		o.ElicitationHandler = s.elicit
+	}
+	if f := s.opts.OnElicitationComplete; f != nil {
+		o.ElicitationCompleteHandler = func(_ context.Context, r *mcp.ElicitationCompleteNotificationRequest) {
+			if r.Params != nil {
+				f(s.cfg.Name, r.Params.ElicitationID)
+			}
+		}
 	}
 	c := mcp.NewClient(clientImpl(), o)
 	if len(s.cfg.Roots) > 0 {

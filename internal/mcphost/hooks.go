@@ -93,7 +93,7 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	if p == nil {
 		return nil, errors.New("elicitation request without params")
 	}
-	er := &tools.ElicitRequest{Server: s.cfg.Name, Message: p.Message, Mode: p.Mode, URL: p.URL}
+	er := &tools.ElicitRequest{Server: s.cfg.Name, Message: p.Message, Mode: p.Mode, URL: p.URL, ElicitationID: p.ElicitationID}
 	if er.Mode == "" {
 		er.Mode = "form"
 	}

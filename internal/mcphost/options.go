@@ -138,6 +138,10 @@ type Options struct {
 	// Elicitation answers elicitation/create requests from servers (req.Server
 	// is server); nil means the capability is not advertised.
 	Elicitation func(ctx context.Context, server string, req *tools.ElicitRequest) (*tools.ElicitResult, error)
+	// OnElicitationComplete receives notifications/elicitation/complete: the
+	// server's URL-mode elicitation id is done. Same calling rules as
+	// OnResourceUpdated.
+	OnElicitationComplete func(server, id string)
 	// OnResourceUpdated receives notifications/resources/updated for
 	// resources subscribed with [Pool.Subscribe]. Same calling rules as
 	// OnToolsChanged, except that it runs on the connection's reader.

@@ -39,6 +39,8 @@ const (
 type decideBody struct {
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
+	// Content is the form values of an accepted elicitation.
+	Content map[string]any `json:"content"`
 }
 
 // decideApproval answers a pending approval of one of the user's
@@ -50,16 +52,11 @@ func (s *Server) decideApproval() handlerFunc {
 		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
 			return err
 		}
-		d := agent.Decision{Reason: body.Reason, By: u.Name}
 		switch body.Decision {
-		case decideApprove:
-			d.Kind = agent.ApproveOnce
-		case decideApproveConversation:
-			d.Kind = agent.ApproveConversation
-		case decideDeny:
-			d.Kind = agent.Deny
+		case decideApprove, decideApproveConversation, decideDeny, elicitAccept, elicitDecline, elicitCancel:
 		default:
-			return badRequest("decision %q is not one of %q, %q, %q", body.Decision, decideApprove, decideApproveConversation, decideDeny)
+			return badRequest("decision %q is not one of %q, %q, %q (or, for an elicitation, %q, %q, %q)", body.Decision,
+				decideApprove, decideApproveConversation, decideDeny, elicitAccept, elicitDecline, elicitCancel)
 		}
 		id := r.PathValue("id")
 		a, err := s.store.Approvals.GetApproval(r.Context(), id)
@@ -77,6 +74,23 @@ func (s *Server) decideApproval() handlerFunc {
 		}
 		if a.State != store.ApprovalPending {
 			return notPending(a)
+		}
+		d := agent.Decision{Reason: body.Reason, By: u.Name}
+		switch {
+		case a.Tool == agent.ElicitationTool:
+			if d, err = elicitDecision(a, body, u.Name); err != nil {
+				return err
+			}
+		case body.Content != nil:
+			return badRequest("content answers an elicitation; approval %s is a call of %s", id, a.Tool)
+		case body.Decision == decideApprove:
+			d.Kind = agent.ApproveOnce
+		case body.Decision == decideApproveConversation:
+			d.Kind = agent.ApproveConversation
+		case body.Decision == decideDeny:
+			d.Kind = agent.Deny
+		default:
+			return badRequest("decision %q is not one of %q, %q, %q", body.Decision, decideApprove, decideApproveConversation, decideDeny)
 		}
 		if err := s.runner.Decide(r.Context(), id, d); err != nil {
 			if errors.Is(err, agent.ErrNotPending) {

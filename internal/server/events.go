@@ -22,6 +22,9 @@ type eventJSON struct {
 	Router   *routerJSON     `json:"router,omitempty"`
 	Error    *runErrorJSON   `json:"error,omitempty"`
 	Done     *doneJSON       `json:"done,omitempty"`
+	// Elicitation is the answer an elicitation got (approval_resolved of
+	// an elicitation): its action and the form values sent.
+	Elicitation *elicitJSON `json:"elicitation,omitempty"`
 	// Summary is the model's summary of the earlier conversation
 	// (context events of a turn that summarised it).
 	Summary string `json:"summary,omitempty"`
@@ -40,6 +43,11 @@ type resultJSON struct {
 	IsError    bool   `json:"isError,omitempty"`
 	DurationMS int64  `json:"durationMs"`
 	Approval   string `json:"approval,omitempty"`
+}
+
+type elicitJSON struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
 }
 
 type handoffJSON struct {
@@ -79,6 +87,9 @@ func toEvent(ev agent.Event) eventJSON {
 	if a := ev.Approval; a != nil {
 		aj := toApproval(*a)
 		out.Approval = &aj
+	}
+	if e := ev.Elicit; e != nil {
+		out.Elicitation = &elicitJSON{Action: e.Action, Content: e.Content}
 	}
 	if r := ev.Result; r != nil {
 		out.Result = &resultJSON{Outcome: string(r.Outcome), Text: r.Text, IsError: r.IsError, DurationMS: r.Duration.Milliseconds(), Approval: string(r.Approval)}

@@ -19,6 +19,9 @@ type ElicitRequest struct {
 	// form mode.
 	Schema json.RawMessage
 	URL    string
+	// ElicitationID is the server's id of a URL-mode elicitation, which its
+	// notifications/elicitation/complete names.
+	ElicitationID string
 }
 
 // Elicitation actions, as MCP spells them.

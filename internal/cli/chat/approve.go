@@ -25,6 +25,12 @@ func (m *model) onApproval(a *store.Approval) tea.Cmd {
 		return nil
 	}
 	m.endAnswer()
+	if a.Tool == agent.ElicitationTool {
+		// A question needs its answer, --yes or not.
+		m.approvals = append(m.approvals, a)
+		m.ensureElicit()
+		return nil
+	}
 	if m.opts.Yes {
 		return m.decide(a, agent.Decision{Kind: agent.ApproveOnce, Reason: "approved with --yes"})
 	}
@@ -43,6 +49,12 @@ func (m *model) onApprovalResolved(a *store.Approval) {
 		return
 	}
 	m.approvals = slices.Delete(m.approvals, i, i+1)
+	if m.elicit != nil && m.elicit.a.ID == a.ID {
+		m.elicit = nil
+		m.input.Reset()
+		m.resetInputPlaceholder()
+		m.ensureElicit()
+	}
 	if i == 0 && m.reason {
 		m.reason = false
 		m.input.Reset()
@@ -95,6 +107,7 @@ func (m *model) reasonKey(k string) (tea.Cmd, bool) {
 func (m *model) decideFirst(d agent.Decision) tea.Cmd {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	m.ensureElicit()
 	return m.decide(a, d)
 }
 
@@ -115,6 +128,10 @@ func (m *model) onDecided(msg decidedMsg) {
 		m.errorNote(fmt.Sprintf("could not answer the approval for %s: %v", tool, oneLine(msg.err.Error())))
 		return
 	}
+	if msg.approval.Tool == agent.ElicitationTool {
+		m.note(map[agent.DecisionKind]string{agent.ApproveOnce: "answered", agent.Deny: "declined", agent.Cancel: "cancelled"}[msg.kind] + " the question of " + oneLine(msg.approval.Server))
+		return
+	}
 	switch msg.kind {
 	case agent.ApproveOnce:
 		if m.opts.Yes {
@@ -126,6 +143,8 @@ func (m *model) onDecided(msg decidedMsg) {
 		m.note("approved " + tool + " for this conversation")
 	case agent.Deny:
 		m.note("denied " + tool)
+	case agent.Cancel:
+		m.note("cancelled " + tool)
 	}
 }
 
@@ -133,6 +152,9 @@ func (m *model) onDecided(msg decidedMsg) {
 func (m *model) approvalPrompt() string {
 	if len(m.approvals) == 0 {
 		return ""
+	}
+	if m.elicit != nil {
+		return m.elicitPrompt()
 	}
 	a := m.approvals[0]
 	label := callLabel(&agent.CallInfo{Name: a.Tool, Arguments: a.Arguments})

@@ -80,6 +80,9 @@ type model struct {
 	approvals []*store.Approval
 	// reason is set while the user types why a call is denied.
 	reason bool
+	// elicit is the server's question being answered when the head of
+	// approvals is one (elicit.go), nil otherwise.
+	elicit *elicitation
 
 	// sent are this session's messages, for up-arrow; recall is the index
 	// shown (len(sent) when none).

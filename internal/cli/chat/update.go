@@ -105,6 +105,13 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		if cmd, ok := m.reasonKey(s); ok {
 			return cmd
 		}
+	} else if m.elicit != nil {
+		if cmd, ok := m.elicitKey(s); ok {
+			return cmd
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(k)
+		return cmd // a value being typed (elicit.go)
 	} else if len(m.approvals) > 0 {
 		cmd, _ := m.approvalKey(s)
 		return cmd // other keys wait until the request is answered

@@ -48,6 +48,9 @@ func (m *model) status() string {
 
 // statusHeight is how many lines status takes.
 func (m *model) statusHeight() int {
+	if m.elicit != nil {
+		return strings.Count(m.elicitPrompt(), "\n") + 1
+	}
 	if len(m.approvals) > 0 {
 		return 2
 	}

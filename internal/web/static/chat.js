@@ -354,13 +354,15 @@
           break;
         case "approval":
           endBubble();
+          // A server's question (elicitation.js), not a call to approve.
+          if (ev.approval.tool === "elicitation") { approvals[ev.approval.id] = SBElicit.card(ev.approval, add); setStatus("Waiting for your answer"); break; }
           if (!cards[ev.approval.callId]) cards[ev.approval.callId] = toolCard({ id: ev.approval.callId, name: ev.approval.tool, server: ev.approval.server, arguments: ev.approval.arguments }, "pending");
           cards[ev.approval.callId].setState("pending", "waiting for approval");
           approvals[ev.approval.id] = approvalCard(ev.approval);
           setStatus("Waiting for your approval");
           break;
         case "approval_resolved":
-          if (approvals[ev.approval.id]) approvals[ev.approval.id].resolve(ev.approval);
+          if (approvals[ev.approval.id]) approvals[ev.approval.id].resolve(ev.approval, ev.elicitation);
           if (cards[ev.approval.callId] && ev.approval.state === "approved") cards[ev.approval.callId].setState("running");
           break;
         case "handoff":
