@@ -83,8 +83,8 @@ func (s *Server) parseAuthorize(ctx context.Context, base string, q url.Values) 
 	if rt := q.Get("response_type"); rt != "code" {
 		return req, &authzError{Redirect: true, Code: "unsupported_response_type", Desc: `response_type must be "code"`}, nil
 	}
-	if err := oauth.CheckChallenge(q.Get("code_challenge_method"), q.Get("code_challenge")); err != nil {
-		return req, &authzError{Redirect: true, Code: "invalid_request", Desc: err.Error()}, nil
+	if aerr := checkPKCE(q); aerr != nil {
+		return req, aerr, nil
 	}
 	req.Challenge = q.Get("code_challenge")
 	res, aerr := checkResource(base, q.Get("resource"))
@@ -98,6 +98,14 @@ func (s *Server) parseAuthorize(ctx context.Context, base string, q url.Values) 
 	}
 	req.Scopes = scopes
 	return req, nil, nil
+}
+
+// checkPKCE refuses a request without an S256 challenge.
+func checkPKCE(q url.Values) *authzError {
+	if err := oauth.CheckChallenge(q.Get("code_challenge_method"), q.Get("code_challenge")); err != nil {
+		return &authzError{Redirect: true, Code: "invalid_request", Desc: err.Error()}
+	}
+	return nil
 }
 
 // checkResource returns the canonical resource a request names: this

@@ -104,8 +104,10 @@ func (l *ipLimiter) allow(remoteAddr string) error {
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		secs := max(1, int(d.Seconds()+0.999))
-		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: secs,
-			Msg: fmt.Sprintf("too many client registrations from this address; retry in %d s", secs)}
+		return &Error{
+			Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: secs,
+			Msg: fmt.Sprintf("too many client registrations from this address; retry in %d s", secs),
+		}
 	}
 	return nil
 }

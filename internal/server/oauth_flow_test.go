@@ -108,8 +108,10 @@ func (e *env) codeFor(t *testing.T, q url.Values) string {
 }
 
 func exchange(code string, edit func(url.Values)) url.Values {
-	f := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {"client-1"},
-		"redirect_uri": {testRedirect}, "code_verifier": {testVerifier}, "resource": {testPublicURL + "/mcp"}}
+	f := url.Values{
+		"grant_type": {"authorization_code"}, "code": {code}, "client_id": {"client-1"},
+		"redirect_uri": {testRedirect}, "code_verifier": {testVerifier}, "resource": {testPublicURL + "/mcp"},
+	}
 	if edit != nil {
 		edit(f)
 	}

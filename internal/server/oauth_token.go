@@ -44,8 +44,7 @@ func (s *Server) token() handlerFunc {
 		if !s.oauthOn() {
 			return errNoOAuth
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxTokenRequestBytes)
-		if err := r.ParseForm(); err != nil {
+		if !readTokenForm(w, r) {
 			writeOAuthError(w, http.StatusBadRequest, "invalid_request", "send the token request as application/x-www-form-urlencoded of at most 8 KiB")
 			return nil
 		}
@@ -83,6 +82,13 @@ func (s *Server) token() handlerFunc {
 		writeJSON(w, http.StatusOK, resp)
 		return nil
 	}
+}
+
+// readTokenForm reports whether the request's form parses within the
+// size limit.
+func readTokenForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxTokenRequestBytes)
+	return r.ParseForm() == nil
 }
 
 // redeemCode exchanges a code: it is used up whatever follows, its grant

@@ -143,6 +143,7 @@ func TestBrowser(t *testing.T) {
 		{"roles", testRoles},
 		{"runtime entries", testEntries},
 		{"connections", testConnections},
+		{"oauth consent", testConsent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })

@@ -213,7 +213,10 @@ func newStack(t *testing.T, o stackOptions) *stack {
 	s.conns = &connectionsFake{creds: map[string]string{}}
 	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
 		RunLog: db, Changes: db,
-		Connections:    s.conns,
+		Connections: s.conns,
+		// As in serve: Switchboard is the OAuth server of its /mcp.
+		OAuth:          db,
+		OAuthIssuer:    db,
 		Servers:        servers{s.restarts},
 		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },
