@@ -197,10 +197,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
 		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
 		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
-		// Options.OAuth stays nil, so OAuth is off (no metadata, no
-		// challenge naming it, no token accepted, 404 on /oauth/*), until
-		// the authorize, consent and token routes exist: discovery would
-		// otherwise send clients into a flow that cannot finish.
+		// Switchboard is the OAuth authorization server of /mcp and the
+		// REST API, beside API keys: tokens, codes and grants live in the
+		// store, so every replica accepts and refuses the same ones. While
+		// no user exists nobody can consent (anonymous access needs no
+		// token); metadata is served only under a known public URL.
+		OAuth:          st,
+		OAuthIssuer:    st,
 		PublicURL:      a.cfg.Server.PublicURL,
 		RequestLimiter: &a.requests,
 		// A turn goes on when its page is reloaded, and the page

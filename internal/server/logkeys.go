@@ -11,4 +11,7 @@ const (
 	logKeyUser      = "user"
 	logKeyDuration  = "duration"
 	logKeyRun       = "run"
+	// logKeyOAuthClient and logKeyGrant name an OAuth client and grant.
+	logKeyOAuthClient = "oauth_client"
+	logKeyGrant       = "grant"
 )

@@ -29,7 +29,7 @@ var errInvalidToken = &Error{
 // the REST API), and the user's permissions are their current ones, not
 // a copy taken at consent. Codes and refresh tokens are no bearer.
 func (s *Server) authenticateToken(r *http.Request, secret, pattern string) (User, error) {
-	if kind, _ := oauth.KindOf(secret); kind != oauth.KindAccess || s.opts.OAuth == nil {
+	if kind, _ := oauth.KindOf(secret); kind != oauth.KindAccess || !s.oauthOn() {
 		return User{}, errInvalidToken
 	}
 	base := s.baseURL(r)

@@ -24,7 +24,7 @@ func newOAuthEnv(t *testing.T) *env {
 			_, _ = w.Write([]byte("mcp as " + u.Name + " via " + u.OAuthClient))
 		})
 	})
-	e.srv.opts.OAuth = e.db
+	e.srv.opts.OAuth, e.srv.opts.OAuthIssuer = e.db, e.db
 	if err := e.db.PutOAuthClient(t.Context(), store.OAuthClient{ID: "client-1", Name: "Test client", RedirectURIs: []string{"http://localhost/cb"}, Source: store.OAuthClientRegistered}); err != nil {
 		t.Fatal(err)
 	}

@@ -48,8 +48,13 @@ func writeOAuthError(w http.ResponseWriter, status int, code, desc string) {
 // no secret is issued, PKCE binds each code to whoever started the flow.
 func (s *Server) register() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if s.opts.OAuth == nil {
+		if !s.oauthOn() {
 			return errNoOAuth
+		}
+		// Registration is unauthenticated and stores a row: bounded per
+		// client address.
+		if err := s.registerLimits.allow(r.RemoteAddr); err != nil {
+			return err
 		}
 		reg, bad := readRegistration(w, r)
 		if bad != nil {

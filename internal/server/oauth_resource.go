@@ -73,7 +73,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, pattern strin
 // them, metadata and challenges would send clients into a flow that
 // cannot finish.
 func (s *Server) oauthBase(r *http.Request) string {
-	if s.opts.OAuth == nil {
+	if !s.oauthOn() {
 		return ""
 	}
 	return s.baseURL(r)
@@ -92,7 +92,7 @@ var errNoPublicURL = &Error{
 // REST API at the bare well-known path, of /mcp below it.
 func (s *Server) resourceMetadata(path string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if s.opts.OAuth == nil {
+		if !s.oauthOn() {
 			return errNoOAuth
 		}
 		base := s.baseURL(r)
@@ -122,7 +122,7 @@ func (s *Server) resourceMetadataMCP() handlerFunc { return s.resourceMetadata(m
 // issuer is the base URL.
 func (s *Server) serverMetadata() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if s.opts.OAuth == nil {
+		if !s.oauthOn() {
 			return errNoOAuth
 		}
 		base := s.baseURL(r)

@@ -39,7 +39,7 @@ func (e *env) getHost(t *testing.T, path, host, key string) (*http.Response, []b
 
 func TestOAuthMetadataLoopbackDerived(t *testing.T) {
 	e := newEnv(t, nil)
-	e.srv.opts.OAuth = e.db
+	e.srv.opts.OAuth, e.srv.opts.OAuthIssuer = e.db, e.db
 	base := e.ts.URL // http://127.0.0.1:PORT
 	resp, b := e.getHost(t, "/.well-known/oauth-protected-resource/mcp", "", "")
 	if resp.StatusCode != 200 {
@@ -66,7 +66,7 @@ func TestOAuthMetadataPublicURL(t *testing.T) {
 		o.PublicURL = "https://sb.example.com/"
 		o.AllowedHosts = []string{"sb.example.com"}
 	})
-	e.srv.opts.OAuth = e.db
+	e.srv.opts.OAuth, e.srv.opts.OAuthIssuer = e.db, e.db
 	// The configured URL wins over the Host, loopback or not.
 	for _, host := range []string{"", "sb.example.com"} {
 		_, b := e.getHost(t, "/.well-known/oauth-protected-resource/mcp", host, "")
@@ -82,7 +82,7 @@ func TestOAuthMetadataPublicURL(t *testing.T) {
 // challenge.
 func TestOAuthMetadataForeignHostNotDerived(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.AllowedHosts = []string{"sb.example.com"} })
-	e.srv.opts.OAuth = e.db
+	e.srv.opts.OAuth, e.srv.opts.OAuthIssuer = e.db, e.db
 	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server"} {
 		if resp, b := e.getHost(t, p, "sb.example.com", ""); resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("%s: status %d, want 404: %s", p, resp.StatusCode, b)
@@ -96,7 +96,7 @@ func TestOAuthMetadataForeignHostNotDerived(t *testing.T) {
 
 func TestUnauthorizedChallenge(t *testing.T) {
 	e := newEnv(t, func(o *Options) { o.PublicURL = "https://sb.example.com" })
-	e.srv.opts.OAuth = e.db
+	e.srv.opts.OAuth, e.srv.opts.OAuthIssuer = e.db, e.db
 	tests := []struct {
 		path, key, want string
 	}{
@@ -121,8 +121,8 @@ func TestUnauthorizedChallenge(t *testing.T) {
 	}
 }
 
-// A server not given the OAuth store (as serve runs until the authorize
-// and token routes exist) names no authorization server anywhere: no
+// A server not given the OAuth stores (a server of a program that issues
+// no tokens) names no authorization server anywhere: no
 // metadata, a bare challenge, and 404 on the OAuth routes, so no client
 // starts a flow that cannot finish.
 func TestOAuthOffWithoutStore(t *testing.T) {

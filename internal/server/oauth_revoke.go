@@ -1,21 +1,12 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/switchboard-mcp/switchboard/internal/oauth"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
-
-// OAuthRevoker is what POST /oauth/revoke needs beyond [OAuthTokens]:
-// redeeming a refresh token finds its grant, and the grant is revoked.
-// Every [store.Store] implements it.
-type OAuthRevoker interface {
-	UseOAuthToken(ctx context.Context, hash string, kind store.OAuthTokenKind) (store.OAuthToken, store.OAuthGrant, error)
-	RevokeOAuthGrant(ctx context.Context, userID, id string) error
-}
 
 // maxRevokeBytes bounds a revocation request body (a form with a token).
 const maxRevokeBytes = 4 << 10
@@ -28,10 +19,10 @@ const maxRevokeBytes = 4 << 10
 // like a revoked one (section 2.2), so the answer says nothing about it.
 func (s *Server) revoke() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		rv, ok := s.opts.OAuth.(OAuthRevoker)
-		if s.opts.OAuth == nil || !ok {
+		if !s.oauthOn() {
 			return errNoOAuth
 		}
+		rv := s.opts.OAuthIssuer
 		secret, ok := revokeToken(w, r)
 		if !ok {
 			writeOAuthError(w, http.StatusBadRequest, "invalid_request", "send token=... as application/x-www-form-urlencoded (RFC 7009)")

@@ -182,6 +182,17 @@ type Options struct {
 	// (/auth/login, /auth/callback, /auth/logout) and accepts the session
 	// cookies it starts wherever a user is needed; nil accepts none.
 	SignIn *SignIn
+	// OAuthIssuer, set with OAuth, makes the server an OAuth 2.1
+	// authorization server: /oauth/authorize, the consent API and
+	// /oauth/token issue codes and tokens from it. Without it no OAuth
+	// route or metadata is served.
+	OAuthIssuer OAuthIssuer
+	// ClientMetadata fetches client ID metadata documents; nil means an
+	// [oauth.Fetcher] with the production rules (public addresses only).
+	ClientMetadata ClientMetadataFetcher
+	// RegistrationsPerMinute bounds POST /oauth/register per client IP
+	// (default 10; negative means no bound).
+	RegistrationsPerMinute int
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed to
 	// make state-changing requests besides the server's own.
 	AllowedOrigins []string

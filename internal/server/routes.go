@@ -53,6 +53,15 @@ func routes() []route {
 		{http.MethodGet, "/.well-known/oauth-authorization-server", public, undocumented, (*Server).serverMetadata},
 		{http.MethodPost, "/oauth/register", public, undocumented, (*Server).register},
 		{http.MethodPost, "/oauth/revoke", public, undocumented, (*Server).revoke},
+		{http.MethodGet, "/oauth/authorize", public, undocumented, (*Server).authorize},
+		{http.MethodPost, "/oauth/token", public, undocumented, (*Server).token},
+		// CORS preflights of the routes browser-based clients call.
+		{http.MethodOptions, "/.well-known/oauth-protected-resource", public, undocumented, (*Server).preflight},
+		{http.MethodOptions, "/.well-known/oauth-protected-resource/mcp", public, undocumented, (*Server).preflight},
+		{http.MethodOptions, "/.well-known/oauth-authorization-server", public, undocumented, (*Server).preflight},
+		{http.MethodOptions, "/oauth/token", public, undocumented, (*Server).preflight},
+		{http.MethodOptions, "/oauth/register", public, undocumented, (*Server).preflight},
+		{http.MethodOptions, "/oauth/revoke", public, undocumented, (*Server).preflight},
 
 		// Sign-in through the OpenID provider (web UI sessions).
 		{http.MethodGet, "/auth/login", public, undocumented, (*Server).login},
@@ -60,6 +69,13 @@ func routes() []route {
 		{http.MethodPost, "/auth/logout", public, undocumented, (*Server).logout},
 
 		{http.MethodGet, "/api/v1/me", authenticated, documented, (*Server).me},
+
+		// The consent step of /oauth/authorize, as the signed-in user, and
+		// the user's OAuth grants.
+		{http.MethodGet, "/api/v1/oauth/consent", authenticated, documented, (*Server).consentInfo},
+		{http.MethodPost, "/api/v1/oauth/consent", authenticated, documented, (*Server).consent},
+		{http.MethodGet, "/api/v1/oauth/grants", authenticated, documented, (*Server).listGrants},
+		{http.MethodDelete, "/api/v1/oauth/grants/{id}", authenticated, documented, (*Server).revokeGrant},
 
 		{http.MethodGet, "/api/v1/conversations", authenticated, documented, (*Server).listConversations},
 		{http.MethodPost, "/api/v1/conversations", authenticated, documented, (*Server).createConversation},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gate"
+	"github.com/switchboard-mcp/switchboard/internal/oauth"
 	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/users"
 )
@@ -35,6 +36,10 @@ type Server struct {
 	streams *streamSlots
 	http    *http.Server
 
+	// cimd caches client ID metadata documents; registerLimits bounds
+	// client registrations per client IP.
+	cimd           *cimdCache
+	registerLimits *ipLimiter
 	// closing is closed when shutdown begins; SSE streams watch it.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -113,6 +118,12 @@ func New(st Stores, runner Runner, catalog Catalog, g *gate.Gate, opts *Options)
 	if s.reqLimits == nil {
 		s.reqLimits = gate.NewBuckets(l.Requests, l.RequestBurst, o.Now)
 	}
+	fetch := o.ClientMetadata
+	if fetch == nil {
+		fetch = oauth.NewFetcher(nil)
+	}
+	s.cimd = newCIMDCache(fetch, o.Now)
+	s.registerLimits = newIPLimiter(o.RegistrationsPerMinute, o.Now)
 	s.handler = s.buildMux()
 	s.http = &http.Server{
 		Handler:           s.handler,

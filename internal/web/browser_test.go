@@ -144,6 +144,7 @@ func TestBrowser(t *testing.T) {
 		{"runtime entries", testEntries},
 		{"connections", testConnections},
 		{"connections-sign-in", testConnectionsSignIn},
+		{"oauth consent", testConsent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, b) })

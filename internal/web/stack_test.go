@@ -235,8 +235,11 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		SignIn: signIn,
 		Now:    o.now,
 		RunLog: db, Changes: db,
-		Connections:    s.conns,
-		UpstreamAuth:   s.conns,
+		Connections:  s.conns,
+		UpstreamAuth: s.conns,
+		// As in serve: Switchboard is the OAuth server of its /mcp.
+		OAuth:          db,
+		OAuthIssuer:    db,
 		Servers:        servers{s.restarts},
 		Config:         newRuntimeConfig(),
 		Models:         func() []string { return models },

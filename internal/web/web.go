@@ -45,7 +45,15 @@ func pages() []page {
 		{"/changes", "changes", "Held tools"},
 		{"/audit", "audit", "Audit"},
 		{"/connections", "connections", "Connections"},
+		{"/grants", "grants", "Apps"},
 	}
+}
+
+// flowPages are pages a flow leads to, not the nav: the OAuth consent
+// page, which the server's GET /oauth/authorize shows once it has checked
+// the request.
+func flowPages() []page {
+	return []page{{"/oauth/authorize", "authorize", "Authorize an app"}}
 }
 
 // handler serves the pages and the static files. It is immutable after
@@ -84,7 +92,7 @@ func Handler(opts *Options) http.Handler {
 	}
 	h.static = newStaticFiles(sub)
 	funcs := template.FuncMap{"asset": h.static.url}
-	for _, p := range pages() {
+	for _, p := range append(pages(), flowPages()...) {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+p.name+".html")
 		if err != nil {
 			panic(fmt.Sprintf("web: parsing the %s page's templates: %v", p.name, err))

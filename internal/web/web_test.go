@@ -41,6 +41,8 @@ func TestPages(t *testing.T) {
 		{"/tools", "Tools · Switchboard", "tools.js"},
 		{"/audit", "Audit · Switchboard", "audit.js"},
 		{"/connections", "Connections · Switchboard", "connections.js"},
+		{"/grants", "Apps · Switchboard", "grants.js"},
+		{"/oauth/authorize", "Authorize an app · Switchboard", "authorize.js"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
