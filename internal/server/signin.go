@@ -39,8 +39,10 @@ func (s *Server) login() handlerFunc {
 		f := signin.NewFlow()
 		to, err := si.Provider.AuthURL(r.Context(), f, redirect)
 		if err != nil {
-			return &Error{Status: http.StatusBadGateway, Code: "provider_unavailable",
-				Msg: "the OpenID provider could not be reached; try again, or ask the operator to check auth.oidc.issuer", Err: err}
+			return &Error{
+				Status: http.StatusBadGateway, Code: "provider_unavailable", Err: err,
+				Msg: "the OpenID provider could not be reached; try again, or ask the operator to check auth.oidc.issuer",
+			}
 		}
 		s.setCookie(w, r, s.cookieName(r, flowCookieSecure, flowCookiePlain), f.Encode(), int(flowLifetime.Seconds()))
 		w.Header().Set("Cache-Control", "no-store")
@@ -91,12 +93,16 @@ func (s *Server) callback() handlerFunc {
 		}
 		id, err := si.Provider.Exchange(r.Context(), f, code, redirect)
 		if errors.Is(err, signin.ErrRefused) {
-			return &Error{Status: http.StatusUnauthorized, Code: "signin_refused",
-				Msg: "The provider's answer could not be verified. Start again at /auth/login.", Err: err}
+			return &Error{
+				Status: http.StatusUnauthorized, Code: "signin_refused", Err: err,
+				Msg: "The provider's answer could not be verified. Start again at /auth/login.",
+			}
 		}
 		if err != nil {
-			return &Error{Status: http.StatusBadGateway, Code: "provider_unavailable",
-				Msg: "the OpenID provider could not be reached; try again", Err: err}
+			return &Error{
+				Status: http.StatusBadGateway, Code: "provider_unavailable", Err: err,
+				Msg: "the OpenID provider could not be reached; try again",
+			}
 		}
 		u, err := s.signInUser(r.Context(), id)
 		if err != nil {

@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/http/cookiejar"
@@ -197,6 +199,30 @@ func TestSignInAttacks(t *testing.T) {
 		f.Verifier = signin.NewFlow().Verifier
 		if resp := callback(t, cb, &http.Cookie{Name: flow.Name, Value: f.Encode()}); resp.StatusCode != http.StatusUnauthorized || sessionOf(resp) != nil {
 			t.Errorf("code with another verifier = %s, want 401", resp.Status)
+		}
+	})
+
+	t.Run("code issued to another client", func(t *testing.T) {
+		// A second client of the same provider, with the same redirect
+		// URI: its code, brought to Switchboard's callback with a flow
+		// that matches, is refused (the exchange is authenticated as
+		// Switchboard's own client).
+		other, _ := p.client(t, s.url+"/auth/callback")
+		c, _, flow := flowTo(t, p, s.url, bob)
+		f, _ := signin.ParseFlow(flow.Value)
+		sum := sha256.Sum256([]byte(f.Verifier))
+		q := url.Values{
+			"client_id": {other}, "response_type": {"code"}, "scope": {"openid"},
+			"redirect_uri": {s.url + "/auth/callback"}, "state": {f.State}, "nonce": {f.Nonce},
+			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
+		}
+		resp := getWith(t, c, p.Issuer+"oauth2/auth?"+q.Encode(), nil)
+		cb := resp.Header.Get("Location")
+		if !strings.HasPrefix(cb, s.url+"/auth/callback?") || !strings.Contains(cb, "code=") {
+			t.Fatalf("the other client's flow ended at %q (%s)", cb, resp.Status)
+		}
+		if resp := callback(t, cb, flow); resp.StatusCode != http.StatusUnauthorized || sessionOf(resp) != nil {
+			t.Errorf("a code for another client = %s, want 401", resp.Status)
 		}
 	})
 
