@@ -58,6 +58,12 @@ type Config struct {
 	// ToolSearch sets how many tools a model is offered at once, and the
 	// optional embeddings that help rank them.
 	ToolSearch ToolSearch `json:"toolSearch"`
+	// Context sets how conversations longer than a model's window are
+	// kept going (the model that summarises them).
+	Context Context `json:"context"`
+	// Uploads bounds the files people upload into conversations and says
+	// where tools find them as files.
+	Uploads Uploads `json:"uploads"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.
@@ -328,6 +334,8 @@ type Agent struct {
 	// absent) means every server; an empty list means no tools.
 	Servers []string `json:"servers"`
 	Router  string   `json:"router"`
+	// Context overrides the global context settings for this agent.
+	Context Context `json:"context"`
 }
 
 // Assistant is the default conversational agent that hands work to named

@@ -129,4 +129,6 @@ func ExampleConfig_WriteEffective() {
 	// toolSearch:
 	//   maxTools: 0
 	//   embeddings: {}
+	// context: {}
+	// uploads: {}
 }

@@ -27,6 +27,8 @@ func (c *Config) Validate() error {
 	c.validateAgents(&p)
 	c.validateRest(&p)
 	c.validateToolSearch(&p)
+	c.validateContext(&p)
+	c.validateUploads(&p)
 	return p.join()
 }
 

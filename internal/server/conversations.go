@@ -125,6 +125,9 @@ type postMessageBody struct {
 	Model string `json:"model"`
 	// Images are attached to the message and go to the model with it.
 	Images []imageJSON `json:"images"`
+	// Uploads are the IDs of files uploaded to the conversation that the
+	// message attaches: the model is told of each (and sees images).
+	Uploads []string `json:"uploads"`
 }
 
 // postMessage runs the agent on the user's message and streams the run.
@@ -149,6 +152,14 @@ func (s *Server) postMessage() handlerFunc {
 		if err != nil {
 			return err
 		}
+		if err := s.chooseModel(u, body.Model); err != nil {
+			return err
+		}
+		attached, err := s.uploadParts(r.Context(), u, c.ID, body.Uploads)
+		if err != nil {
+			return err
+		}
+		images = append(images, attached...)
 		name := c.Agent
 		if body.Agent != "" {
 			if _, err := s.store.Agents.GetAgent(r.Context(), body.Agent); err != nil {

@@ -27,6 +27,7 @@ type Store interface {
 	ConfigEntries
 	UserCredentials
 	OAuth
+	Uploads
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"OAuth", testOAuth},
 		{"OAuthReplay", testOAuthReplay},
 		{"WebSessions", testWebSessions},
+		{"Uploads", testUploads},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
