@@ -64,12 +64,12 @@ func TestSummaryModel(t *testing.T) {
 	main, cheap := newTextModel(t, "Main says: "), newTextModel(t, "CHEAP SUMMARY of ")
 	dir := t.TempDir()
 	cfg := fmt.Sprintf("defaultModel: main\ncontext: {summaryModel: cheap}\nassistant: {router: off}\nmodels:\n"+
-		"  main: {provider: openai, baseURL: %q, model: big, toolMode: native, contextWindow: 60}\n"+
+		"  main: {provider: openai, baseURL: %q, model: big, toolMode: native, contextWindow: 100}\n"+
 		"  cheap: {provider: openai, baseURL: %q, model: small, toolMode: native}\n", main.URL+"/v1", cheap.URL+"/v1")
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	first := "a first question " + strings.Repeat("with many more words ", 4)
+	first := "a first question " + strings.Repeat("with many more words ", 6)
 	if r := run(t, dir, nil, "chat", "-p", first, "--conversation", "long"); r.code != 0 {
 		t.Fatalf("first turn: exit %d\n%s", r.code, r.stderr)
 	}
