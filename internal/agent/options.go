@@ -141,6 +141,12 @@ type Options struct {
 	// QueryVector, when set, returns the embedding of a request for the
 	// index's embeddings; nil (or a nil result) ranks by words alone.
 	QueryVector func(ctx context.Context, text string) []float32
+	// SummaryModel, when set, names the model that summarises the
+	// conversations of the named agent ("" is the assistant) when they
+	// outgrow the window, typically a cheaper one; it is asked at every
+	// summary, so a changed configuration applies on the next one. Nil, or
+	// "", summarises with the turn's own model.
+	SummaryModel func(agent string) string
 	// NewID returns approval ids when Approvals is nil, and run ids when a
 	// request has none; nil means random ids.
 	NewID func() string

@@ -45,12 +45,17 @@ func (t *turn) summarize(ctx context.Context, spec store.Agent, m Model, hist []
 	if latestSummary(hist) >= through {
 		return hist // already summarised up to here; fitting does the rest
 	}
-	transcript := renderTranscript(fitContext(contextFor(spec.Name, hist[:lastUser]), m.ContextWindow*2).msgs)
-	req := &llm.Request{
-		Model: m.ID, System: summaryPrompt,
-		Messages: []llm.Message{llm.UserText(transcript)}, MaxTokens: m.MaxTokens,
+	sm := t.summariser(ctx, spec.Name, m)
+	window := m.ContextWindow
+	if sm.ContextWindow > 0 && sm.ContextWindow < window {
+		window = sm.ContextWindow
 	}
-	resp, err := llm.Collect(m.Provider.Stream(ctx, req))
+	transcript := renderTranscript(fitContext(contextFor(spec.Name, hist[:lastUser]), window*2).msgs)
+	req := &llm.Request{
+		Model: sm.ID, System: summaryPrompt,
+		Messages: []llm.Message{llm.UserText(transcript)}, MaxTokens: sm.MaxTokens,
+	}
+	resp, err := llm.Collect(sm.Provider.Stream(ctx, req))
 	if err == nil && strings.TrimSpace(resp.Message.Text()) == "" {
 		err = fmt.Errorf("the model wrote an empty summary")
 	}
@@ -69,6 +74,26 @@ func (t *turn) summarize(ctx context.Context, spec store.Agent, m Model, hist []
 		"so the model summarised it; the summary is kept in the conversation and the messages stay stored.", through)
 	t.emit(Event{Kind: EventContext, Agent: spec.Name, Summary: text, Text: note})
 	return append(hist[:len(hist):len(hist)], sum)
+}
+
+// summariser returns the model that writes the summary of agent's
+// conversation: the configured summary model ([Options].SummaryModel), or
+// m, the turn's own, when none is set or it cannot be resolved (said in
+// the log: configuration validation names unknown models before this).
+func (t *turn) summariser(ctx context.Context, agent string, m Model) Model {
+	if t.r.opts.SummaryModel == nil {
+		return m
+	}
+	name := t.r.opts.SummaryModel(agent)
+	if name == "" || name == m.Name {
+		return m
+	}
+	sm, err := t.r.model(name)
+	if err != nil {
+		t.r.logger.WarnContext(ctx, "summary model unavailable; summarising with the turn's model", logKeyConversation, t.req.ConversationID, logKeyErr, err)
+		return m
+	}
+	return sm
 }
 
 // latestSummary returns the SummaryOf of the newest summary in hist, or 0.

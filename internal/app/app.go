@@ -185,6 +185,7 @@ func New(cfg *config.Config, opts *Options) (*App, error) {
 		TerminalTimeout:   cfg.Builtin.Terminal.Timeout,
 		TerminalMaxOutput: cfg.Builtin.Terminal.MaxOutput,
 		OutputDir:         a.outputDir(),
+		Uploads:           uploadSource{a},
 
 		TerminalSandbox:    cfg.Builtin.Terminal.Sandbox,
 		TerminalPolicy:     a.protectTerminal(terminalPolicy(cfg)),

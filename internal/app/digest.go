@@ -36,7 +36,7 @@ type Digests map[string]map[string]string
 // their owner (assistant, to the runtime; approvals, limits and
 // rateLimits, to the gate, the runtime and the HTTP server, for the calls
 // and turns that start after the reload).
-var liveSettings = []string{"mcpRoots", "sandbox", "defaultModel", "assistant", "approvals", "limits", "rateLimits"}
+var liveSettings = []string{"mcpRoots", "sandbox", "defaultModel", "assistant", "approvals", "limits", "rateLimits", "context"}
 
 // digests computes the digest of every entry of cfg. MCP servers are
 // digested as the host gets them, after defaults (roots, sandbox) are

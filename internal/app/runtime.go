@@ -180,7 +180,9 @@ func (a *App) Runtime(ctx context.Context) (*agent.Runtime, error) {
 			ToolBudget:  a.cfg.ToolSearch.MaxTools,
 			RankOptions: a.rankOptions,
 			QueryVector: a.queryVector,
-			Logger:      a.logger.With(logKeyComponent, "agent"),
+			// Read at every summary: a reload applies to the next one.
+			SummaryModel: func(agent string) string { return a.config().SummaryModelFor(agent) },
+			Logger:       a.logger.With(logKeyComponent, "agent"),
 		})
 		// As the gate: published, then the configuration read again.
 		a.runtimeBuilt.Store(a.runtime)

@@ -170,6 +170,10 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 	// tool calls). A reload replaces the limit (applyPolicies).
 	sh := a.replicas()
 	a.requests.set(a.config().RateLimits.RequestsPerMinute, func(n int) gate.Limiter { return requestLimiter(sh, n) })
+	uploads, err := a.uploadDir()
+	if err != nil {
+		return err
+	}
 	srv := server.New(server.StoresOf(st), tracedRunner{Runtime: rt, app: a}, a.registry, g, &server.Options{
 		Servers: serversView{a},
 		Pins:    pinsView{a},
@@ -196,6 +200,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string
 		PublicProbes:    a.cfg.Server.PublicProbes,
 		BodyReadTimeout: a.cfg.Server.BodyReadTimeout,
 		MaxStreams:      a.cfg.Server.MaxStreamsPerUser,
+		UploadMaxBytes:  a.cfg.Uploads.UploadMaxBytes(),
+		UploadDir:       uploads,
 		AllowedOrigins:  a.cfg.Server.AllowedOrigins,
 		// Switchboard is the OAuth authorization server of /mcp and the
 		// REST API, beside API keys: tokens, codes and grants live in the

@@ -60,6 +60,12 @@ type Config struct {
 	ToolSearch ToolSearch `json:"toolSearch"`
 	// Auth configures sign-in for people (OpenID Connect) and sessions.
 	Auth Auth `json:"auth"`
+	// Context sets how conversations longer than a model's window are
+	// kept going (the model that summarises them).
+	Context Context `json:"context"`
+	// Uploads bounds the files people upload into conversations and says
+	// where tools find them as files.
+	Uploads Uploads `json:"uploads"`
 
 	// unset lists ${VAR} references whose variable was not set, so that
 	// Validate can name them.
@@ -330,6 +336,8 @@ type Agent struct {
 	// absent) means every server; an empty list means no tools.
 	Servers []string `json:"servers"`
 	Router  string   `json:"router"`
+	// Context overrides the global context settings for this agent.
+	Context Context `json:"context"`
 }
 
 // Assistant is the default conversational agent that hands work to named

@@ -51,7 +51,7 @@ colour: blue
 				`limits.toolCallsPerTurn: expected an integer, got the string "ten" (line 8)`,
 				`limits.parallelToolCalls: expected an integer, got the number 1.5 (line 9)`,
 				`log: expected a mapping (key: value), got the string "text" (line 10)`,
-				`colour: unknown key; known keys: mcpServers, mcpRoots, openapiServers, builtin, results, models, defaultModel, agents, assistant, approvals, limits, server, rateLimits, log, data, database, tracing, sandbox, toolSearch, auth (line 11)`,
+				`colour: unknown key; known keys: mcpServers, mcpRoots, openapiServers, builtin, results, models, defaultModel, agents, assistant, approvals, limits, server, rateLimits, log, data, database, tracing, sandbox, toolSearch, auth, context, uploads (line 11)`,
 			},
 		},
 		{
@@ -205,7 +205,7 @@ func TestYAMLFormsDecode(t *testing.T) {
 	// Anchors are written under a key the schema does not know; that is an
 	// error, so the usual place for them is inside a known section.
 	_, err := loadText(t, "switchboard.yaml", "x-defaults: &srv {timeout: 90}\n", nil)
-	if diff := cmp.Diff([]string{"x-defaults: unknown key; known keys: mcpServers, mcpRoots, openapiServers, builtin, results, models, defaultModel, agents, assistant, approvals, limits, server, rateLimits, log, data, database, tracing, sandbox, toolSearch, auth (line 1)"}, problemsOf(err)); diff != "" {
+	if diff := cmp.Diff([]string{"x-defaults: unknown key; known keys: mcpServers, mcpRoots, openapiServers, builtin, results, models, defaultModel, agents, assistant, approvals, limits, server, rateLimits, log, data, database, tracing, sandbox, toolSearch, auth, context, uploads (line 1)"}, problemsOf(err)); diff != "" {
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}
 

@@ -55,6 +55,7 @@ func BuiltinTools() []string {
 	return []string{
 		"read_file", "write_file", "edit_file", "list_dir", "grep",
 		"terminal", "calculator", "current_time", "read_tool_output",
+		"read_upload",
 	}
 }
 

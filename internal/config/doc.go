@@ -153,7 +153,7 @@
 //	    ttl: 10m                  # refetch the document; 0 (default) = once
 //
 //	# Built-in tools: read_file, write_file, edit_file, list_dir, grep,
-//	# terminal, calculator, current_time, read_tool_output.
+//	# terminal, calculator, current_time, read_tool_output, read_upload.
 //	builtin:
 //	  roots: [.]                  # file tools stay inside (default: cwd)
 //	  disabled: [terminal]

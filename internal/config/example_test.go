@@ -133,4 +133,6 @@ func ExampleConfig_WriteEffective() {
 	//   sessions:
 	//     idle: 8h0m0s
 	//     absolute: 168h0m0s
+	// context: {}
+	// uploads: {}
 }

@@ -146,6 +146,7 @@ func (c *Config) resolvePaths(base, cwd, home string) {
 		return filepath.Join(base, p)
 	}
 	c.Data = abs(c.Data)
+	c.Uploads.Dir = abs(c.Uploads.Dir)
 	for i, r := range c.Builtin.Roots {
 		if r != "" {
 			c.Builtin.Roots[i] = abs(r)

@@ -28,6 +28,8 @@ func (c *Config) Validate() error {
 	c.validateRest(&p)
 	c.validateToolSearch(&p)
 	c.validateAuth(&p)
+	c.validateContext(&p)
+	c.validateUploads(&p)
 	return p.join()
 }
 

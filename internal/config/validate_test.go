@@ -246,7 +246,7 @@ func TestValidate(t *testing.T) {
 			},
 			want: []string{
 				"builtin.roots[1]: a root must not be empty",
-				`builtin.disabled[1]: unknown built-in tool "shell"; the built-in tools are read_file, write_file, edit_file, list_dir, grep, terminal, calculator, current_time, read_tool_output`,
+				`builtin.disabled[1]: unknown built-in tool "shell"; the built-in tools are read_file, write_file, edit_file, list_dir, grep, terminal, calculator, current_time, read_tool_output, read_upload`,
 				"builtin.terminal.maxOutput: must be greater than 0",
 				"results.maxBytes: must be greater than 0 (default 65536)",
 				"limits.toolCallsPerTurn: must be greater than 0 (default 10)",

@@ -169,7 +169,9 @@ func (g *Gate) Call(ctx context.Context, sf *Surface, req *Request) Result {
 	}
 	// The call acts for the caller the gate checked, whatever the surface
 	// put in ctx: a per-user upstream uses that user's credentials only.
-	cctx, cancel := tools.WithUser(ctx, req.Caller.ID), context.CancelFunc(func() {})
+	// It is made in the request's conversation, which scopes what a
+	// conversation's tools reach (its uploads).
+	cctx, cancel := tools.WithConversation(tools.WithUser(ctx, req.Caller.ID), req.ConversationID), context.CancelFunc(func() {})
 	if sf.Timeout > 0 {
 		cctx, cancel = context.WithTimeout(cctx, sf.Timeout)
 	}

@@ -77,6 +77,9 @@ func (s *Server) chatRun(ctx context.Context, u User, cr *chatRequest) (*agent.R
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	case slices.Contains(s.opts.Models(), cr.Model):
+		if err := s.chooseModel(u, cr.Model); err != nil {
+			return nil, err
+		}
 		req.Model = cr.Model
 	default:
 		return nil, errorf(http.StatusNotFound, "model_not_found", "model %q is neither an agent nor a configured model; list them at /v1/models", cr.Model)
@@ -167,7 +170,7 @@ func (s *Server) listModels() handlerFunc {
 		for _, a := range as {
 			data = append(data, modelJSON{ID: a.Name, Object: "model", Created: a.CreatedAt.Unix(), OwnedBy: "switchboard-agent"})
 		}
-		for _, m := range s.opts.Models() {
+		for _, m := range s.userModels(mustUser(r)) {
 			data = append(data, modelJSON{ID: m, Object: "model", OwnedBy: "switchboard"})
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})

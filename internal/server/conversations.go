@@ -131,6 +131,9 @@ type postMessageBody struct {
 	// Resources are MCP resources (switchboard:// URIs) read now and
 	// attached to the message.
 	Resources []string `json:"resources"`
+	// Uploads are the IDs of files uploaded to the conversation that the
+	// message attaches: the model is told of each (and sees images).
+	Uploads []string `json:"uploads"`
 }
 
 // postMessage runs the agent on the user's message and streams the run.
@@ -146,6 +149,10 @@ func (s *Server) postMessage() handlerFunc {
 		}
 		var body postMessageBody
 		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
+			return err
+		}
+		// A model the user may not use is refused before anything runs.
+		if err := s.chooseModel(u, body.Model); err != nil {
 			return err
 		}
 		images, err := imageParts(body.Images)
@@ -170,6 +177,11 @@ func (s *Server) postMessage() handlerFunc {
 			return err
 		}
 		images = append(append(promptParts, images...), resources...)
+		attached, err := s.uploadParts(r.Context(), u, c.ID, body.Uploads)
+		if err != nil {
+			return err
+		}
+		images = append(images, attached...)
 		name := c.Agent
 		if body.Agent != "" {
 			if _, err := s.store.Agents.GetAgent(r.Context(), body.Agent); err != nil {

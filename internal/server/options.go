@@ -205,6 +205,14 @@ type Options struct {
 	RequestLimiter gate.Limiter
 	// MaxBodyBytes bounds JSON request bodies; default 4 MiB.
 	MaxBodyBytes int64
+	// UploadMaxBytes bounds one upload into a conversation; default
+	// 10 MiB ([DefaultUploadMaxBytes]).
+	UploadMaxBytes int64
+	// UploadDir, when set, is where uploads are also written as files, in
+	// a directory per conversation, for file tools (a directory inside the
+	// roots, which app checks); the model is told each file's path. Empty
+	// writes no files.
+	UploadDir string
 	// SSEWriteTimeout bounds one SSE write to a slow client; default 10s.
 	SSEWriteTimeout time.Duration
 	// KeepRunsOnLeave keeps a conversation's run going when its client

@@ -83,6 +83,8 @@ func routes() []route {
 		{http.MethodDelete, "/api/v1/conversations/{id}", authenticated, documented, (*Server).deleteConversation},
 		{http.MethodPost, "/api/v1/conversations/{id}/messages", authenticated, documented, (*Server).postMessage},
 		{http.MethodGet, "/api/v1/conversations/{id}/export", authenticated, documented, (*Server).exportConversation},
+		{http.MethodPost, "/api/v1/conversations/{id}/uploads", authenticated, documented, (*Server).createUpload},
+		{http.MethodGet, "/api/v1/conversations/{id}/uploads", authenticated, documented, (*Server).listUploads},
 
 		{http.MethodGet, "/api/v1/runs/{id}/events", authenticated, documented, (*Server).runEvents},
 		{http.MethodDelete, "/api/v1/runs/{id}", authenticated, documented, (*Server).cancelRun},

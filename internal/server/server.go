@@ -48,6 +48,7 @@ type Server struct {
 // Defaults of [Options].
 const (
 	DefaultMaxBodyBytes    = 4 << 20
+	DefaultUploadMaxBytes  = 10 << 20
 	DefaultSSEWriteTimeout = 10 * time.Second
 	DefaultKeepAlive       = 15 * time.Second
 	DefaultBodyReadTimeout = 30 * time.Second
@@ -81,6 +82,9 @@ func New(st Stores, runner Runner, catalog Catalog, g *gate.Gate, opts *Options)
 		si := *o.SignIn
 		si.withDefaults()
 		o.SignIn = &si
+	}
+	if o.UploadMaxBytes <= 0 {
+		o.UploadMaxBytes = DefaultUploadMaxBytes
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes

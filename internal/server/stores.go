@@ -49,6 +49,13 @@ type Audit interface {
 	ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error)
 }
 
+// Uploads answers the uploads routes and the uploads a message attaches.
+type Uploads interface {
+	CreateUpload(ctx context.Context, u store.Upload) (store.Upload, error)
+	GetUpload(ctx context.Context, id string) (store.Upload, error)
+	ListUploads(ctx context.Context, conversationID string) ([]store.Upload, error)
+}
+
 // Stores are the route groups' stores, all required. [StoresOf] fills
 // them from one [store.Store]. The optional groups a store may keep (run
 // events, a change feed) are [Options.RunLog] and [Options.Changes].
@@ -58,16 +65,17 @@ type Stores struct {
 	AgentServers  AgentServers
 	Approvals     Approvals
 	Audit         Audit
+	Uploads       Uploads
 	// Users is what authentication reads when [Options.Users] is nil.
 	Users users.Source
 }
 
 // StoresOf returns every group served by st.
 func StoresOf(st store.Store) Stores {
-	return Stores{Conversations: st, Agents: st, AgentServers: st, Approvals: st, Audit: st, Users: st}
+	return Stores{Conversations: st, Agents: st, AgentServers: st, Approvals: st, Audit: st, Uploads: st, Users: st}
 }
 
 func (s Stores) complete() bool {
 	return s.Conversations != nil && s.Agents != nil && s.AgentServers != nil &&
-		s.Approvals != nil && s.Audit != nil && s.Users != nil
+		s.Approvals != nil && s.Audit != nil && s.Uploads != nil && s.Users != nil
 }

@@ -30,6 +30,7 @@ type Store interface {
 	OAuth
 	WebSessions
 	Identities
+	Uploads
 
 	// Close waits for running calls to finish and releases the database.
 	// Calls after Close fail. Close is idempotent and safe for concurrent use.

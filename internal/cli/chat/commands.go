@@ -23,6 +23,7 @@ const (
 	cmdNew                    // /new
 	cmdQuit                   // /quit (also /exit)
 	cmdHelp                   // /help
+	cmdModel                  // /model [name]
 	cmdUnknown                // a slash word that is none of these
 )
 
@@ -36,8 +37,10 @@ func parseInput(input string) (command, string) {
 	if strings.HasPrefix(s, "//") {
 		return cmdNone, s[1:]
 	}
-	word, _, _ := strings.Cut(s[1:], " ")
+	word, rest, _ := strings.Cut(s[1:], " ")
 	switch strings.ToLower(word) {
+	case "model", "models":
+		return cmdModel, strings.TrimSpace(rest)
 	case "tools":
 		return cmdTools, ""
 	case "servers":
@@ -57,11 +60,13 @@ func parseInput(input string) (command, string) {
 const helpText = `/tools     list the tools the agents may use
 /servers   list the tool servers and their state
 /agents    list the named agents
+/model     list the models you may use; /model NAME chooses one
 /new       start a new conversation
 /quit      leave (ctrl+c twice does too)
 //text     send a message that starts with "/"
 enter sends, alt+enter starts a new line, up recalls an earlier message,
-pgup/pgdown scroll, ctrl+c cancels a running answer.`
+pgup/pgdown scroll, ctrl+o shows or hides the model's summaries of
+earlier turns, ctrl+c cancels a running answer.`
 
 // table lays rows out in columns and cuts each line to width.
 func table(header []string, rows [][]string, width int) string {

@@ -127,6 +127,9 @@ func (m *model) onEvent(msg eventMsg) tea.Cmd {
 		m.note("· " + routerText(ev.Router))
 	case agent.EventContext:
 		m.note("· " + ev.Text)
+		if ev.Summary != "" {
+			m.add(summaryEntry("summary of the conversation so far, written by the model to fit its context window", ev.Summary))
+		}
 	case agent.EventError:
 		m.endAnswer()
 		if ev.Error != nil {

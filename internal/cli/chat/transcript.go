@@ -15,12 +15,13 @@ import (
 type entryKind int
 
 const (
-	entryUser   entryKind = iota // the user's message
-	entryAnswer                  // an agent's answer, markdown
-	entryTool                    // one tool call
-	entryNote                    // a one-line notice: router, handoff, approval
-	entryError                   // a failure or limit
-	entryBlock                   // command output, shown as it is
+	entryUser    entryKind = iota // the user's message
+	entryAnswer                   // an agent's answer, markdown
+	entryTool                     // one tool call
+	entryNote                     // a one-line notice: router, handoff, approval
+	entryError                    // a failure or limit
+	entryBlock                    // command output, shown as it is
+	entrySummary                  // the model's summary of earlier turns, collapsible
 )
 
 // entry is one item of the transcript.
@@ -47,6 +48,10 @@ type entry struct {
 	// vis holds back a character split between two pieces of a
 	// streaming answer (see visible.go).
 	vis visibleStream
+
+	// Summaries only: what it covers, and whether it is shown whole.
+	label    string
+	expanded bool
 
 	// Tool calls only.
 	call     *agent.CallInfo
@@ -107,6 +112,8 @@ func (e *entry) render(th *theme, spin string, width int) string {
 		return th.note.Render(truncate(e.text, max(width, 10)))
 	case entryError:
 		return th.errs.Render("✗ " + e.text)
+	case entrySummary:
+		return e.renderSummary(th, width)
 	}
 	return e.text
 }
@@ -138,6 +145,11 @@ func historyEntries(msgs []store.Message) []*entry {
 	var out []*entry
 	calls := map[string]*entry{}
 	for _, m := range msgs {
+		switch {
+		case m.SummaryOf > 0:
+			out = append(out, summaryEntry(summaryLabel(m.SummaryOf), m.Text()))
+			continue
+		}
 		switch m.Role {
 		case llm.RoleUser:
 			if t := m.Text(); t != "" {

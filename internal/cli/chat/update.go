@@ -100,6 +100,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "pgdown":
 		m.vp.PageDown()
 		return nil
+	case summaryKey:
+		if m.toggleSummaries() {
+			return nil
+		}
 	}
 	if m.reason {
 		if cmd, ok := m.reasonKey(s); ok {
@@ -219,6 +223,8 @@ func (m *model) submit() tea.Cmd {
 		return m.quit()
 	case cmdHelp:
 		m.block(helpText)
+	case cmdModel:
+		m.pickModel(arg)
 	case cmdUnknown:
 		m.errorNote(fmt.Sprintf("unknown command /%s; /help lists the commands (start with // to send a message that begins with /)", arg))
 	}

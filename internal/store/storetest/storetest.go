@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"OAuthReplay", testOAuthReplay},
 		{"WebSessions", testWebSessions},
 		{"Identities", testIdentities},
+		{"Uploads", testUploads},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,6 +47,9 @@ type Options struct {
 	// <user>/<id>.txt ([tools.UserOutputDir]). Empty means
 	// read_tool_output is not created.
 	OutputDir string
+	// Uploads reads the files people uploaded into conversations; nil
+	// means read_upload is not created.
+	Uploads UploadSource
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Environ returns Switchboard's environment, from which terminal
@@ -91,6 +94,7 @@ const (
 	nameCalculator     = "calculator"
 	nameCurrentTime    = "current_time"
 	nameReadToolOutput = "read_tool_output"
+	nameReadUpload     = "read_upload"
 )
 
 // Names returns the name of every built-in tool, in the order [New] returns
@@ -99,6 +103,7 @@ func Names() []string {
 	return []string{
 		nameReadFile, nameWriteFile, nameEditFile, nameListDir, nameGrep,
 		nameTerminal, nameCalculator, nameCurrentTime, nameReadToolOutput,
+		nameReadUpload,
 	}
 }
 
@@ -165,6 +170,12 @@ func New(opts *Options) ([]tools.Tool, error) {
 				return nil
 			}
 			return newReadToolOutput(o.OutputDir)
+		},
+		nameReadUpload: func() *tool {
+			if o.Uploads == nil {
+				return nil
+			}
+			return newReadUpload(o.Uploads)
 		},
 	}
 	var out []tools.Tool

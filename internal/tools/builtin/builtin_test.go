@@ -119,7 +119,7 @@ func write(t testing.TB, path, content string) {
 }
 
 func TestNames(t *testing.T) {
-	e := newEnv(t, &Options{OutputDir: t.TempDir()})
+	e := newEnv(t, &Options{OutputDir: t.TempDir(), Uploads: uploadMap{}})
 	var got []string
 	for n := range e.tools {
 		got = append(got, n)
@@ -164,12 +164,12 @@ func TestNewDefaultsAndDisabled(t *testing.T) {
 	for _, tl := range ts {
 		got = append(got, tl.Info().Name)
 	}
-	want := slices.DeleteFunc(Names(), func(n string) bool { return n == nameReadToolOutput })
+	want := slices.DeleteFunc(Names(), func(n string) bool { return n == nameReadToolOutput || n == nameReadUpload })
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("New(nil) tools mismatch (-want +got):\n%s", diff)
 	}
 
-	ts, err = New(&Options{Roots: []string{t.TempDir()}, Disabled: []string{nameTerminal, nameWriteFile}, OutputDir: t.TempDir()})
+	ts, err = New(&Options{Roots: []string{t.TempDir()}, Disabled: []string{nameTerminal, nameWriteFile}, OutputDir: t.TempDir(), Uploads: uploadMap{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +185,8 @@ func TestNewDefaultsAndDisabled(t *testing.T) {
 
 // TestInfo checks every tool's description, schema and annotations.
 func TestInfo(t *testing.T) {
-	e := newEnv(t, &Options{OutputDir: t.TempDir()})
-	readOnlyTools := []string{nameReadFile, nameListDir, nameGrep, nameCalculator, nameCurrentTime, nameReadToolOutput}
+	e := newEnv(t, &Options{OutputDir: t.TempDir(), Uploads: uploadMap{}})
+	readOnlyTools := []string{nameReadFile, nameListDir, nameGrep, nameCalculator, nameCurrentTime, nameReadToolOutput, nameReadUpload}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
 			info := e.tools[name].Info()
@@ -246,7 +246,7 @@ func TestInfo(t *testing.T) {
 }
 
 func TestArgumentErrors(t *testing.T) {
-	e := newEnv(t, &Options{OutputDir: t.TempDir()})
+	e := newEnv(t, &Options{OutputDir: t.TempDir(), Uploads: uploadMap{}})
 	tests := []struct {
 		tool, args, want string
 	}{
@@ -261,6 +261,7 @@ func TestArgumentErrors(t *testing.T) {
 		{nameCalculator, ``, "expression is empty"},
 		{nameTerminal, `{"command":"  "}`, "command is empty"},
 		{nameReadToolOutput, `{}`, "is malformed"},
+		{nameReadUpload, `{}`, "is malformed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
