@@ -19,4 +19,6 @@ const (
 	logKeyRestart       = "restartFor"
 	logKeyFile          = "file"
 	logKeyTrigger       = "trigger"
+	logKeyPart          = "part"
+	logKeyState         = "state"
 )
