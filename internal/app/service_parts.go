@@ -15,6 +15,9 @@ func (s *service) run(ctx context.Context, ready func(addr string)) error {
 	a := s.app
 	a.svc.Store(s)
 	defer a.svc.Store(nil)
+	// The http part closes the gateway; this closes it (again, which is
+	// harmless) when the service stopped before that part started.
+	defer s.gateway.Close()
 	g := &group{parts: s.parts(), timeout: ShutdownTimeout, logger: a.logger}
 	return g.run(ctx, func() {
 		if ready != nil {
