@@ -17,14 +17,12 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
-	"github.com/switchboard-mcp/switchboard/internal/observe"
 	"github.com/switchboard-mcp/switchboard/internal/protect"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
 	"github.com/switchboard-mcp/switchboard/internal/tools/openapi"
-	"github.com/switchboard-mcp/switchboard/internal/users"
 )
 
 // Options tune how an [App] is built. A nil *Options means defaults.
@@ -64,9 +62,6 @@ type App struct {
 	// added at run time; entries is the runtime configuration.
 	file    atomic.Pointer[config.Config]
 	entries *entries
-	// serving is set while Serve runs: only then are entry changes
-	// applied in this process.
-	serving atomic.Bool
 	only    []string                       // Options.Only
 	load    func() (*config.Config, error) // Options.Reload
 	logger  *slog.Logger
@@ -125,19 +120,15 @@ type App struct {
 
 	oauthClient *http.Client
 
-	// metrics, set while serving, counts tool calls, model requests and
-	// server states; /metrics serves it. tracing, set while serving with an
-	// OTLP endpoint, makes spans for tool calls and model requests. Both
-	// are nil otherwise, which observes nothing.
-	metrics atomic.Pointer[observe.Metrics]
-	tracing atomic.Pointer[observe.Tracing]
+	// svc is the running service while Serve runs, nil otherwise: the
+	// hooks of the parts built here (tools, models, the gate, the pool)
+	// observe through its metrics and tracing, so one-shot commands build
+	// no registry they would never serve.
+	svc atomic.Pointer[service]
 
-	// users, set while serving, is the cached view of the users that the
-	// HTTP API and the gateway share; see [App.InvalidateUsers].
-	users atomic.Pointer[users.Directory]
-
-	// onStatus, when set, receives MCP server state changes (for metrics).
-	onStatus atomic.Pointer[func(server string, up, restarted bool)]
+	// started is set by the first Start: a second, Serve's after the
+	// command line's, returns at once.
+	started atomic.Bool
 
 	// sweepEvery, when set (by tests), replaces SweepInterval.
 	sweepEvery time.Duration
@@ -281,7 +272,12 @@ func (a *App) outputDir() string {
 // concurrently. It returns when each has become ready or failed its first
 // attempt, so start-up takes as long as the slowest server. A server that
 // fails is reported by [App.Servers]; Start itself fails only when ctx ends.
+// Start runs once: [App.Serve] calls it, and returns at once when the
+// command line called it before.
 func (a *App) Start(ctx context.Context) error {
+	if !a.started.CompareAndSwap(false, true) {
+		return ctx.Err()
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() { a.pool.Start(ctx) })
 	for _, s := range a.openapiServers() {
@@ -361,9 +357,10 @@ func (a *App) Diagnose(ctx context.Context, only []string) []*ServerReport {
 	return out
 }
 
-// statusChanged forwards an MCP server's state change to the metrics hook.
+// statusChanged counts an MCP server's state change in the running
+// service's metrics.
 func (a *App) statusChanged(st mcphost.Status) {
-	if f := a.onStatus.Load(); f != nil {
-		(*f)(st.Name, st.State == mcphost.StateReady, st.State == mcphost.StateRestarting)
+	if s := a.svc.Load(); s != nil {
+		s.serverStatus(st)
 	}
 }

@@ -27,7 +27,7 @@ var layers = map[string]int{
 
 	"internal/llm":        2,
 	"internal/tools":      2,
-	"internal/tools/rank": 2, // the tool retriever: agent and cli use it; app gives it to textcall
+	"internal/tools/rank": 2, // the tool retriever: agent uses it (cli through app); app gives it to textcall
 	"internal/store":      2,
 
 	"internal/llm/openai":     3,
@@ -37,7 +37,7 @@ var layers = map[string]int{
 	"internal/llm/textcall":   3,
 	"internal/tools/builtin":  3,
 	"internal/tools/openapi":  3,
-	"internal/tools/pin":      3, // tool pinning: tools plus the store's pins; app, cli and server use it
+	"internal/tools/pin":      3, // tool pinning: tools plus the store's pins; app and server use it
 	"internal/mcphost":        3,
 	"internal/mcphost/stdio":  3, // the stdio transport: mcphost's client runs on it; see fenced
 	"internal/gate":           3, // the one enforcement path of tool calls: agent, server and mcpserve call it
@@ -207,4 +207,28 @@ func isTestSupport(p string) bool {
 		}
 	}
 	return false
+}
+
+// cliForbidden are the parts the command line asks app for instead of
+// building or calling them itself: app is the one composition root.
+var cliForbidden = []string{
+	"internal/agent", "internal/store", "internal/tools", "internal/gate", "internal/llm",
+}
+
+// TestCLIThinFace checks that the command line's production files import
+// none of the parts app builds (tests may, to check what they did).
+// internal/cli/chat is left out: its Backend speaks the agent's records.
+func TestCLIThinFace(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{range .Imports}}{{.}} {{end}}", module+"/internal/cli").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		to := strings.TrimPrefix(imp, module+"/")
+		for _, f := range cliForbidden {
+			if under(to, f) {
+				t.Errorf("internal/cli imports %s: ask app for what the command needs (see docs/ARCHITECTURE.md, \"Parts and layers\")", to)
+			}
+		}
+	}
 }

@@ -220,7 +220,7 @@ func TestRuntimeModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	a.serving.Store(true) // apply here, as serve does
+	a.svc.Store(&service{app: a}) // apply here, as serve does
 	ctx := t.Context()
 	const key = "sk-runtime-model-key-123"
 	if _, err := a.PutConfigEntry(ctx, "root", store.EntryModel, "fast", []byte(`{"provider":"openai","model":"gpt-4o-mini","apiKey":"`+key+`","baseURL":"http://127.0.0.1:1/v1"}`), true); err != nil {

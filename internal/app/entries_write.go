@@ -185,7 +185,7 @@ func (e *entries) audit(ctx context.Context, st store.AuditLog, by server.Actor,
 // a process that only writes the store (the CLI) leaves applying to the
 // serving ones.
 func (e *entries) applyHere(ctx context.Context) {
-	if e.a.serving.Load() {
+	if e.a.svc.Load() != nil {
 		e.apply(ctx, e.a.file.Load(), "runtime entry changed")
 	}
 }

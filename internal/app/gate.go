@@ -30,7 +30,7 @@ func (a *App) Gate(ctx context.Context) (*gate.Gate, error) {
 			Logger:  a.logger.With(logKeyComponent, "gate"),
 			// Counted here, once per call, whichever surface made it.
 			Observe: func(tool, server, outcome string, d time.Duration) {
-				a.metrics.Load().ObserveToolCall(tool, server, outcome, d)
+				a.meter().ObserveToolCall(tool, server, outcome, d)
 			},
 		})
 		// Published before the configuration is read again: a reload

@@ -20,4 +20,6 @@ const (
 	logKeyFile          = "file"
 	logKeyTrigger       = "trigger"
 	logKeyUser          = "user"
+	logKeyPart          = "part"
+	logKeyState         = "state"
 )

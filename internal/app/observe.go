@@ -50,7 +50,21 @@ func (a *App) observe(kind tools.Kind, server string, ts []tools.Tool) []tools.T
 }
 
 // tracer returns the tracing of the running service, or nil (no spans).
-func (a *App) tracer() *observe.Tracing { return a.tracing.Load() }
+func (a *App) tracer() *observe.Tracing {
+	if s := a.svc.Load(); s != nil {
+		return s.tracing
+	}
+	return nil
+}
+
+// meter returns the metrics of the running service, or nil (counts
+// nothing).
+func (a *App) meter() *observe.Metrics {
+	if s := a.svc.Load(); s != nil {
+		return s.metrics
+	}
+	return nil
+}
 
 // observedProvider counts model requests, tokens and time to first token.
 type observedProvider struct {
@@ -87,7 +101,7 @@ func (p observedProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq
 		if failure != nil {
 			outcome = store.OutcomeError
 		}
-		p.app.metrics.Load().ObserveModelRequest(p.model, string(outcome), ttft, usage.InputTokens, usage.OutputTokens)
+		p.app.meter().ObserveModelRequest(p.model, string(outcome), ttft, usage.InputTokens, usage.OutputTokens)
 		end(failure)
 	}
 }

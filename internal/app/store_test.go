@@ -74,7 +74,7 @@ func TestOneShotBuildsNoMetrics(t *testing.T) {
 	if _, err := a.Registry().Call(t.Context(), "current_time", &tools.CallRequest{}); err != nil {
 		t.Fatalf("calling a built-in tool: %v", err)
 	}
-	if m, tr := a.metrics.Load(), a.tracer(); m != nil || tr != nil {
+	if m, tr := a.meter(), a.tracer(); m != nil || tr != nil {
 		t.Fatalf("metrics %v, tracing %v; want none outside Serve", m, tr)
 	}
 }

@@ -136,7 +136,7 @@ func (a *App) RemoveUser(ctx context.Context, name string) error {
 // announces that users changed (another replica's write); the app calls
 // it after its own writes. It does nothing when not serving.
 func (a *App) InvalidateUsers() {
-	if d := a.users.Load(); d != nil {
-		d.Invalidate()
+	if s := a.svc.Load(); s != nil {
+		s.users.Invalidate()
 	}
 }

@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/app"
 )
 
 func newAgentsCmd(g *globals) *cobra.Command {
@@ -21,13 +20,13 @@ when serve starts; agents created here persist. Changes apply on the agent's nex
 turn, with no restart.`,
 	}
 	// withStore adds the hints of agent commands to the store's errors.
-	withStore := func(run func(cmd *cobra.Command, st store.Agents, args []string) error) func(*cobra.Command, []string) error {
-		return g.withStore(func(cmd *cobra.Command, st store.Store, args []string) error {
-			err := run(cmd, st, args)
+	withStore := func(run func(cmd *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
+		return g.withStore(func(cmd *cobra.Command, a *app.App, args []string) error {
+			err := run(cmd, a, args)
 			switch {
-			case errors.Is(err, store.ErrNotFound):
+			case app.IsNotFound(err):
 				return usageErr(err, "`switchboard agents list` shows the agents")
-			case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrInvalid):
+			case app.IsRefused(err):
 				return usageErr(err, "")
 			}
 			return err
@@ -38,36 +37,36 @@ turn, with no restart.`,
 		Use:   "list",
 		Short: "List the agents",
 		Args:  cobra.NoArgs,
-		RunE: withStore(func(cmd *cobra.Command, st store.Agents, _ []string) error {
-			as, err := st.ListAgents(cmd.Context())
+		RunE: withStore(func(cmd *cobra.Command, a *app.App, _ []string) error {
+			as, err := a.Agents(cmd.Context())
 			if err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tMODEL\tSERVERS\tSOURCE\tDESCRIPTION")
-			for _, a := range as {
+			for _, ag := range as {
 				servers := "(all)"
-				if a.Servers != nil {
-					servers = dash(strings.Join(a.Servers, ","))
+				if ag.Servers != nil {
+					servers = dash(strings.Join(ag.Servers, ","))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Name, dash(a.Model), servers, a.Source, oneLine(a.Description, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ag.Name, dash(ag.Model), servers, ag.Source, oneLine(ag.Description, 60))
 			}
 			return tw.Flush()
 		}),
 	}
 
-	var add store.Agent
+	var add app.Agent
 	var servers []string
 	create := &cobra.Command{
 		Use:   "add NAME",
 		Short: "Create an agent",
 		Args:  cobra.ExactArgs(1),
-		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
-			add.Name, add.Source = args[0], store.SourceRuntime
+		RunE: withStore(func(cmd *cobra.Command, a *app.App, args []string) error {
+			add.Name = args[0]
 			if cmd.Flags().Changed("servers") {
 				add.Servers = append([]string{}, servers...)
 			}
-			_, err := st.CreateAgent(cmd.Context(), add)
+			_, err := a.AddAgent(cmd.Context(), add)
 			return err
 		}),
 	}
@@ -82,26 +81,24 @@ turn, with no restart.`,
 		Use:   "rm NAME",
 		Short: "Delete an agent",
 		Args:  cobra.ExactArgs(1),
-		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
-			return st.DeleteAgent(cmd.Context(), args[0])
+		RunE: withStore(func(cmd *cobra.Command, a *app.App, args []string) error {
+			return a.DeleteAgent(cmd.Context(), args[0])
 		}),
 	}
 	assign := &cobra.Command{
 		Use:   "assign AGENT SERVER",
 		Short: "Let an agent use a server's tools (\"give bob email access\")",
 		Args:  cobra.ExactArgs(2),
-		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
-			_, err := st.AssignServer(cmd.Context(), args[0], args[1])
-			return err
+		RunE: withStore(func(cmd *cobra.Command, a *app.App, args []string) error {
+			return a.AssignServer(cmd.Context(), args[0], args[1])
 		}),
 	}
 	remove := &cobra.Command{
 		Use:   "remove AGENT SERVER",
 		Short: "Take a server's tools away from an agent",
 		Args:  cobra.ExactArgs(2),
-		RunE: withStore(func(cmd *cobra.Command, st store.Agents, args []string) error {
-			_, err := st.RemoveServer(cmd.Context(), args[0], args[1])
-			return err
+		RunE: withStore(func(cmd *cobra.Command, a *app.App, args []string) error {
+			return a.RemoveServer(cmd.Context(), args[0], args[1])
 		}),
 	}
 	cmd.AddCommand(list, create, rm, assign, remove)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/store"
+	"github.com/switchboard-mcp/switchboard/internal/app"
 )
 
 // auditJSON is one tool call as `switchboard audit --json` prints it.
@@ -55,14 +55,14 @@ RFC 3339). --json prints one JSON object per line.`,
 			}
 			return nil
 		},
-		RunE: g.withStore(func(cmd *cobra.Command, st store.Store, _ []string) error {
+		RunE: g.withStore(func(cmd *cobra.Command, a *app.App, _ []string) error {
 			from, err := parseSince(since, time.Now())
 			if err != nil {
 				return err // PreRunE has checked it
 			}
-			recs, err := st.ListAudit(cmd.Context(), store.AuditFilter{
+			recs, err := a.Audit(cmd.Context(), app.AuditFilter{
 				Tool: tool, Server: server, User: user, ConversationID: conversation,
-				Since: from, Outcome: store.Outcome(outcome), Limit: limit,
+				Since: from, Outcome: app.Outcome(outcome), Limit: limit,
 			})
 			if err != nil {
 				return err

@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/gate"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func newCallCmd(g *globals) *cobra.Command {
@@ -60,21 +58,21 @@ printed), 2 on usage, configuration or connection errors.`,
 			defer a.Close()
 
 			stderr := cmd.ErrOrStderr()
-			res, err := a.CallLocal(cmd.Context(), name, &tools.CallRequest{
+			res, err := a.CallLocal(cmd.Context(), name, &app.CallRequest{
 				Arguments: raw,
-				Progress: func(p tools.Progress) {
+				Progress: func(p app.Progress) {
 					fmt.Fprintln(stderr, progressLine(p))
 				},
 			})
-			var refused *gate.Refusal
+			var refused *app.Refusal
 			switch {
-			case errors.Is(err, tools.ErrHeld):
+			case app.IsHeld(err):
 				return usageErr(err, "") // the hold's message says how to accept the change
 			case errors.As(err, &refused):
 				return usageErr(err, "the approvals section of the configuration decides which tools may run")
-			case errors.Is(err, tools.ErrNotFound):
-				return usageErr(err, unknownToolHint(name, a.Registry().List()))
-			case errors.Is(err, tools.ErrUnavailable):
+			case app.IsUnknownTool(err):
+				return usageErr(err, unknownToolHint(name, a.Tools()))
+			case app.IsUnavailable(err):
 				return usageErr(err, "`switchboard servers` shows why the server is down")
 			case err != nil:
 				return usageErr(err, "")
@@ -128,22 +126,22 @@ func callArgs(args []string, stdin io.Reader) (json.RawMessage, error) {
 
 // writeResult prints a result for a person: text as is, other blocks as a
 // one-line summary, structured content when there is no text.
-func writeResult(w io.Writer, r *tools.Result) {
+func writeResult(w io.Writer, r *app.Result) {
 	hasText := false
 	for _, c := range r.Content {
 		switch c.Type {
-		case tools.ContentText:
+		case app.ContentText:
 			hasText = true
 			fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
-		case tools.ContentImage, tools.ContentAudio:
+		case app.ContentImage, app.ContentAudio:
 			fmt.Fprintf(w, "[%s %s, %d bytes]\n", c.Type, c.MIMEType, len(c.Data))
-		case tools.ContentResource:
+		case app.ContentResource:
 			fmt.Fprintf(w, "[resource %s %s]\n", c.URI, c.MIMEType)
 			if c.Text != "" {
 				hasText = true
 				fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
 			}
-		case tools.ContentResourceLink:
+		case app.ContentResourceLink:
 			fmt.Fprintf(w, "[resource link %s %s]\n", c.URI, c.Name)
 		}
 	}
@@ -155,7 +153,7 @@ func writeResult(w io.Writer, r *tools.Result) {
 	}
 }
 
-func progressLine(p tools.Progress) string {
+func progressLine(p app.Progress) string {
 	s := fmt.Sprintf("progress: %g", p.Progress)
 	if p.Total > 0 {
 		s += fmt.Sprintf("/%g", p.Total)
@@ -167,7 +165,7 @@ func progressLine(p tools.Progress) string {
 }
 
 // unknownToolHint suggests tools whose names contain the one asked for.
-func unknownToolHint(name string, entries []tools.Entry) string {
+func unknownToolHint(name string, entries []app.ToolEntry) string {
 	var near []string
 	_, short, _ := strings.Cut(name, "__")
 	for _, e := range entries {

@@ -9,11 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/cli/chat"
-	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func newChatCmd(g *globals) *cobra.Command {
@@ -60,11 +57,10 @@ Write @name at the start of a word to hand the message to a named agent.`,
 				return err
 			}
 			defer a.Close()
-			rt, err := a.Runtime(cmd.Context())
-			if err != nil {
+			if _, err := a.Runtime(cmd.Context()); err != nil {
 				return usageErr(err, "check database.url or the data directory (--data)")
 			}
-			b := &chatBackend{app: a, rt: rt}
+			b := &chatBackend{app: a}
 			if agentName != "" {
 				if _, ok, err := b.agentSpec(cmd.Context(), agentName); err != nil {
 					return err
@@ -104,18 +100,17 @@ Write @name at the start of a word to hand the message to a named agent.`,
 // chatBackend gives the terminal chat the app's runtime and catalogue.
 type chatBackend struct {
 	app *app.App
-	rt  *agent.Runtime
 }
 
-func (b *chatBackend) Run(ctx context.Context, req *agent.Request) iter.Seq2[agent.Event, error] {
-	return b.rt.Run(ctx, req)
+func (b *chatBackend) Run(ctx context.Context, req *app.RunRequest) iter.Seq2[app.RunEvent, error] {
+	return b.app.Run(ctx, req)
 }
 
-func (b *chatBackend) Decide(ctx context.Context, id string, d agent.Decision) error {
-	return b.rt.Decide(ctx, id, d)
+func (b *chatBackend) Decide(ctx context.Context, id string, d app.Decision) error {
+	return b.app.Decide(ctx, id, d)
 }
 
-func (b *chatBackend) Tools() []tools.Entry { return b.app.Registry().List() }
+func (b *chatBackend) Tools() []app.ToolEntry { return b.app.Tools() }
 
 func (b *chatBackend) Servers() []chat.ServerLine {
 	var out []chat.ServerLine
@@ -125,23 +120,23 @@ func (b *chatBackend) Servers() []chat.ServerLine {
 	return out
 }
 
-func (b *chatBackend) Agents(ctx context.Context) ([]store.Agent, error) {
+func (b *chatBackend) Agents(ctx context.Context) ([]app.Agent, error) {
 	return b.app.Agents(ctx)
 }
 
-func (b *chatBackend) History(ctx context.Context, id string) ([]store.Message, error) {
+func (b *chatBackend) History(ctx context.Context, id string) ([]app.Message, error) {
 	return b.app.History(ctx, id)
 }
 
-func (b *chatBackend) agentSpec(ctx context.Context, name string) (store.Agent, bool, error) {
+func (b *chatBackend) agentSpec(ctx context.Context, name string) (app.Agent, bool, error) {
 	list, err := b.app.Agents(ctx)
 	if err != nil {
-		return store.Agent{}, false, err
+		return app.Agent{}, false, err
 	}
 	for _, s := range list {
 		if s.Name == name {
 			return s, true, nil
 		}
 	}
-	return store.Agent{}, false, nil
+	return app.Agent{}, false, nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // The listing commands (`prompts`, `resources`) share their shape: start
@@ -83,7 +82,7 @@ func onlyServer(s string) []string {
 func mcpReady(a *app.App, server string) []string {
 	var names []string
 	for _, s := range a.Servers() {
-		if s.Kind == tools.KindMCP && s.State == "ready" && (server == "" || s.Name == server) {
+		if s.Kind == app.KindMCP && s.State == "ready" && (server == "" || s.Name == server) {
 			names = append(names, s.Name)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/config"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
-	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // globals holds the flags every command accepts and what they lead to.
@@ -135,14 +134,13 @@ func (g *globals) withApp(run func(cmd *cobra.Command, a *app.App, args []string
 }
 
 // withStore is [globals.withApp] for commands that work on the database:
-// run gets the opened store.
-func (g *globals) withStore(run func(cmd *cobra.Command, st store.Store, args []string) error) func(*cobra.Command, []string) error {
+// the store is open when run gets the app.
+func (g *globals) withStore(run func(cmd *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
 	return g.withApp(func(cmd *cobra.Command, a *app.App, args []string) error {
-		st, err := a.Store(cmd.Context())
-		if err != nil {
+		if _, err := a.Store(cmd.Context()); err != nil {
 			return usageErr(err, "check database.url or the data directory (--data)")
 		}
-		return run(cmd, st, args)
+		return run(cmd, a, args)
 	})
 }
 

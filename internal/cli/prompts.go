@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // promptListing is one server's entry of `prompts --json`.
@@ -64,7 +63,7 @@ func newPromptsCmd(g *globals) *cobra.Command {
 				}
 				for _, m := range res.Messages {
 					fmt.Fprintf(cmd.OutOrStdout(), "[%s] ", m.Role)
-					writeResult(cmd.OutOrStdout(), &tools.Result{Content: []tools.Content{m.Content}})
+					writeResult(cmd.OutOrStdout(), &app.Result{Content: []app.Content{m.Content}})
 				}
 				return nil
 			})

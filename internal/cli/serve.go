@@ -63,10 +63,6 @@ with the key in an Authorization header).`,
 			if err != nil {
 				return usageErr(fmt.Errorf("listening on %s: %w", listen, err), "choose another address with --addr")
 			}
-			if err := a.Start(cmd.Context()); err != nil {
-				ln.Close()
-				return nil // interrupted while the servers were starting
-			}
 			if pprofAddr != "" {
 				stop, err := serveProfiles(cmd.Context(), a, pprofAddr)
 				if err != nil {
@@ -79,14 +75,10 @@ with the key in an Authorization header).`,
 					}
 				}()
 			}
-			for _, s := range a.Servers() {
-				if s.State != "ready" && s.State != "disabled" {
-					logger.Warn("tool server not ready", logKeyServer, s.Name, logKeyState, s.State, logKeyErr, s.LastError)
-				}
-			}
 			if cfg.DefaultModel == "" {
 				logger.Warn("no model configured: the UI and API answer with how to connect one", logKeyHint, app.NoModelHint)
 			}
+			// Serve starts the tool servers, and reports those not ready.
 			err = a.Serve(cmd.Context(), ln, func(addr string) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "switchboard %s listening on http://%s (data: %s)\n", version.String(), addr, cfg.Data)
 			})

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 func newServersCmd(g *globals) *cobra.Command {
@@ -68,7 +67,7 @@ server wrote to stderr follow.`,
 func writeServerNotes(w io.Writer, st []app.ServerStatus) {
 	var mcp, noisy []app.ServerStatus
 	for _, s := range st {
-		if s.Kind == tools.KindMCP {
+		if s.Kind == app.KindMCP {
 			mcp = append(mcp, s)
 			if s.NonProtocolLines > 0 {
 				noisy = append(noisy, s)

@@ -10,18 +10,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // toolJSON is one tool as `switchboard tools --json` prints it.
 type toolJSON struct {
-	Name         string             `json:"name"`
-	Description  string             `json:"description,omitempty"`
-	InputSchema  json.RawMessage    `json:"inputSchema"`
-	OutputSchema json.RawMessage    `json:"outputSchema,omitempty"`
-	Annotations  *tools.Annotations `json:"annotations,omitempty"`
-	Server       string             `json:"server,omitempty"`
-	Origin       tools.Origin       `json:"origin"`
+	Name         string               `json:"name"`
+	Description  string               `json:"description,omitempty"`
+	InputSchema  json.RawMessage      `json:"inputSchema"`
+	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+	Annotations  *app.ToolAnnotations `json:"annotations,omitempty"`
+	Server       string               `json:"server,omitempty"`
+	Origin       app.ToolOrigin       `json:"origin"`
 }
 
 func newToolsCmd(g *globals) *cobra.Command {
@@ -75,12 +74,12 @@ reached through find_tools), with each tool's score and the words that matched.`
 			if rankSet {
 				return runRank(cmd.Context(), a, cmd.OutOrStdout(), agent, request, asJSON)
 			}
-			entries := a.Registry().List()
+			entries := a.Tools()
 			if server != "" {
 				if !slices.ContainsFunc(a.Servers(), func(s app.ServerStatus) bool { return s.Name == server }) {
 					return usageErr(fmt.Errorf("no server named %q", server), "`switchboard servers` lists the configured servers")
 				}
-				entries = slices.DeleteFunc(entries, func(e tools.Entry) bool { return serverOf(e) != server })
+				entries = slices.DeleteFunc(entries, func(e app.ToolEntry) bool { return serverOf(e) != server })
 			}
 			if held := a.Registry().Held(); len(held) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %d tool(s) held because their server changed their definition (%s); `switchboard tools changes` shows the diffs\n",
@@ -129,15 +128,15 @@ reached through find_tools), with each tool's score and the words that matched.`
 	return cmd
 }
 
-func serverOf(e tools.Entry) string {
-	if e.Origin.Kind == tools.KindBuiltin {
+func serverOf(e app.ToolEntry) string {
+	if e.Origin.Kind == app.KindBuiltin {
 		return "builtin"
 	}
 	return e.Origin.Server
 }
 
-func origin(o tools.Origin) string {
-	if o.Kind == tools.KindBuiltin {
+func origin(o app.ToolOrigin) string {
+	if o.Kind == app.KindBuiltin {
 		return "builtin"
 	}
 	return string(o.Kind) + ":" + o.Server
@@ -145,7 +144,7 @@ func origin(o tools.Origin) string {
 
 // hints summarises annotations: read-only, destructive, or "-" when the
 // tool declared none (which the approval policy treats as unknown).
-func hints(a *tools.Annotations) string {
+func hints(a *app.ToolAnnotations) string {
 	if a == nil {
 		return "-"
 	}
@@ -165,7 +164,7 @@ func hints(a *tools.Annotations) string {
 	return strings.Join(h, ",")
 }
 
-func heldList(es []tools.Entry) string {
+func heldList(es []app.ToolEntry) string {
 	names := make([]string, len(es))
 	for i, e := range es {
 		names[i] = e.Name

@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/tools/pin"
 )
 
 func newToolsChangesCmd(g *globals) *cobra.Command {
@@ -89,7 +87,7 @@ changes again and review the new diff.`,
 			if u := g.env.Getenv("USER"); u != "" {
 				by = "cli:" + u
 			}
-			sel := pin.Selection{Names: args, Server: server, All: all}
+			sel := app.PinSelection{Names: args, Server: server, All: all}
 			if hash != "" {
 				sel.Hashes = map[string]string{args[0]: hash}
 			}
@@ -99,9 +97,9 @@ changes again and review the new diff.`,
 				fmt.Fprintf(out, "accepted %s\n", c.Name)
 			}
 			switch {
-			case errors.Is(err, pin.ErrNotHeld):
+			case app.IsNotHeld(err):
 				return usageErr(err, "`switchboard tools changes` lists the held tools")
-			case errors.Is(err, store.ErrConflict):
+			case app.IsConflict(err):
 				return usageErr(err, "the tool changed again: run `switchboard tools changes` and review the new diff")
 			case err != nil:
 				return err

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/tools/rank"
 )
 
 // rankExplained is how many of the best-ranked tools `tools --rank` says
@@ -23,11 +21,10 @@ const rankShown = 10
 // runRank prints what the manifest would hold for request: every tool
 // offered and the next few, with scores and the words that matched.
 func runRank(ctx context.Context, a *app.App, out io.Writer, agentName, request string, asJSON bool) error {
-	rt, err := a.Runtime(ctx)
-	if err != nil {
+	if _, err := a.Runtime(ctx); err != nil {
 		return err
 	}
-	p, err := rt.Preview(ctx, agentName, request, rankExplained)
+	p, err := a.PreviewTools(ctx, agentName, request, rankExplained)
 	if err != nil {
 		return usageErr(err, "`switchboard agents` lists the agents; leave --agent out for the assistant")
 	}
@@ -37,7 +34,7 @@ func runRank(ctx context.Context, a *app.App, out io.Writer, agentName, request 
 	switch {
 	case p.Deferred:
 		fmt.Fprintf(out, "%d tools, more than the budget of %d (toolSearch.maxTools): the manifest holds %d tools: the best-ranked below, the assistant's own when it is the assistant, and %s, which finds the rest.\n\n",
-			len(p.Ranked), p.Budget, len(p.Offered), agent.FindToolsName)
+			len(p.Ranked), p.Budget, len(p.Offered), app.FindToolsName)
 	case p.Budget == 0:
 		fmt.Fprintf(out, "%d tools; toolSearch.maxTools is -1, so the manifest holds them all.\n\n", len(p.Ranked))
 	default:
@@ -60,12 +57,12 @@ func runRank(ctx context.Context, a *app.App, out io.Writer, agentName, request 
 	if n := len(p.Ranked) - len(shown); n > 0 {
 		fmt.Fprintf(out, "... and %d more, not offered.\n", n)
 	}
-	fmt.Fprintln(out, "\nTEXT: the tool's own words and concepts; SERVER: its server as a whole (with the server's instructions);\nOTHER: named outright, used before, embedding similarity. Tools not offered are found through "+agent.FindToolsName+".")
+	fmt.Fprintln(out, "\nTEXT: the tool's own words and concepts; SERVER: its server as a whole (with the server's instructions);\nOTHER: named outright, used before, embedding similarity. Tools not offered are found through "+app.FindToolsName+".")
 	return nil
 }
 
 // shownRanked cuts the ranking after the rankShown-th tool not offered.
-func shownRanked(ranked []agent.PreviewTool) []agent.PreviewTool {
+func shownRanked(ranked []app.PreviewTool) []app.PreviewTool {
 	past := 0
 	for i, t := range ranked {
 		if !t.Offered {
@@ -78,7 +75,7 @@ func shownRanked(ranked []agent.PreviewTool) []agent.PreviewTool {
 	return ranked
 }
 
-func otherParts(p rank.Parts) string {
+func otherParts(p app.RankParts) string {
 	var s []string
 	if p.Mention != 0 {
 		s = append(s, fmt.Sprintf("named %.2f", p.Mention))
@@ -96,7 +93,7 @@ func otherParts(p rank.Parts) string {
 }
 
 // why lists the best matches of a tool: term (field score).
-func why(ms []rank.Match) string {
+func why(ms []app.RankMatch) string {
 	if len(ms) == 0 {
 		return "-"
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/internal/app"
-	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 func newUsersCmd(g *globals) *cobra.Command {
@@ -152,7 +151,7 @@ servers apply the change without a restart.`,
 	return cmd
 }
 
-func anyAdmin(us []store.User) bool {
+func anyAdmin(us []app.User) bool {
 	for _, u := range us {
 		if u.IsAdmin() {
 			return true
