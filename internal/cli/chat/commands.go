@@ -23,6 +23,8 @@ const (
 	cmdNew                    // /new
 	cmdQuit                   // /quit (also /exit)
 	cmdHelp                   // /help
+	cmdPrompts                // /prompts
+	cmdPrompt                 // /server__prompt arg=value ... (slash.go)
 	cmdUnknown                // a slash word that is none of these
 )
 
@@ -50,6 +52,11 @@ func parseInput(input string) (command, string) {
 		return cmdQuit, ""
 	case "help", "?":
 		return cmdHelp, ""
+	case "prompts":
+		return cmdPrompts, ""
+	}
+	if strings.Contains(word, promptSep) {
+		return cmdPrompt, s[1:]
 	}
 	return cmdUnknown, truncate(oneLine(word), 40)
 }
@@ -58,6 +65,8 @@ const helpText = `/tools     list the tools the agents may use
 /servers   list the tool servers and their state
 /agents    list the named agents
 /new       start a new conversation
+/prompts   list the MCP servers' prompts; run one as /server__prompt arg=value ...
+@text      tab completes a resource to attach to the message (@switchboard://...)
 /quit      leave (ctrl+c twice does too)
 //text     send a message that starts with "/"
 enter sends, alt+enter starts a new line, up recalls an earlier message,
