@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -142,7 +143,8 @@ func (u *tui) wait(what string, cond func(string) bool) {
 // argument is named, tab completes an argument value through
 // completion/complete and an @ resource, whose text reaches the model.
 func TestChatTUIPromptsAndResources(t *testing.T) {
-	b, model := everythingChat(t, nil)
+	cb, model := everythingChat(t, nil)
+	b := &answeredBackend{chatBackend: cb, answered: make(chan struct{}, 1)}
 	u := startTUI(t, b)
 
 	u.typeText("/prompts\r")
@@ -166,7 +168,7 @@ func TestChatTUIPromptsAndResources(t *testing.T) {
 	// The screen is redrawn in pieces, so the completed line is judged
 	// by what the model is sent when it runs.
 	u.typeText("/everything__completable-prompt department=Sa\t")
-	time.Sleep(time.Second) // the completion comes back from the server
+	b.wait(t)
 	before := model.count()
 	u.typeText("name=Bob\r")
 	u.wait("the prompt's answer", func(string) bool { return model.count() > before })
@@ -174,18 +176,19 @@ func TestChatTUIPromptsAndResources(t *testing.T) {
 		t.Errorf("the model was sent %s, want the completed department Sales", body)
 	}
 
-	rs, err := b.Resources(t.Context())
+	rs, err := cb.Resources(t.Context())
 	if err != nil || len(rs) < 2 {
 		t.Fatalf("resources %v, %v; want several", rs, err)
 	}
 	// Tab after a bare @ lists several resources.
 	u.typeText("@switchboard\t")
+	b.wait(t)
 	u.wait("the resource list", func(s string) bool { return strings.Contains(s, rs[0].URI) && strings.Contains(s, rs[1].URI) })
 	u.typeText("\x03")
 	// A unique part completes to the whole URI.
 	target := rs[len(rs)-1]
 	u.typeText("@" + target.URI[len(target.URI)-12:] + "\t")
-	time.Sleep(time.Second)
+	b.wait(t)
 	before = model.count()
 	u.typeText("what does it say?\r")
 	u.wait("the second answer", func(string) bool { return model.count() > before })
@@ -216,4 +219,33 @@ func TestChatTUIPromptsNotPermitted(t *testing.T) {
 	if n := model.count(); n != 0 {
 		t.Errorf("the model was sent %d requests, want none", n)
 	}
+}
+
+// answeredBackend says when the servers answered a completion, so that a
+// test types on only once the chat has put the completion in place.
+type answeredBackend struct {
+	*chatBackend
+	answered chan struct{}
+}
+
+func (b *answeredBackend) Complete(ctx context.Context, req chat.CompleteRequest) ([]string, error) {
+	defer func() { b.answered <- struct{}{} }()
+	return b.chatBackend.Complete(ctx, req)
+}
+
+func (b *answeredBackend) Resources(ctx context.Context) ([]chat.Resource, error) {
+	defer func() { b.answered <- struct{}{} }()
+	return b.chatBackend.Resources(ctx)
+}
+
+// wait waits for the next answer, then gives the chat a moment to take
+// it (a message on its own goroutine, no server in between).
+func (b *answeredBackend) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-b.answered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no completion was asked for")
+	}
+	time.Sleep(200 * time.Millisecond)
 }
