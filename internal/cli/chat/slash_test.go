@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/switchboard-mcp/switchboard/internal/agent"
+	"github.com/switchboard-mcp/switchboard/internal/llm"
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // offeringsBackend is a fakeBackend with prompts and resources; Expand
@@ -217,4 +219,20 @@ func TestTUINoOfferings(t *testing.T) {
 	h.typeText("@x")
 	h.tab()
 	h.pumpUntil("✗ this chat has no MCP prompts")
+}
+
+// TestTUIHistoryNamesAttachments resumes a conversation whose message
+// carried a resource: the resource is named, its contents not shown.
+func TestTUIHistoryNamesAttachments(t *testing.T) {
+	res := llm.TextPart("Attached resource switchboard://srv/secret.txt:\n\nLONG CONTENTS")
+	res.URI = "switchboard://srv/secret.txt"
+	fb := &fakeBackend{history: map[string][]store.Message{"old": {
+		{Message: llm.Message{Role: llm.RoleUser, Content: []llm.Part{llm.TextPart("sum up @switchboard://srv/secret.txt"), res}}},
+		{Message: llm.AssistantText("It is short.")},
+	}}}
+	h := newHarness(t, fb, &Options{ConversationID: "old"})
+	h.pumpUntil("It is short.")
+	if v := h.view(); !strings.Contains(v, "attached switchboard://srv/secret.txt") || strings.Contains(v, "LONG CONTENTS") {
+		t.Errorf("the resumed transcript shows:\n%s", v)
+	}
 }
