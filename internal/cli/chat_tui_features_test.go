@@ -157,8 +157,9 @@ func TestChatTUIPromptsAndResources(t *testing.T) {
 	if model.count() != 0 {
 		t.Fatalf("a prompt without its required argument reached the model")
 	}
-
-	u.typeText(`/everything__args-prompt city="Lisbon Town"` + "\r")
+	// The chat asks for it: the line is back with city= typed (in the
+	// same update that shows the error), so the value alone completes it.
+	u.typeText(`"Lisbon Town"` + "\r")
 	u.wait("the answer", func(s string) bool { return strings.Contains(s, "answered") })
 	if body := model.last(); !strings.Contains(body, "Lisbon Town") {
 		t.Errorf("the model was sent %s, want the prompt's text with the city", body)

@@ -88,6 +88,11 @@ func (m *model) onPrompts(msg promptsMsg) tea.Cmd {
 	}
 	if err := checkArgs(msg.prompts[i], r.args); err != nil {
 		m.errorNote(err.Error())
+		// Ask for the first missing argument: the line comes back with
+		// its name= typed, where tab completes the value.
+		if a := firstMissing(msg.prompts[i], r.args); a != "" && m.input.Value() == "" {
+			m.input.SetValue(strings.TrimRight(r.line, " ") + " " + a + "=")
+		}
 		return nil
 	}
 	if m.turn != nil {
@@ -125,6 +130,16 @@ func checkArgs(p Prompt, args map[string]string) error {
 		return fmt.Errorf("the prompt /%s needs %s; run it as /%s %s", p.Name, strings.Join(missing, ", "), p.Name, usage(p))
 	}
 	return nil
+}
+
+// firstMissing is the first required argument of p that args lack.
+func firstMissing(p Prompt, args map[string]string) string {
+	for _, a := range p.Arguments {
+		if a.Required && args[a.Name] == "" {
+			return a.Name
+		}
+	}
+	return ""
 }
 
 // usage is a prompt's arguments as they are typed, optional ones in [].

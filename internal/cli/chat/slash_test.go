@@ -133,6 +133,22 @@ func TestTUIPromptArgumentErrors(t *testing.T) {
 	}
 }
 
+// TestTUIPromptAsksMissing brings a prompt run without a required
+// argument back to the input with that argument's name typed: the value
+// typed after it runs the prompt.
+func TestTUIPromptAsksMissing(t *testing.T) {
+	ob := newOfferings()
+	h := newHarnessFor(t, ob, nil)
+	h.typeLine("/srv__greet mood=glad")
+	h.pump("the question", func(string) bool { return h.m.input.Value() == "/srv__greet mood=glad name=" })
+	h.typeLine("Bo")
+	h.pumpUntil("done here")
+	h.pump("the turn to end", func(string) bool { return h.m.turn == nil })
+	if _, reqs := ob.recorded(); len(reqs) != 1 || reqs[0].Message != "Greet Bo" {
+		t.Errorf("requests %+v, want the prompt run with the name typed", reqs)
+	}
+}
+
 func TestTUIAttachResource(t *testing.T) {
 	ob := newOfferings()
 	h := newHarnessFor(t, ob, nil)
