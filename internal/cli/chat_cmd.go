@@ -26,7 +26,8 @@ func newChatCmd(g *globals) *cobra.Command {
 		Short: "Chat with a model that uses the tool catalogue, in the terminal or for one prompt",
 		Long: `Without -p: an interactive chat with streamed answers, a line per tool call,
 and approval prompts (y approves once, a for the conversation, n denies).
-Commands: /tools, /servers, /agents, /new, /quit.
+Commands: /tools, /servers, /agents, /prompts, /server__prompt arg=value,
+/new, /quit. Tab after @ completes a resource to attach.
 
 With -p PROMPT: one turn without a terminal UI. The final answer goes to
 stdout, tool activity to stderr; exit 0 on success, 1 on failure. A call that
@@ -60,7 +61,11 @@ Write @name at the start of a word to hand the message to a named agent.`,
 			if _, err := a.Runtime(cmd.Context()); err != nil {
 				return usageErr(err, "check database.url or the data directory (--data)")
 			}
-			b := &chatBackend{app: a}
+			feats, err := a.ChatFeatures(cmd.Context(), g.env.Getenv("USER"), nil)
+			if err != nil {
+				return err
+			}
+			b := &chatBackend{app: a, chatOfferings: chatOfferings{feats}}
 			if agentName != "" {
 				if _, ok, err := b.agentSpec(cmd.Context(), agentName); err != nil {
 					return err
@@ -100,6 +105,8 @@ Write @name at the start of a word to hand the message to a named agent.`,
 // chatBackend gives the terminal chat the app's runtime and catalogue.
 type chatBackend struct {
 	app *app.App
+	// chatOfferings are the prompts and resources (chat_features.go).
+	chatOfferings
 }
 
 func (b *chatBackend) Run(ctx context.Context, req *app.RunRequest) iter.Seq2[app.RunEvent, error] {

@@ -25,8 +25,8 @@ type promptRunJSON struct {
 
 // Bounds of what resources add to one message.
 const (
-	maxResources      = 8
-	maxResourceBytes  = 1 << 20
+	MaxResources      = 8
+	MaxResourceBytes  = 1 << 20
 	resourceTextLabel = "Attached resource %s%s:\n\n%s"
 )
 
@@ -42,6 +42,18 @@ func (s *Server) promptTurn(ctx context.Context, c *gate.Caller, p *promptRunJSO
 	if err != nil {
 		return "", nil, nil, featureHTTPError(err)
 	}
+	text, prelude, rest, err := PromptTurn(p.Name, res)
+	if err != nil {
+		return "", nil, nil, errorf(http.StatusUnprocessableEntity, "prompt_unusable", "%s", err.Error())
+	}
+	return text, prelude, rest, nil
+}
+
+// PromptTurn turns the expanded prompt name into a person's turn: the
+// message, the messages stored before it and the further parts of it.
+// The prompt's last message must be the user's: it is what the model
+// answers. The terminal chat expands prompts through it too.
+func PromptTurn(name string, res *tools.PromptResult) (string, []llm.Message, []llm.Part, error) {
 	var msgs []llm.Message
 	for _, m := range res.Messages {
 		part := contentPart(m.Content)
@@ -58,11 +70,10 @@ func (s *Server) promptTurn(ctx context.Context, c *gate.Caller, p *promptRunJSO
 		msgs = append(msgs, llm.Message{Role: role, Content: []llm.Part{part}})
 	}
 	if len(msgs) == 0 || msgs[len(msgs)-1].Role != llm.RoleUser {
-		return "", nil, nil, errorf(http.StatusUnprocessableEntity, "prompt_unusable",
-			"the prompt %s does not end with a user message, so there is nothing for the model to answer; type a message instead", p.Name)
+		return "", nil, nil, fmt.Errorf("the prompt %s does not end with a user message, so there is nothing for the model to answer; type a message instead", name)
 	}
 	last := msgs[len(msgs)-1]
-	text, rest := "Prompt "+p.Name, last.Content
+	text, rest := "Prompt "+name, last.Content
 	if last.Content[0].Type == llm.PartText && last.Content[0].URI == "" {
 		text, rest = last.Content[0].Text, last.Content[1:]
 	}
@@ -79,7 +90,7 @@ func contentPart(c tools.Content) llm.Part {
 			return llm.ImagePart(c.MIMEType, c.Data)
 		}
 	case tools.ContentResource:
-		return resourcePart(tools.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Data})
+		return ResourcePart(tools.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Data})
 	case tools.ContentResourceLink:
 		return llm.TextPart(fmt.Sprintf("[resource %s: %s]", c.Name, c.URI))
 	}
@@ -92,8 +103,8 @@ func (s *Server) resourceParts(ctx context.Context, c *gate.Caller, uris []strin
 	if len(uris) == 0 {
 		return nil, nil
 	}
-	if len(uris) > maxResources {
-		return nil, badRequest("%d resources attached; at most %d fit in one message", len(uris), maxResources)
+	if len(uris) > MaxResources {
+		return nil, badRequest("%d resources attached; at most %d fit in one message", len(uris), MaxResources)
 	}
 	o, err := s.offerings()
 	if err != nil {
@@ -107,11 +118,11 @@ func (s *Server) resourceParts(ctx context.Context, c *gate.Caller, uris []strin
 			return nil, featureHTTPError(err)
 		}
 		for _, rc := range rcs {
-			if size += len(rc.Text) + len(rc.Blob); size > maxResourceBytes {
+			if size += len(rc.Text) + len(rc.Blob); size > MaxResourceBytes {
 				return nil, errorf(http.StatusRequestEntityTooLarge, "too_large",
-					"the attached resources are larger than %d bytes together; attach fewer or smaller ones", maxResourceBytes)
+					"the attached resources are larger than %d bytes together; attach fewer or smaller ones", MaxResourceBytes)
 			}
-			p := resourcePart(rc)
+			p := ResourcePart(rc)
 			if p.URI == "" {
 				p.URI = uri
 			}
@@ -121,11 +132,11 @@ func (s *Server) resourceParts(ctx context.Context, c *gate.Caller, uris []strin
 	return out, nil
 }
 
-// resourcePart is one read resource as a message part: text as text (with
+// ResourcePart is one read resource as a message part: text as text (with
 // a line saying which resource it is), an image the models take as an
 // image, textual bytes as text, and other bytes as a note saying they
 // were not sent.
-func resourcePart(rc tools.ResourceContents) llm.Part {
+func ResourcePart(rc tools.ResourceContents) llm.Part {
 	mime := ""
 	if rc.MIMEType != "" {
 		mime = " (" + rc.MIMEType + ")"

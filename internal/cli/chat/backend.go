@@ -129,3 +129,22 @@ func (o *Options) decider() string {
 	}
 	return "switchboard chat"
 }
+
+// Offerings is an optional capability of a Backend: the MCP servers'
+// prompts and resources as the person at the terminal may use them, for
+// /prompts, /server__prompt, @ completion and attachments. The app fills
+// it from the gate's checked view, so what is listed, run and read is
+// permitted and audited as on /mcp. A Backend without it has no prompts
+// and no resources.
+type Offerings interface {
+	// Prompts lists the prompts the person may run, named server__prompt.
+	Prompts(ctx context.Context) ([]Prompt, error)
+	// Resources lists the resources the person may attach, by URI.
+	Resources(ctx context.Context) ([]Resource, error)
+	// Complete returns values the server offers for a prompt's argument.
+	Complete(ctx context.Context, req CompleteRequest) ([]string, error)
+	// Expand fills req from what the person added to the turn: the
+	// prompt run (its messages become req.Message and req.Prelude) and
+	// the resources read and attached (req.Attachments).
+	Expand(ctx context.Context, req *agent.Request, add *Additions) error
+}

@@ -24,6 +24,8 @@ const (
 	cmdQuit                   // /quit (also /exit)
 	cmdHelp                   // /help
 	cmdModel                  // /model [name]
+	cmdPrompts                // /prompts
+	cmdPrompt                 // /server__prompt arg=value ... (slash.go)
 	cmdUnknown                // a slash word that is none of these
 )
 
@@ -53,6 +55,11 @@ func parseInput(input string) (command, string) {
 		return cmdQuit, ""
 	case "help", "?":
 		return cmdHelp, ""
+	case "prompts":
+		return cmdPrompts, ""
+	}
+	if strings.Contains(word, promptSep) {
+		return cmdPrompt, s[1:]
 	}
 	return cmdUnknown, truncate(oneLine(word), 40)
 }
@@ -62,6 +69,8 @@ const helpText = `/tools     list the tools the agents may use
 /agents    list the named agents
 /model     list the models you may use; /model NAME chooses one
 /new       start a new conversation
+/prompts   list the MCP servers' prompts; run one as /server__prompt arg=value ...
+@text      tab completes a resource to attach to the message (@switchboard://...)
 /quit      leave (ctrl+c twice does too)
 //text     send a message that starts with "/"
 enter sends, alt+enter starts a new line, up recalls an earlier message,

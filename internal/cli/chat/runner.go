@@ -41,9 +41,10 @@ type (
 	turnEndMsg struct{ turn int }
 )
 
-// startTurn starts a turn for message and returns the command that
-// receives its first event.
-func (m *model) startTurn(message string) tea.Cmd {
+// startTurn starts a turn for message, with the prompt and resources of
+// add (nil for none), and returns the command that receives its first
+// event.
+func (m *model) startTurn(message string, add *Additions) tea.Cmd {
 	m.turns++
 	ctx, cancel := context.WithCancel(m.ctx)
 	t := &turnRun{id: m.turns, cancel: cancel, events: make(chan turnItem), done: make(chan struct{})}
@@ -57,6 +58,15 @@ func (m *model) startTurn(message string) tea.Cmd {
 	go func() {
 		defer close(t.done)
 		defer close(t.events)
+		// Getting a prompt and reading resources talk to MCP servers:
+		// here, off the UI goroutine.
+		if err := expand(ctx, b, req, add); err != nil {
+			select {
+			case t.events <- turnItem{err: err}:
+			case <-ctx.Done():
+			}
+			return
+		}
 		for ev, err := range b.Run(ctx, req) {
 			select {
 			case t.events <- turnItem{ev: ev, err: err}:

@@ -152,8 +152,23 @@ func historyEntries(msgs []store.Message) []*entry {
 		}
 		switch m.Role {
 		case llm.RoleUser:
-			if t := m.Text(); t != "" {
-				out = append(out, &entry{kind: entryUser, text: visible(t)})
+			// Attached resources are parts marked with their URI: named,
+			// not shown whole.
+			var t strings.Builder
+			var uris []string
+			for _, p := range m.Content {
+				switch {
+				case p.URI != "":
+					uris = append(uris, p.URI)
+				case p.Type == llm.PartText:
+					t.WriteString(p.Text)
+				}
+			}
+			if t.Len() > 0 {
+				out = append(out, &entry{kind: entryUser, text: visible(t.String())})
+			}
+			if len(uris) > 0 {
+				out = append(out, &entry{kind: entryNote, text: visible("attached " + strings.Join(uris, ", "))})
 			}
 		case llm.RoleAssistant:
 			if t := m.Text(); strings.TrimSpace(t) != "" {

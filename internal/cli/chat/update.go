@@ -46,6 +46,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case historyMsg:
 		m.onHistory(msg)
 		return nil
+	case promptsMsg:
+		return m.onPrompts(msg)
+	case completionMsg:
+		m.onCompletion(msg)
+		return nil
 	case agentsMsg:
 		if msg.err != nil {
 			m.errorNote("listing agents: " + oneLine(msg.err.Error()))
@@ -122,6 +127,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if !m.reason {
 		switch s {
+		case "tab":
+			return m.complete()
 		case "enter":
 			return m.submit()
 		case "up":
@@ -204,7 +211,7 @@ func (m *model) submit() tea.Cmd {
 	case cmdNone:
 		m.endAnswer()
 		m.add(&entry{kind: entryUser, text: arg})
-		return m.startTurn(arg)
+		return m.startTurn(arg, m.attachments(arg))
 	case cmdTools:
 		m.block(toolsTable(m.b.Tools(), m.width))
 	case cmdServers:
@@ -225,6 +232,10 @@ func (m *model) submit() tea.Cmd {
 		m.block(helpText)
 	case cmdModel:
 		m.pickModel(arg)
+	case cmdPrompts:
+		return m.listPrompts()
+	case cmdPrompt:
+		return m.runPrompt(arg)
 	case cmdUnknown:
 		m.errorNote(fmt.Sprintf("unknown command /%s; /help lists the commands (start with // to send a message that begins with /)", arg))
 	}
