@@ -30,6 +30,10 @@ type (
 	Result = tools.Result
 	// Content is one item of a tool result or prompt message.
 	Content = tools.Content
+	// CompleteRequest asks a prompt's owner for argument values
+	// (completion/complete); CompleteRef names the prompt or template.
+	CompleteRequest = tools.CompleteRequest
+	CompleteRef     = tools.CompleteRef
 	// Refusal is the gate's refusal of a call, with its reason.
 	Refusal = gate.Refusal
 	// PinSelection names the held tools to accept.

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 
-	"github.com/switchboard-mcp/switchboard/internal/agent"
 	"github.com/switchboard-mcp/switchboard/internal/app"
 	"github.com/switchboard-mcp/switchboard/internal/cli/chat"
-	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // chatOfferings gives the terminal chat the MCP servers' prompts and
@@ -37,13 +35,13 @@ func (o chatOfferings) Resources(ctx context.Context) ([]chat.Resource, error) {
 }
 
 func (o chatOfferings) Complete(ctx context.Context, req chat.CompleteRequest) ([]string, error) {
-	c, err := o.f.Complete(ctx, tools.CompleteRequest{Ref: tools.CompleteRef{Prompt: req.Prompt}, Argument: req.Argument, Value: req.Value, Context: req.Context})
+	c, err := o.f.Complete(ctx, app.CompleteRequest{Ref: app.CompleteRef{Prompt: req.Prompt}, Argument: req.Argument, Value: req.Value, Context: req.Context})
 	if err != nil {
 		return nil, err
 	}
 	return c.Values, nil
 }
 
-func (o chatOfferings) Expand(ctx context.Context, req *agent.Request, add *chat.Additions) error {
+func (o chatOfferings) Expand(ctx context.Context, req *app.RunRequest, add *chat.Additions) error {
 	return o.f.Expand(ctx, req, add.Prompt, add.Arguments, add.URIs)
 }
