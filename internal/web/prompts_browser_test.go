@@ -82,8 +82,10 @@ func (m *echoModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	text := fmt.Sprintf("You sent %d characters.", len(lastUserText(req)))
-	b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "model": req.Model,
-		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}}})
+	b, _ := json.Marshal(map[string]any{
+		"id": "c", "object": "chat.completion.chunk", "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
+	})
 	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
 }
 
