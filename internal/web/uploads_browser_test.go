@@ -246,4 +246,13 @@ func TestBrowserUploads(t *testing.T) {
 		step(t, ctx, "removing it", chromedp.Click(`#upload-chips .chip.upload button`))
 		waitFor(t, ctx, "no chip", `document.querySelectorAll('#upload-chips .chip').length === 0`)
 	})
+
+	t.Run("new chat drops chips", func(t *testing.T) {
+		// An upload belongs to its conversation: a new chat does not
+		// offer it for its first message.
+		step(t, ctx, "uploading again", chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{csvFile}))
+		waitFor(t, ctx, "the chip", `!!document.querySelector('#upload-chips .chip.upload')`)
+		step(t, ctx, "starting a new chat", chromedp.Click(chromedp.ID("new-conv")))
+		waitFor(t, ctx, "no chip", `document.querySelectorAll('#upload-chips .chip').length === 0`)
+	})
 }

@@ -42,6 +42,7 @@
     const url = id ? "/?c=" + encodeURIComponent(id) : "/";
     convLink.href = url;
     if (location.pathname + location.search !== url) history.replaceState(null, "", url);
+    if (SB.chat) SB.chat.conversationChanged();
   }
 
   // exportAs downloads the open conversation; the key goes in a header,
@@ -456,6 +457,7 @@
     storedUploads: (m) => ({ message: m, uploads: [] }),
     ensureConversation: (title) => ensureConversation(title),
     conversation: () => current,
+    conversationChanged: () => {},
   };
   attachInput.addEventListener("change", () => {
     attachFiles([...attachInput.files]).catch((err) => SB.notice(err.message));

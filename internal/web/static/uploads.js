@@ -103,4 +103,6 @@
   SB.chat.takeUploads = () => { const r = mine(); pending = []; show(); fail(""); return r; };
   SB.chat.uploadChip = (up) => chip(up, null);
   SB.chat.storedUploads = storedUploads;
+  // Another conversation opened: the chips of this one's uploads go.
+  SB.chat.conversationChanged = () => { if (pending.length) show(); };
 })();
