@@ -124,8 +124,8 @@ func TestStaticFiles(t *testing.T) {
 	h := web.Handler(nil)
 	_, page := get(t, h, http.MethodGet, "/", nil)
 	links := assetRE.FindAllStringSubmatch(page, -1)
-	if len(links) != 6 {
-		t.Fatalf("chat page links %d assets, want 6 (icon, css, common.js, chat.js, slash.js, elicit.js):\n%s", len(links), page)
+	if len(links) != 7 {
+		t.Fatalf("chat page links %d assets, want 7 (icon, css, common.js, chat.js, slash.js, elicit.js, uploads.js):\n%s", len(links), page)
 	}
 	types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
 	for _, l := range links {

@@ -42,6 +42,7 @@
     const url = id ? "/?c=" + encodeURIComponent(id) : "/";
     convLink.href = url;
     if (location.pathname + location.search !== url) history.replaceState(null, "", url);
+    if (SB.chat) SB.chat.conversationChanged();
   }
 
   // exportAs downloads the open conversation; the key goes in a header,
@@ -111,7 +112,11 @@
     for (const m of c.messages || []) {
       if (skipRun && m.runId === skipRun && m.role !== "user") continue;
       if (m.summaryOf) add(summaryBox("Summary of messages 1–" + m.summaryOf + ", written by the model to fit its context window", m.text));
-      else if (m.role === "user") add(userBubble(plainText(m), imagesOf(m.content), resourcesOf(m.content)));
+      else if (m.role === "user") {
+        // uploads.js takes the notes naming attached uploads out of the text.
+        const st = SB.chat.storedUploads(m);
+        add(userBubble(plainText(st.message), imagesOf(m.content), resourcesOf(m.content), st.uploads));
+      }
       else if (m.role === "assistant") {
         if (m.text) assistantBubble(m.agent).set(m.text, true);
         for (const tc of m.toolCalls || []) cards[tc.id] = toolCard({ id: tc.id, name: tc.name, arguments: tc.arguments }, "done");
@@ -151,12 +156,13 @@
       el("div", { class: "body" }, SB.markdown(text || "")));
   }
 
-  function userBubble(text, images, resources) {
+  function userBubble(text, images, resources, uploads) {
     const box = el("div", { class: "msg user" }, el("span", { text }));
     for (const im of images || []) {
       box.append(el("img", { class: "attached", alt: "attached image", src: "data:" + im.mimeType + ";base64," + im.data }));
     }
     for (const uri of resources || []) box.append(el("span", { class: "chip resource", title: uri, text: "📎 " + uri.replace(/^switchboard:\/\//, "") }));
+    for (const up of uploads || []) box.append(SB.chat.uploadChip(up));
     return box;
   }
 
@@ -277,19 +283,26 @@
 
   // send runs a turn: text (or, with extra.prompt, an MCP prompt, which
   // text only labels), images and extra.resources (switchboard:// URIs).
-  async function send(text, images, extra) {
-    extra = extra || {};
+  // ensureConversation returns the open conversation's id, creating one
+  // titled title first when the page has none yet.
+  async function ensureConversation(title) {
     if (!current) {
-      const title = text.replace(/\s+/g, " ").slice(0, 60);
-      const c = await api("POST", "/api/v1/conversations", { title, agent: agentSel.value });
+      const c = await api("POST", "/api/v1/conversations", { title: title.replace(/\s+/g, " ").slice(0, 60), agent: agentSel.value });
       setCurrent(c.id);
       loadConversations();
     }
-    add(userBubble(text, images, extra.resources));
+    return current;
+  }
+
+  async function send(text, images, extra) {
+    extra = extra || {};
+    await ensureConversation(text);
+    add(userBubble(text, images, extra.resources, extra.uploads));
     const body = { message: extra.prompt ? "" : text, agent: agentSel.value };
     if (extra.prompt) body.prompt = extra.prompt;
     if (extra.resources && extra.resources.length) body.resources = extra.resources;
     if (modelSel.value) body.model = modelSel.value;
+    if (extra.uploads && extra.uploads.length) body.uploads = extra.uploads.map((u) => u.id);
     if (images.length) body.images = images.map((im) => ({ mimeType: im.mimeType, data: im.data }));
     await follow((signal, handle) => SB.stream("/api/v1/conversations/" + encodeURIComponent(current) + "/messages", body, signal, handle));
   }
@@ -424,7 +437,8 @@
     const images = attached;
     attached = []; showAttached();
     const resources = SB.chat.takeResources();
-    send(text, images, { resources }).catch((err) => { note(err.message, "error"); });
+    const uploads = SB.chat.takeUploads();
+    send(text, images, { resources, uploads }).catch((err) => { note(err.message, "error"); });
   });
   // The hooks slash.js (prompts and resources) uses: running a prompt as a
   // turn, and the resources picked for the next message.
@@ -435,6 +449,15 @@
         .catch((err) => { note(err.message, "error"); });
     },
     takeResources: () => [],
+    // The hooks uploads.js sets: the uploads attached to the next message
+    // ({id, name, size}), a chip showing one, and a stored user message
+    // split into its text and the uploads it attached.
+    takeUploads: () => [],
+    uploadChip: (up) => el("span", { class: "chip upload", text: "📄 " + up.name }),
+    storedUploads: (m) => ({ message: m, uploads: [] }),
+    ensureConversation: (title) => ensureConversation(title),
+    conversation: () => current,
+    conversationChanged: () => {},
   };
   attachInput.addEventListener("change", () => {
     attachFiles([...attachInput.files]).catch((err) => SB.notice(err.message));
