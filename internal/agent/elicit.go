@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -93,7 +94,12 @@ func (r *Runtime) Elicit(ctx context.Context, req *tools.ElicitRequest) (*tools.
 		res.Action = tools.ElicitDecline
 	}
 	if stored.ID != "" {
-		t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored, Elicit: res})
+		// The event gets its own copy: the MCP client fills the
+		// schema's defaults into the returned map while surfaces encode
+		// the event.
+		shown := *res
+		shown.Content = maps.Clone(res.Content)
+		t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored, Elicit: &shown})
 	}
 	return res, nil
 }
