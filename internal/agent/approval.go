@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -225,6 +226,15 @@ func (r *Runtime) Decide(ctx context.Context, approvalID string, d Decision) err
 	case Cancel:
 	default:
 		return fmt.Errorf("deciding approval %s: unknown decision kind %d (want ApproveOnce, ApproveConversation, Deny or Cancel)", approvalID, d.Kind)
+	}
+	if d.Content != nil && upd.State == store.ApprovalApproved {
+		// Stored with the decision so that a call waiting in another
+		// process gets the values; the waiting call clears them.
+		raw, err := json.Marshal(d.Content)
+		if err != nil {
+			return fmt.Errorf("deciding approval %s: the form values cannot be encoded: %w", approvalID, err)
+		}
+		upd.Content = raw
 	}
 	var err error
 	if d.Kind == Cancel {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -24,9 +25,9 @@ type urlElicit struct{ server, id string }
 // accepts with those values, Deny declines, Cancel (or the approval
 // expiring) cancels. Accepted form values are checked against the
 // requested schema ([tools.ElicitForm.Check]) before they go to the
-// server: values that do not fit, or values that were not carried (an
-// answer given through another replica), cancel instead, so a server never
-// gets an empty or malformed form. A run that cannot ask (no conversation,
+// server, also when they come through the shared store from another
+// replica: values that do not fit, or that are missing, cancel instead, so
+// a server never gets an empty or malformed form. A run that cannot ask (no conversation,
 // or a non-interactive approver) declines without asking. A requested
 // schema outside the specification's subset, or a URL that is not http(s),
 // is an error for the server.
@@ -75,9 +76,16 @@ func (r *Runtime) Elicit(ctx context.Context, req *tools.ElicitRequest) (*tools.
 	case store.ApprovalApproved:
 		res.Action = tools.ElicitAccept
 		if form != nil {
-			res.Content = d.Content
-			if why := r.unsendable(form, d.Content); why != "" {
-				r.logger.WarnContext(ctx, "elicitation answer not sent; cancelled instead", logKeyServer, req.Server, logKeyErr, why)
+			content := r.takeContent(ctx, stored.ID, d.Content)
+			res.Content = content
+			if why := r.unsendable(form, content); why != "" {
+				// why may quote what the person typed: the log says only
+				// that the values did not fit.
+				logged := tools.ErrElicitContent.Error()
+				if content == nil {
+					logged = "the form was accepted without its values"
+				}
+				r.logger.WarnContext(ctx, "elicitation answer not sent; cancelled instead", logKeyServer, req.Server, logKeyErr, logged)
 				res = &tools.ElicitResult{Action: tools.ElicitCancel}
 				stored.State, stored.Reason = store.ApprovalExpired, why
 			}
@@ -86,16 +94,49 @@ func (r *Runtime) Elicit(ctx context.Context, req *tools.ElicitRequest) (*tools.
 		res.Action = tools.ElicitDecline
 	}
 	if stored.ID != "" {
-		t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored, Elicit: res})
+		// The event gets its own copy: the MCP client fills the
+		// schema's defaults into the returned map while surfaces encode
+		// the event.
+		shown := *res
+		shown.Content = maps.Clone(res.Content)
+		t.emit(Event{Kind: EventApprovalResolved, Agent: agent, Approval: &stored, Elicit: &shown})
 	}
 	return res, nil
+}
+
+// takeContent returns the form values approval id was accepted with: those
+// handed over in this process (local), else those recorded by the process
+// that took the answer. A shared store's copy is cleared either way, so the
+// values are kept no longer than this call needs them. The values are never
+// logged.
+func (r *Runtime) takeContent(ctx context.Context, id string, local map[string]any) map[string]any {
+	g, shared := r.approvals.(ApprovalGetter)
+	if !shared || id == "" {
+		return local
+	}
+	wctx, cancel := persistCtx(ctx)
+	defer cancel()
+	raw, err := g.TakeApprovalContent(wctx, id)
+	if err != nil {
+		r.logger.WarnContext(ctx, "taking the elicitation's form values", logKeyErr, err)
+	}
+	if local != nil || len(raw) == 0 {
+		return local
+	}
+	var content map[string]any
+	if err := json.Unmarshal(raw, &content); err != nil {
+		// Not logged with the values: only that they were not an object.
+		r.logger.WarnContext(ctx, "the stored form values are not a JSON object; the elicitation is cancelled")
+		return nil
+	}
+	return content
 }
 
 // unsendable says why accepted form values must not go to the server,
 // "" when they may.
 func (r *Runtime) unsendable(form *tools.ElicitForm, content map[string]any) string {
 	if content == nil {
-		return "the form was accepted without its values (answered through another Switchboard process, which does not carry them); answer it where the run is shown"
+		return "the form was accepted without its values; answer it again with the form filled in"
 	}
 	if err := form.Check(content); err != nil {
 		return err.Error()

@@ -18,11 +18,14 @@ import (
 
 // mcpEnv runs the mcptest stdio server "test" behind a real pool, with the
 // pool's sampling hook answered by the runtime.
-func mcpEnv(t *testing.T, fake *llmtest.FakeProvider) (*env, mcphost.ServerConfig) {
+func mcpEnv(t *testing.T, fake *llmtest.FakeProvider, configure ...func(*envOptions)) (*env, mcphost.ServerConfig) {
 	t.Helper()
 	// The server's tools run without asking; sampling still asks.
 	e := newEnv(t, fake, func(o *envOptions) {
 		o.Policy.Rules = []agent.Rule{{Server: "test", Tool: "test__*", Action: agent.ActionAllow}}
+		for _, c := range configure {
+			c(o)
+		}
 	})
 	sc := mcptest.StdioServer(t, "test")
 	pool := mcphost.NewPool([]mcphost.ServerConfig{sc}, &mcphost.Options{

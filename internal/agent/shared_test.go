@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -38,7 +39,7 @@ func (s *sharedApprovals) DecideApproval(_ context.Context, id string, d store.D
 	if !ok || a.State != store.ApprovalPending {
 		return a, fmt.Errorf("deciding %s: %w", id, store.ErrConflict)
 	}
-	a.State, a.Scope, a.Reason, a.DecidedBy = d.State, d.Scope, d.Reason, d.DecidedBy
+	a.State, a.Scope, a.Reason, a.DecidedBy, a.Content = d.State, d.Scope, d.Reason, d.DecidedBy, d.Content
 	s.byID[id] = a
 	return a, nil
 }
@@ -49,6 +50,16 @@ func (s *sharedApprovals) GetApproval(_ context.Context, id string) (store.Appro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.byID[id], nil
+}
+
+func (s *sharedApprovals) TakeApprovalContent(_ context.Context, id string) (json.RawMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.byID[id]
+	c := a.Content
+	a.Content = nil
+	s.byID[id] = a
+	return c, nil
 }
 
 // TestDecisionFromAnotherProcess runs a turn in one Runtime and decides its

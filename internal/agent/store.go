@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
@@ -63,10 +64,16 @@ type ApprovalExpirer interface {
 // recorded through another process reaches the call waiting for it: the
 // call re-reads the approval when the store's change feed
 // ([store.Changes]) says it changed, or every [ApprovalPollInterval] if
-// the store has no feed. Form values of an elicitation
-// decided elsewhere are not carried.
+// the store has no feed. The form values an elicitation is accepted with
+// travel in the store too (the approval's Content): the waiting call takes
+// them with TakeApprovalContent, which clears them, and checks them
+// against the requested schema again before they go to the server.
 type ApprovalGetter interface {
 	GetApproval(ctx context.Context, id string) (store.Approval, error)
+	// TakeApprovalContent returns the form values approval id was
+	// accepted with and clears them; nil once taken or when there were
+	// none.
+	TakeApprovalContent(ctx context.Context, id string) (json.RawMessage, error)
 }
 
 // UsageRecorder records the token usage of each agent run.
@@ -85,4 +92,5 @@ var (
 	_ Approvals       = store.Store(nil)
 	_ UsageRecorder   = store.Store(nil)
 	_ ApprovalExpirer = store.Store(nil)
+	_ ApprovalGetter  = store.Store(nil)
 )

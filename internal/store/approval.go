@@ -52,6 +52,11 @@ type Approval struct {
 	// Reason is the decider's note, or why the approval expired.
 	Reason    string
 	DecidedBy string
+	// Content is the JSON object of form values an elicitation was
+	// accepted with, from the decision until the waiting call takes it
+	// (TakeApprovalContent clears it); nil otherwise. It may hold what a
+	// person typed, so it is never logged or shown in listings.
+	Content   json.RawMessage
 	CreatedAt time.Time
 	// ExpiresAt, when set, is when the request lapses: DecideApproval then
 	// refuses it with ErrConflict.
@@ -75,6 +80,9 @@ type Decision struct {
 	Scope     ApprovalScope
 	Reason    string
 	DecidedBy string
+	// Content is the JSON object of form values accepting an
+	// elicitation; only an approval may carry it.
+	Content json.RawMessage
 }
 
 // Validate reports whether d is a decision the store accepts, as an
@@ -89,6 +97,15 @@ func (d *Decision) Validate() error {
 	case "", ScopeOnce, ScopeConversation:
 	default:
 		return invalidf("decision scope %q is neither %q nor %q", d.Scope, ScopeOnce, ScopeConversation)
+	}
+	if len(d.Content) > 0 {
+		if d.State != ApprovalApproved {
+			return invalidf("decision content comes only with %q, not %q", ApprovalApproved, d.State)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(d.Content, &obj); err != nil || obj == nil {
+			return invalidf("decision content is not a JSON object")
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -133,6 +134,11 @@ type Approvals interface {
 	// it later fails with ErrConflict. ErrConflict if it is no longer
 	// pending; ErrNotFound if there is no such approval.
 	ExpireApproval(ctx context.Context, id, reason string) error
+	// TakeApprovalContent returns the Content the approval id was decided
+	// with and clears it in the same transaction, so that form values
+	// are kept only until the waiting call has them: a second take gets
+	// nil. ErrNotFound if there is no such approval.
+	TakeApprovalContent(ctx context.Context, id string) (json.RawMessage, error)
 
 	// AddGrant records g (CreatedAt set to now when zero); granting again is
 	// not an error. ErrNotFound if the conversation does not exist.

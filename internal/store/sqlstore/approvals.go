@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,7 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-const approvalCols = `id, conversation_id, run_id, call_id, tool, server, arguments, state, scope, reason, decided_by, created_at, expires_at, decided_at, user_name`
+const approvalCols = `id, conversation_id, run_id, call_id, tool, server, arguments, state, scope, reason, decided_by, created_at, expires_at, decided_at, user_name, content`
 
 func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
 	var (
@@ -19,9 +20,13 @@ func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
 		args  []byte
 		state string
 		scope string
+		body  string
 	)
 	err := row.Scan(&a.ID, &conv, &a.RunID, &a.CallID, &a.Tool, &a.Server, &args, &state, &scope, &a.Reason, &a.DecidedBy,
-		tsCol{&a.CreatedAt}, tsCol{&a.ExpiresAt}, tsCol{&a.DecidedAt}, &a.User)
+		tsCol{&a.CreatedAt}, tsCol{&a.ExpiresAt}, tsCol{&a.DecidedAt}, &a.User, &body)
+	if body != "" {
+		a.Content = json.RawMessage(body)
+	}
 	a.ConversationID = conv.String
 	a.Arguments = rawBytes(args)
 	a.State = store.ApprovalState(state)
@@ -41,14 +46,14 @@ func (db *DB) CreateApproval(ctx context.Context, a store.Approval) (store.Appro
 	if len(a.Arguments) == 0 {
 		a.Arguments = nil
 	}
-	a.State, a.Scope, a.DecidedBy, a.DecidedAt = store.ApprovalPending, "", "", time.Time{}
+	a.State, a.Scope, a.DecidedBy, a.DecidedAt, a.Content = store.ApprovalPending, "", "", time.Time{}, nil
 	a.CreatedAt = orNow(a.CreatedAt)
 	a.ExpiresAt = norm(a.ExpiresAt)
 	// instance names this process as the one waiting, so that another
 	// replica expires the approval if this one dies (ExpireOrphaned).
-	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := db.w.ExecContext(ctx, `INSERT INTO approvals (`+approvalCols+`, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, nullStr(a.ConversationID), a.RunID, a.CallID, a.Tool, a.Server, db.argsCol(a.Arguments), string(a.State), string(a.Scope),
-		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt), a.User, db.instance)
+		a.Reason, a.DecidedBy, db.ts(a.CreatedAt), db.ts(a.ExpiresAt), db.ts(a.DecidedAt), a.User, "", db.instance)
 	if err != nil {
 		return store.Approval{}, fmt.Errorf("creating approval for %s: %w", a.Tool, db.classify(err))
 	}
@@ -69,9 +74,9 @@ func (db *DB) DecideApproval(ctx context.Context, id string, d store.Decision) (
 	var out store.Approval
 	err := db.write(ctx, func(tx conn) error {
 		at := now()
-		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, scope = ?, reason = ?, decided_by = ?, decided_at = ?
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, scope = ?, reason = ?, decided_by = ?, decided_at = ?, content = ?
 			WHERE id = ? AND state = 'pending' AND (expires_at IS NULL OR expires_at > ?)`,
-			string(d.State), string(d.Scope), d.Reason, d.DecidedBy, db.ts(at), id, db.ts(at))
+			string(d.State), string(d.Scope), d.Reason, d.DecidedBy, db.ts(at), string(d.Content), id, db.ts(at))
 		if err != nil {
 			return err
 		}
@@ -111,6 +116,37 @@ func (db *DB) GetApproval(ctx context.Context, id string) (store.Approval, error
 		return store.Approval{}, fmt.Errorf("getting approval %q: %w", id, notFound(err, "no such approval"))
 	}
 	return a, nil
+}
+
+// TakeApprovalContent implements [store.Store].
+func (db *DB) TakeApprovalContent(ctx context.Context, id string) (json.RawMessage, error) {
+	var body string
+	err := db.write(ctx, func(tx conn) error {
+		if err := tx.QueryRowContext(ctx, `SELECT content FROM approvals WHERE id = ?`, id).Scan(&body); err != nil {
+			return notFound(err, "no such approval")
+		}
+		if body == "" {
+			return nil
+		}
+		// Matching the value read makes the take exactly-once even where
+		// the transaction does not lock the row it read.
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET content = '' WHERE id = ? AND content = ?`, id, body)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			body = ""
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("taking the content of approval %q: %w", id, err)
+	}
+	if body == "" {
+		return nil, nil
+	}
+	return json.RawMessage(body), nil
 }
 
 // ListPendingApprovals implements [store.Store].
@@ -205,12 +241,21 @@ func (db *DB) expirePending(ctx context.Context, before time.Time, cond string, 
 	if n > 0 {
 		db.changed(ctx, store.TopicApprovals, "")
 	}
+	// Form values whose waiting call is gone (the same processes as
+	// above) will never be taken: they are cleared rather than kept.
+	if _, err := db.w.ExecContext(ctx, `UPDATE approvals SET content = ''
+		WHERE content <> '' AND decided_at < ?`+cond, append([]any{db.ts(norm(before))}, args...)...); err != nil {
+		return n, err
+	}
 	return n, nil
 }
 
 // ExpireApproval implements [store.Store].
+//
+// The change is announced like a decision, so that a call waiting in
+// another process learns at once that the person cancelled.
 func (db *DB) ExpireApproval(ctx context.Context, id, reason string) error {
-	return db.write(ctx, func(tx conn) error {
+	err := db.write(ctx, func(tx conn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'expired', decided_at = ?, reason = ?
 			WHERE id = ? AND state = 'pending'`, db.ts(now()), reason, id)
 		if err != nil {
@@ -229,6 +274,10 @@ func (db *DB) ExpireApproval(ctx context.Context, id, reason string) error {
 		}
 		return fmt.Errorf("expiring approval %q: it is already %s: %w", id, a.State, store.ErrConflict)
 	})
+	if err == nil {
+		db.changed(ctx, store.TopicApprovals, id)
+	}
+	return err
 }
 
 // prefixed qualifies each column of a ", "-separated list with p.

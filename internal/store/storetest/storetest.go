@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentDecide", testConcurrentDecide},
 		{"ApprovalExpiry", testApprovalExpiry},
 		{"ExpireApproval", testExpireApproval},
+		{"ApprovalContent", testApprovalContent},
 		{"ApprovalUser", testApprovalUser},
 		{"AuditUserID", testAuditUserID},
 		{"Grants", testGrants},
