@@ -71,6 +71,21 @@ func (s *Server) offerings() (*gate.Offerings, error) {
 	return s.offers, nil
 }
 
+// featureRequest is what the get, read and complete handlers share: the
+// offerings, the request's decoded body and the caller it acts for.
+func featureRequest[B any](s *Server, w http.ResponseWriter, r *http.Request) (*gate.Offerings, gate.Caller, B, error) {
+	var body B
+	o, err := s.offerings()
+	if err != nil {
+		return nil, gate.Caller{}, body, err
+	}
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
+		return nil, gate.Caller{}, body, err
+	}
+	u := mustUser(r)
+	return o, u.caller(), body, nil
+}
+
 // listPrompts lists the prompts the user may get, named server__prompt.
 func (s *Server) listPrompts() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -97,16 +112,10 @@ type getPromptBody struct {
 // getPrompt expands one prompt with the arguments given.
 func (s *Server) getPrompt() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		o, err := s.offerings()
+		o, c, body, err := featureRequest[getPromptBody](s, w, r)
 		if err != nil {
 			return err
 		}
-		var body getPromptBody
-		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
-			return err
-		}
-		u := mustUser(r)
-		c := u.caller()
 		res, err := o.GetPrompt(r.Context(), &c, featureAgent, r.PathValue("name"), body.Arguments)
 		if err != nil {
 			return featureHTTPError(err)
@@ -147,16 +156,10 @@ type readResourceBody struct {
 // readResource reads one resource by its switchboard:// URI.
 func (s *Server) readResource() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		o, err := s.offerings()
+		o, c, body, err := featureRequest[readResourceBody](s, w, r)
 		if err != nil {
 			return err
 		}
-		var body readResourceBody
-		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
-			return err
-		}
-		u := mustUser(r)
-		c := u.caller()
 		rcs, err := o.ReadResource(r.Context(), &c, featureAgent, body.URI)
 		if err != nil {
 			return featureHTTPError(err)
@@ -184,16 +187,10 @@ type completeBody struct {
 // values of one of its arguments (MCP completion/complete).
 func (s *Server) complete() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		o, err := s.offerings()
+		o, c, body, err := featureRequest[completeBody](s, w, r)
 		if err != nil {
 			return err
 		}
-		var body completeBody
-		if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &body); err != nil {
-			return err
-		}
-		u := mustUser(r)
-		c := u.caller()
 		res, err := o.Complete(r.Context(), &c, featureAgent, tools.CompleteRequest{
 			Ref: tools.CompleteRef{Prompt: body.Ref.Prompt, Template: body.Ref.Template}, Argument: body.Argument, Value: body.Value, Context: body.Context,
 		})
