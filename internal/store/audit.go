@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+	"unicode/utf8"
 )
 
 // AuditApproval says how a call came to be allowed, or what stopped it
@@ -181,4 +182,55 @@ func (f *AuditFilter) Validate() error {
 		return invalidf("audit filter: until %s is before since %s", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// Match reports whether r is among the records f selects, as a store's
+// query would: for records a store holds outside its tables (SQLite's
+// journal of calls begun).
+func (f *AuditFilter) Match(r *AuditRecord) bool {
+	switch {
+	case f.Tool != "" && !globMatch(f.Tool, r.Tool),
+		f.Server != "" && r.Server != f.Server,
+		f.User != "" && r.User != f.User,
+		f.ConversationID != "" && r.ConversationID != f.ConversationID,
+		!f.Since.IsZero() && r.Time.Before(f.Since),
+		!f.Until.IsZero() && !r.Time.Before(f.Until),
+		f.Outcome != "" && r.Outcome != f.Outcome:
+		return false
+	}
+	return true
+}
+
+// globMatch matches s against the store's glob: * any run of characters,
+// ? one character, everything else itself, case-sensitive.
+func globMatch(glob, s string) bool {
+	// The classic two-pointer walk: on a mismatch, let the last * take one
+	// more character. Linear in practice, never exponential.
+	gi, si := 0, 0
+	star, mark := -1, 0
+	for si < len(s) {
+		switch {
+		case gi < len(glob) && glob[gi] == '*':
+			star, mark = gi, si
+			gi++
+		case gi < len(glob) && (glob[gi] == '?' || glob[gi] == s[si]):
+			if glob[gi] == '?' {
+				_, n := utf8.DecodeRuneInString(s[si:])
+				si += n
+			} else {
+				si++
+			}
+			gi++
+		case star >= 0:
+			_, n := utf8.DecodeRuneInString(s[mark:])
+			gi, mark = star+1, mark+n
+			si = mark
+		default:
+			return false
+		}
+	}
+	for gi < len(glob) && glob[gi] == '*' {
+		gi++
+	}
+	return gi == len(glob)
 }

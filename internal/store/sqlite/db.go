@@ -25,7 +25,18 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Readers caps the read-only connections; zero means 4.
 	Readers int
+	// BeginsInTable writes each tool call's audit record into the table
+	// when the call begins, as on PostgreSQL, instead of into this
+	// process's journal beside the file (PATH-begun-INSTANCE) until it
+	// finishes. Running calls are then visible to anything that reads
+	// the file with SQLite itself, for about twice the audit trail's
+	// cost per call (docs/BENCHMARKS.md).
+	BeginsInTable bool
 }
+
+// journalInfix follows the database's path in the name of each
+// process's journal of calls begun: switchboard.db-begun-INSTANCE.
+const journalInfix = "-begun-"
 
 // shared names the embedded implementation without exporting a field.
 type shared = sqlstore.DB
@@ -95,6 +106,12 @@ func Open(ctx context.Context, path string, opts *Options) (*DB, error) {
 	if err := db.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("opening sqlite database %s: %w", abs, err)
+	}
+	if !o.BeginsInTable {
+		if err := db.UseJournal(abs + journalInfix); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("opening sqlite database %s: %w", abs, err)
+		}
 	}
 	return db, nil
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,10 +19,13 @@ const (
 	finishAuditQuery = `UPDATE audit SET outcome = ?, error = ?, duration_ms = ?, result_bytes = ?, finished_at = ?,
 		approval = CASE WHEN ? = '' THEN approval ELSE ? END
 		WHERE id = ? AND outcome = 'running'`
+	// finishedAuditQuery writes a journaled call's whole record at its
+	// finish (see journal); the primary key refuses a second finish.
+	finishedAuditQuery = `INSERT INTO audit (` + auditCols + `, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // auditQueries are the queries the committer runs.
-var auditQueries = []string{beginAuditQuery, finishAuditQuery}
+var auditQueries = []string{beginAuditQuery, finishAuditQuery, finishedAuditQuery}
 
 // BeginAudit implements [store.Store]. It returns once the record is
 // committed, in a group commit with the other calls beginning or finishing
@@ -31,6 +35,16 @@ func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, erro
 		return "", fmt.Errorf("beginning audit record: %w", err)
 	}
 	id := store.NewID()
+	if db.journal != nil {
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, err)
+		}
+		r.ID, r.Time, r.Outcome = id, orNow(r.Time), store.OutcomeRunning
+		if err := db.journal.begin(r); err != nil {
+			return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, err)
+		}
+		return id, nil
+	}
 	_, err := db.audit.do(ctx, beginAuditQuery,
 		id, db.ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server,
 		db.argsCol(r.Arguments), r.Approval, r.UserID, db.instance)
@@ -45,6 +59,17 @@ func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, erro
 func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult) error {
 	if err := res.Validate(); err != nil {
 		return fmt.Errorf("finishing audit record %q: %w", id, err)
+	}
+	if rec, ok := db.journaled(id); ok {
+		_, err := db.audit.do(ctx, finishedAuditQuery, db.finishedArgs(rec, res)...)
+		if errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("finishing audit record %q: already finished: %w", id, store.ErrConflict)
+		}
+		if err != nil {
+			return fmt.Errorf("finishing audit record %q: %w", id, err)
+		}
+		db.journal.finished(id)
+		return nil
 	}
 	n, err := db.audit.do(ctx, finishAuditQuery,
 		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()),
@@ -76,6 +101,17 @@ func (db *DB) FinishAuditLater(id string, res store.AuditResult, done func(error
 		done(fmt.Errorf("finishing audit record %q: %w", id, err))
 		return
 	}
+	if rec, ok := db.journaled(id); ok {
+		db.audit.doLater(func(_ int64, err error) {
+			if err != nil {
+				done(fmt.Errorf("finishing audit record %q: %w", id, err))
+				return
+			}
+			db.journal.finished(id)
+			done(nil)
+		}, finishedAuditQuery, db.finishedArgs(rec, res)...)
+		return
+	}
 	db.audit.doLater(func(rows int64, err error) {
 		switch {
 		case err != nil:
@@ -97,6 +133,29 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 	if err := db.audit.flush(ctx); err != nil {
 		return nil, fmt.Errorf("listing audit records: %w", err)
 	}
+	// The journals first: a call they show running that finishes
+	// meanwhile is then found in the table by withJournals.
+	var begun []store.AuditRecord
+	if db.journal != nil && (f.Outcome == "" || f.Outcome == store.OutcomeRunning) {
+		others, err := db.journal.othersBegun()
+		if err != nil {
+			return nil, fmt.Errorf("listing audit records: %w", err)
+		}
+		for _, r := range append(db.journal.snapshot(), others...) {
+			if f.Match(&r) {
+				begun = append(begun, r)
+			}
+		}
+	}
+	out, err := db.listTable(ctx, f)
+	if err != nil || len(begun) == 0 {
+		return out, err
+	}
+	return db.withJournals(ctx, out, begun, store.PageSize(f.Limit, 100))
+}
+
+// listTable is ListAudit over the table alone.
+func (db *DB) listTable(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
 	var (
 		where []string
 		args  []any
@@ -156,4 +215,24 @@ func (db *DB) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Audit
 		return nil, fmt.Errorf("listing audit records: %w", err)
 	}
 	return out, nil
+}
+
+// journaled returns the record of a call this process began in its
+// journal and has not finished.
+func (db *DB) journaled(id string) (store.AuditRecord, bool) {
+	if db.journal == nil {
+		return store.AuditRecord{}, false
+	}
+	return db.journal.lookup(id)
+}
+
+// finishedArgs are finishedAuditQuery's arguments for rec ended by res.
+func (db *DB) finishedArgs(rec store.AuditRecord, res store.AuditResult) []any {
+	approval := rec.Approval
+	if res.Approval != "" {
+		approval = res.Approval
+	}
+	return []any{rec.ID, db.ts(rec.Time), rec.User, rec.ConversationID, rec.Agent, rec.RunID, rec.CallID, rec.Tool, rec.Server,
+		db.argsCol(rec.Arguments), approval, string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes,
+		db.ts(now()), rec.UserID, db.instance}
 }

@@ -52,6 +52,7 @@ type committer struct {
 	// flush. All guarded by mu.
 	later       []*write
 	timer       *time.Timer
+	armed       bool
 	queuedLater uint64
 	doneLater   uint64
 }

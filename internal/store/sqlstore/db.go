@@ -73,6 +73,9 @@ type DB struct {
 	instance string
 	// audit writes the audit trail in group commits.
 	audit *committer
+	// journal, when set, holds the calls begun and not yet finished
+	// (see journal); nil begins each record in the table.
+	journal *journal
 	// hot runs the reads of hot paths, prepared.
 	hot *hotReads
 	// feed wakes the watchers of changes; see changes.go.
@@ -95,6 +98,23 @@ func New(w, r *sql.DB, instance string, d Dialect) *DB {
 	return db
 }
 
+// UseJournal makes this process begin audit records in a journal of its
+// own, prefix followed by the instance (see journal), instead of the
+// table; for a database whose processes share one host (SQLite). Call it
+// before the first BeginAudit. Where files cannot be locked it leaves
+// records beginning in the table.
+func (db *DB) UseJournal(prefix string) error {
+	j, err := openJournal(prefix, db.instance)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return nil
+	case err != nil:
+		return err
+	}
+	db.journal = j
+	return nil
+}
+
 // Close refuses further audit writes, waits until those queued are
 // committed and closes the prepared statements. It leaves the pools open
 // for the dialect package to close. Close is idempotent and safe for
@@ -103,6 +123,11 @@ func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		if err := errors.Join(db.audit.close(), db.hot.close()); err != nil {
 			db.closeErr = fmt.Errorf("closing prepared statements: %w", err)
+		}
+		// After the committer: the finishes it committed while closing
+		// are what let the journal go.
+		if db.journal != nil {
+			db.closeErr = errors.Join(db.closeErr, db.journal.close())
 		}
 	})
 	return db.closeErr

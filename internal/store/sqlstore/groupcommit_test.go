@@ -54,8 +54,11 @@ func backends() []backend {
 			open: func(t *testing.T) (queueStore, *sql.DB) {
 				path := filepath.Join(t.TempDir(), "switchboard.db")
 				// The test holds the lock for as long as it takes to queue
-				// writes behind it; the store must wait, not fail.
-				s, err := sqlite.Open(t.Context(), path, &sqlite.Options{BusyTimeout: 2 * time.Minute})
+				// writes behind it; the store must wait, not fail. Begins
+				// go through the committer, as on PostgreSQL, so that
+				// these tests shape batches with them; journal_test.go
+				// covers the journal.
+				s, err := sqlite.Open(t.Context(), path, &sqlite.Options{BusyTimeout: 2 * time.Minute, BeginsInTable: true})
 				if err != nil {
 					t.Fatal(err)
 				}

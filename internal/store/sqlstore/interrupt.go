@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
 // InterruptRunning implements [store.Store]: it marks interrupted the
@@ -18,6 +20,15 @@ func (db *DB) InterruptRunning(ctx context.Context) (int64, error) {
 		n, err := db.interrupt(ctx, `instance <> ?`, db.instance)
 		if err != nil {
 			return 0, fmt.Errorf("interrupting running audit records: %w", err)
+		}
+		if db.journal != nil {
+			m, err := db.journal.recoverDead(func(instance string, recs []store.AuditRecord) (int64, error) {
+				return db.interruptJournaled(ctx, instance, recs)
+			})
+			n += m
+			if err != nil {
+				return n, fmt.Errorf("interrupting running audit records: %w", err)
+			}
 		}
 		return n, nil
 	}
@@ -69,8 +80,8 @@ func (db *DB) interruptInstance(ctx context.Context, id string) (int64, error) {
 // placeholder, for arg) selects.
 func (db *DB) interrupt(ctx context.Context, cond string, arg any) (int64, error) {
 	res, err := db.w.ExecContext(ctx, `UPDATE audit SET outcome = 'interrupted', finished_at = ?,
-		error = 'Switchboard stopped before the call finished'
-		WHERE outcome = 'running' AND `+cond, db.ts(now()), arg)
+		error = ?
+		WHERE outcome = 'running' AND `+cond, db.ts(now()), interruptedError, arg)
 	if err != nil {
 		return 0, err
 	}

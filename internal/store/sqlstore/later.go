@@ -35,10 +35,16 @@ func (c *committer) doLater(after func(rows int64, err error), query string, arg
 
 // armLocked starts the timer that commits the writes of doLater when
 // some are queued and no batch will take them.
+//
+// An armed timer is not pushed back by later writes: with writes queued
+// faster than laterDelay apart and no batch to take them (no begins in
+// the committer, as with a journal), a timer reset at each would never
+// fire.
 func (c *committer) armLocked() {
-	if len(c.later) == 0 {
+	if len(c.later) == 0 || c.armed {
 		return
 	}
+	c.armed = true
 	if c.timer == nil {
 		c.timer = time.AfterFunc(laterDelay, c.commitLater)
 		return
@@ -51,6 +57,7 @@ func (c *committer) armLocked() {
 // when it ends) or the committer is closed (close commits them).
 func (c *committer) commitLater() {
 	c.mu.Lock()
+	c.armed = false
 	if c.leading || c.closed || len(c.later) == 0 {
 		c.mu.Unlock()
 		return

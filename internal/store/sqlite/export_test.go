@@ -1,0 +1,4 @@
+package sqlite
+
+// GlobPattern exposes globPattern to the external tests.
+var GlobPattern = globPattern

@@ -1,0 +1,246 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/store"
+)
+
+// A journal holds the audit records of calls begun and not yet finished,
+// for a database that serves one host's processes (SQLite): a file per
+// process beside the database, named after its instance, to which
+// BeginAudit appends one line. Writing that line hands it to the kernel,
+// as a SQLite commit with synchronous=NORMAL hands over its WAL frames,
+// so a record begun survives the process however it dies; but it costs
+// one write(2), where a commit costs a transaction, WAL frames for the
+// table and its three indexes, and the -shm locks (docs/BENCHMARKS.md
+// measured the begin's commit at 40% of a proxied call's CPU). The
+// finish then writes the whole record into the table once, in a group
+// commit nobody waits for: one row write per call instead of two.
+//
+// The process holds an exclusive flock on its files while it runs, so
+// another process can tell a live journal from a dead one's: a journal
+// it can lock belongs to a process that is gone, and InterruptRunning
+// records its calls as interrupted and removes it. ListAudit reads every
+// journal, so running calls show to any process reading the database.
+//
+// A journal is two files, PREFIX+INSTANCE.0 and .1, both locked for the
+// process's life. Lines are appended to one; when it has grown past
+// compactAt, the running records are written to the other, emptied
+// first, and appends move there. The running calls are in the current
+// file at every moment, and a file is only emptied once they are all in
+// the other, so a crash at any point leaves every running call in one of
+// the two; recovery takes both. No file is renamed or replaced while its
+// process lives, so a lock, once taken, means the process is gone.
+type journal struct {
+	prefix string // the database's path and "-begun-"; a journal is prefix + instance + ".0" or ".1"
+	paths  [2]string
+
+	mu    sync.Mutex
+	files [2]*os.File
+	cur   int   // the file appended to
+	size  int64 // of files[cur]
+	// running holds the records whose finish is not committed yet, which
+	// the finish writes into the table and compaction keeps.
+	running map[string]store.AuditRecord
+	closed  bool
+}
+
+// compactAt is the size past which the journal moves to its other file
+// with only its running records, once a finish is committed. A megabyte
+// is a few thousand calls; moving costs a truncate, a write and the
+// running records, a handful.
+const compactAt = 1 << 20
+
+// openJournal creates this process's journal files and locks them. It
+// returns an error wrapping errors.ErrUnsupported where files cannot be
+// locked.
+func openJournal(prefix, instance string) (*journal, error) {
+	j := &journal{prefix: prefix, running: map[string]store.AuditRecord{}}
+	for i := range j.files {
+		j.paths[i] = fmt.Sprintf("%s%s.%d", prefix, instance, i)
+		f, err := createLocked(j.paths[i])
+		if err != nil {
+			for _, f := range j.files[:i] {
+				_ = f.Close()
+			}
+			for _, p := range j.paths[:i] {
+				_ = os.Remove(p)
+			}
+			return nil, err
+		}
+		j.files[i] = f
+	}
+	return j, nil
+}
+
+// createLocked creates path (0600, truncated) and locks it.
+func createLocked(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating the audit journal: %w", err)
+	}
+	ok, err := tryLock(f)
+	if err == nil && !ok {
+		err = errors.New("another process holds it")
+	}
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("locking the audit journal %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// journalLine is a record as the journal keeps it: one JSON object per
+// line. Arguments are bytes (base64), because a tool's arguments are
+// kept byte for byte, valid JSON or not.
+type journalLine struct {
+	ID           string `json:"id"`
+	Time         int64  `json:"t"` // Unix microseconds
+	User         string `json:"u,omitempty"`
+	UserID       string `json:"ui,omitempty"`
+	Conversation string `json:"c,omitempty"`
+	Agent        string `json:"ag,omitempty"`
+	Run          string `json:"r,omitempty"`
+	Call         string `json:"k,omitempty"`
+	Tool         string `json:"tool"`
+	Server       string `json:"s,omitempty"`
+	Arguments    []byte `json:"a,omitempty"`
+	Approval     string `json:"ap,omitempty"`
+}
+
+// encode appends r's line to b. Each line starts with a newline, so that
+// a line cut short by a failed write cannot swallow the next one.
+func encodeLine(b []byte, r *store.AuditRecord) ([]byte, error) {
+	l := journalLine{
+		ID: r.ID, Time: r.Time.UnixMicro(), User: r.User, UserID: r.UserID, Conversation: r.ConversationID,
+		Agent: r.Agent, Run: r.RunID, Call: r.CallID, Tool: r.Tool, Server: r.Server,
+		Arguments: r.Arguments, Approval: string(r.Approval),
+	}
+	js, err := json.Marshal(&l)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, '\n')
+	return append(b, js...), nil
+}
+
+// decodeLine reads one line back; ok is false for a line that is not a
+// whole record (the tail of a write cut short).
+func decodeLine(line []byte) (r store.AuditRecord, ok bool) {
+	var l journalLine
+	if json.Unmarshal(line, &l) != nil || l.ID == "" || l.Tool == "" {
+		return r, false
+	}
+	return store.AuditRecord{
+		ID: l.ID, Time: time.UnixMicro(l.Time).UTC(), User: l.User, UserID: l.UserID, ConversationID: l.Conversation,
+		Agent: l.Agent, RunID: l.Run, CallID: l.Call, Tool: l.Tool, Server: l.Server,
+		Arguments: rawBytes(l.Arguments), Approval: store.AuditApproval(l.Approval), Outcome: store.OutcomeRunning,
+	}, true
+}
+
+// begin appends r (ID and Time set) and returns once the kernel has it.
+func (j *journal) begin(r store.AuditRecord) error {
+	line, err := encodeLine(nil, &r)
+	if err != nil {
+		return fmt.Errorf("encoding the audit record: %w", err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return errClosed
+	}
+	n, err := j.files[j.cur].Write(line)
+	j.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("writing the audit journal: %w", err)
+	}
+	j.running[r.ID] = r
+	return nil
+}
+
+// lookup returns the running record id, if this process began it.
+func (j *journal) lookup(id string) (store.AuditRecord, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r, ok := j.running[id]
+	return r, ok
+}
+
+// finished forgets id, whose finish is committed, and rewrites the
+// journal when it has grown past compactAt.
+func (j *journal) finished(id string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	delete(j.running, id)
+	if j.size > compactAt && !j.closed {
+		// A failed rewrite leaves the journal as it was, still correct;
+		// the next finish tries again.
+		_ = j.compactLocked()
+	}
+}
+
+// compactLocked moves the journal to its other file, emptied, with only
+// the running records. Until the move the current file holds them all;
+// after it the other does, and the old one is emptied only at the next
+// move.
+func (j *journal) compactLocked() error {
+	next := 1 - j.cur
+	f := j.files[next]
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	var (
+		buf []byte
+		err error
+	)
+	for _, r := range j.running {
+		if buf, err = encodeLine(buf, &r); err != nil {
+			return err
+		}
+	}
+	if _, err := f.Write(buf); err != nil {
+		return err
+	}
+	j.cur, j.size = next, int64(len(buf))
+	return nil
+}
+
+// snapshot returns this process's running records.
+func (j *journal) snapshot() []store.AuditRecord {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]store.AuditRecord, 0, len(j.running))
+	for _, r := range j.running {
+		out = append(out, r)
+	}
+	return out
+}
+
+// close ends the journal. With no call running its files are removed;
+// otherwise they stay for the next start to record those calls as
+// interrupted.
+func (j *journal) close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	j.closed = true
+	var errs []error
+	if len(j.running) == 0 {
+		for _, p := range j.paths {
+			errs = append(errs, os.Remove(p))
+		}
+	}
+	for _, f := range j.files {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
