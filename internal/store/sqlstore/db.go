@@ -112,6 +112,7 @@ func (db *DB) UseJournal(prefix string) error {
 		return err
 	}
 	db.journal = j
+	db.audit.delay = journalDelay
 	return nil
 }
 

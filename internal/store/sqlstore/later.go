@@ -46,10 +46,10 @@ func (c *committer) armLocked() {
 	}
 	c.armed = true
 	if c.timer == nil {
-		c.timer = time.AfterFunc(laterDelay, c.commitLater)
+		c.timer = time.AfterFunc(c.delay, c.commitLater)
 		return
 	}
-	c.timer.Reset(laterDelay)
+	c.timer.Reset(c.delay)
 }
 
 // commitLater is the timer's: it leads a batch of the writes of doLater,
