@@ -3,8 +3,10 @@ package sqlite_test
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -284,4 +286,82 @@ func sqliteGlob(t *testing.T, db *sql.DB, g, name string) bool {
 		t.Fatal(err)
 	}
 	return ok
+}
+
+// TestJournaledFinishesInOneStatement: finishes queued together are
+// written sixteen rows to a statement. Every field must land in its own
+// row, and a finish given twice in the same batch (the second must be
+// refused) must not cost the others theirs.
+func TestJournaledFinishesInOneStatement(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "switchboard.db"))
+	const n, dup = 64, 40
+	ids := make([]string, n)
+	for i := range ids {
+		id, err := db.BeginAudit(t.Context(), store.AuditRecord{
+			Tool: "t", User: "u" + strconv.Itoa(i), Arguments: json.RawMessage(`{"i":` + strconv.Itoa(i) + `}`), Approval: store.AuditAutoApproved,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	var (
+		mu       sync.Mutex
+		results  = map[string][]error{}
+		finished sync.WaitGroup
+	)
+	finish := func(i int) {
+		finished.Add(1)
+		db.FinishAuditLater(ids[i], store.AuditResult{Outcome: store.OutcomeToolError, Error: "e" + strconv.Itoa(i), Duration: time.Duration(i) * time.Millisecond, ResultBytes: int64(i)},
+			func(err error) {
+				mu.Lock()
+				results[ids[i]] = append(results[ids[i]], err)
+				mu.Unlock()
+				finished.Done()
+			})
+	}
+	// A first batch of clean finishes, two statements of sixteen; then a
+	// batch in which the second statement holds a call finished twice.
+	for i := range 32 {
+		finish(i)
+	}
+	finished.Wait()
+	for i := 32; i < n; i++ {
+		finish(i)
+		if i == 47 {
+			finish(dup) // the same call finished again, in the same batch
+		}
+	}
+	finished.Wait()
+	recs, err := db.ListAudit(t.Context(), store.AuditFilter{Limit: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]store.AuditRecord{}
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	for i, id := range ids {
+		errs := results[id]
+		want := 1
+		if i == dup {
+			want = 2
+		}
+		if len(errs) != want {
+			t.Errorf("call %d was told %d outcomes, want %d", i, len(errs), want)
+			continue
+		}
+		if errs[0] != nil {
+			t.Errorf("call %d: the first finish failed: %v", i, errs[0])
+		}
+		if i == dup && !errors.Is(errs[1], store.ErrConflict) {
+			t.Errorf("call %d's second finish: %v, want a conflict", i, errs[1])
+		}
+		r := byID[id]
+		s := strconv.Itoa(i)
+		if r.Outcome != store.OutcomeToolError || r.User != "u"+s || string(r.Arguments) != `{"i":`+s+`}` || r.Error != "e"+s ||
+			r.DurationMS != int64(i) || r.ResultBytes != int64(i) || r.Approval != store.AuditAutoApproved {
+			t.Errorf("call %d's row: %+v", i, r)
+		}
+	}
 }

@@ -21,11 +21,26 @@ const (
 		WHERE id = ? AND outcome = 'running'`
 	// finishedAuditQuery writes a journaled call's whole record at its
 	// finish (see journal); the primary key refuses a second finish.
-	finishedAuditQuery = `INSERT INTO audit (` + auditCols + `, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	finishedAuditQuery  = finishedAuditInsert + finishedAuditRow
+	finishedAuditInsert = `INSERT INTO audit (` + auditCols + `, instance) VALUES `
+	finishedAuditRow    = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
+// finishedAuditRows is how many finishes one statement of
+// finishedAuditRowsQuery writes.
+const finishedAuditRows = 16
+
+// finishedAuditRowsQuery is finishedAuditQuery for finishedAuditRows
+// records at once: a batch of finishes runs it rather than one statement
+// each, because a statement's own cost (database/sql, binding, SQLite's
+// end of statement) was half of what a finish cost when each had its own.
+var finishedAuditRowsQuery = finishedAuditInsert + strings.Repeat(finishedAuditRow+", ", finishedAuditRows-1) + finishedAuditRow
+
 // auditQueries are the queries the committer runs.
-var auditQueries = []string{beginAuditQuery, finishAuditQuery, finishedAuditQuery}
+var auditQueries = []string{beginAuditQuery, finishAuditQuery, finishedAuditQuery, finishedAuditRowsQuery}
+
+// auditMultiRow says which of them a batch may run several of as one.
+var auditMultiRow = map[string]multiRow{finishedAuditQuery: {query: finishedAuditRowsQuery, n: finishedAuditRows}}
 
 // BeginAudit implements [store.Store]. It returns once the record is
 // committed, in a group commit with the other calls beginning or finishing

@@ -45,6 +45,9 @@ type committer struct {
 	// batch is the leader's, kept between batches.
 	batch []*write
 
+	// delay is how long the timer waits: laterDelay, or journalDelay
+	// when begins are journaled.
+	delay time.Duration
 	// later holds the writes queued by doLater, which nobody waits for:
 	// the next batch takes them first. When no batch is under way when
 	// one is queued, or none follows the one that ends, timer commits
@@ -53,9 +56,6 @@ type committer struct {
 	later       []*write
 	timer       *time.Timer
 	armed       bool
-	// delay is how long the timer waits: laterDelay, or journalDelay
-	// when begins are journaled.
-	delay time.Duration
 	queuedLater uint64
 	doneLater   uint64
 }
@@ -105,12 +105,13 @@ const (
 // errClosed is returned for writes asked of a closed store.
 var errClosed = errors.New("database is closed")
 
-// newCommitter returns a committer for writes that run the given queries.
-func newCommitter(db *DB, maxBatch int, queries []string) *committer {
+// newCommitter returns a committer for writes that run the given queries,
+// of which those in multi may run several rows to a statement.
+func newCommitter(db *DB, maxBatch int, queries []string, multi map[string]multiRow) *committer {
 	c := &committer{
 		db:       db,
 		maxBatch: maxBatch,
-		stmts:    newStmtSet(db, queries),
+		stmts:    newStmtSet(db, queries, multi),
 		batch:    make([]*write, 0, maxBatch),
 		delay:    laterDelay,
 	}

@@ -93,7 +93,7 @@ const maxBatch = 64
 // the same pool) and tags its audit records with instance.
 func New(w, r *sql.DB, instance string, d Dialect) *DB {
 	db := &DB{d: &d, wdb: w, w: conn{w, &d}, r: conn{r, &d}, instance: instance}
-	db.audit = newCommitter(db, maxBatch, auditQueries)
+	db.audit = newCommitter(db, maxBatch, auditQueries, auditMultiRow)
 	db.hot = &hotReads{r: db.r}
 	return db
 }

@@ -37,10 +37,20 @@ type stmtSet struct {
 	pipe []Stmt
 	// real is the batch's writes that have a query, kept between batches.
 	real []*write
+	// multi maps a one-row INSERT to its form for several rows; args is
+	// the arguments of such a statement, kept between batches.
+	multi map[string]multiRow
+	args  []any
 }
 
-func newStmtSet(db *DB, queries []string) *stmtSet {
-	s := &stmtSet{db: db, rebound: map[string]string{}, prepared: map[string]*sql.Stmt{}}
+// multiRow is a one-row INSERT's form that writes n rows at once.
+type multiRow struct {
+	query string
+	n     int
+}
+
+func newStmtSet(db *DB, queries []string, multi map[string]multiRow) *stmtSet {
+	s := &stmtSet{db: db, rebound: map[string]string{}, prepared: map[string]*sql.Stmt{}, multi: multi}
 	for _, q := range queries {
 		s.rebound[q] = q
 		if db.d.Rebind != nil {
@@ -78,7 +88,7 @@ func (s *stmtSet) run(ctx context.Context, ws []*write) error {
 	// one, and BEGIN and COMMIT (or a pipeline's bookkeeping) would only
 	// add their cost.
 	w := ws[0]
-	r, err := s.prepared[w.query].ExecContext(ctx, s.args(w.args)...)
+	r, err := s.prepared[w.query].ExecContext(ctx, s.argsFor(w.args)...)
 	if err != nil {
 		return s.db.classify(err)
 	}
@@ -88,7 +98,7 @@ func (s *stmtSet) run(ctx context.Context, ws []*write) error {
 
 func (s *stmtSet) pipeline(ctx context.Context, ws []*write) error {
 	for _, w := range ws {
-		s.pipe = append(s.pipe, Stmt{Query: s.rebound[w.query], Args: s.args(w.args)})
+		s.pipe = append(s.pipe, Stmt{Query: s.rebound[w.query], Args: s.argsFor(w.args)})
 	}
 	defer func() {
 		clear(s.pipe) // let the arguments go
@@ -115,29 +125,26 @@ func (s *stmtSet) tx(ctx context.Context, ws []*write) error {
 		st    *sql.Stmt
 	}
 	nbound := 0
-	for _, w := range ws {
-		var st *sql.Stmt
+	stmt := func(query string) *sql.Stmt {
 		for _, b := range bound[:nbound] {
-			if b.query == w.query {
-				st = b.st
-				break
+			if b.query == query {
+				return b.st
 			}
 		}
-		if st == nil {
-			st = tx.StmtContext(ctx, s.prepared[w.query]) //nolint:sqlclosecheck // closed by the transaction's end
-			if nbound < len(bound) {
-				bound[nbound].query, bound[nbound].st = w.query, st
-				nbound++
-			}
+		st := tx.StmtContext(ctx, s.prepared[query]) //nolint:sqlclosecheck // closed by the transaction's end
+		if nbound < len(bound) {
+			bound[nbound].query, bound[nbound].st = query, st
+			nbound++
 		}
-		r, err := st.ExecContext(ctx, s.args(w.args)...)
-		if err == nil {
-			w.rows, err = r.RowsAffected()
-		}
+		return st
+	}
+	for i := 0; i < len(ws); {
+		n, err := s.exec(ctx, stmt, ws[i:])
 		if err != nil {
 			_ = tx.Rollback()
 			return s.db.classify(err)
 		}
+		i += n
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("committing transaction: %w", s.db.classify(err))
@@ -145,7 +152,43 @@ func (s *stmtSet) tx(ctx context.Context, ws []*write) error {
 	return nil
 }
 
-func (s *stmtSet) args(args []any) []any {
+// exec runs the first of ws, or, when it and the writes after it are
+// enough of one multi-row INSERT, that many as one statement; it returns
+// how many it ran.
+func (s *stmtSet) exec(ctx context.Context, stmt func(query string) *sql.Stmt, ws []*write) (int, error) {
+	w := ws[0]
+	if m, ok := s.multi[w.query]; ok && len(ws) >= m.n {
+		same := 1
+		for same < m.n && ws[same].query == w.query {
+			same++
+		}
+		if same == m.n {
+			s.args = s.args[:0]
+			for _, v := range ws[:m.n] {
+				s.args = append(s.args, v.args...)
+			}
+			r, err := stmt(m.query).ExecContext(ctx, s.argsFor(s.args)...)
+			clear(s.args) // let the values go
+			if err != nil {
+				return 0, err
+			}
+			if rows, err := r.RowsAffected(); err != nil || rows != int64(m.n) {
+				return 0, fmt.Errorf("a statement of %d rows wrote %d: %w", m.n, rows, err)
+			}
+			for _, v := range ws[:m.n] {
+				v.rows = 1
+			}
+			return m.n, nil
+		}
+	}
+	r, err := stmt(w.query).ExecContext(ctx, s.argsFor(w.args)...)
+	if err == nil {
+		w.rows, err = r.RowsAffected()
+	}
+	return 1, err
+}
+
+func (s *stmtSet) argsFor(args []any) []any {
 	if s.db.d.Args != nil {
 		return s.db.d.Args(args)
 	}
