@@ -32,6 +32,10 @@ type Server struct {
 	mcp    *mcp.Server
 	http   http.Handler
 	owners sessionOwners
+	// macs holds HMACs under Options.SessionKey for sessionMAC to reuse:
+	// every request checks its session ID, and a fresh HMAC costs a key
+	// schedule and three allocations.
+	macs sync.Pool
 	// shared is set when the session key was given: other replicas may
 	// have created the sessions this one is asked to continue.
 	shared bool

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"hash"
 	"io"
 	"net/http"
 	"strings"
@@ -33,14 +34,22 @@ func (s *Server) signedID(raw, caller string, elicit bool) string {
 }
 
 func (s *Server) sessionMAC(raw, caller string, elicit bool) string {
-	m := hmac.New(sha256.New, s.opts.SessionKey)
-	m.Write([]byte(raw))
+	m, _ := s.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, s.opts.SessionKey)
+	}
+	defer func() {
+		m.Reset()
+		s.macs.Put(m)
+	}()
+	var buf [sha256.Size]byte
+	_, _ = io.WriteString(m, raw)
 	m.Write([]byte{0})
-	m.Write([]byte(caller))
+	_, _ = io.WriteString(m, caller)
 	if elicit {
 		m.Write([]byte{0, 'e'})
 	}
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
+	return base64.RawURLEncoding.EncodeToString(m.Sum(buf[:0])[:18])
 }
 
 // openID returns the SDK's ID inside the client's ID id, whether the

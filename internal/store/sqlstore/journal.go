@@ -1,12 +1,15 @@
 package sqlstore
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
@@ -115,20 +118,68 @@ type journalLine struct {
 	Approval     string `json:"ap,omitempty"`
 }
 
-// encode appends r's line to b. Each line starts with a newline, so that
-// a line cut short by a failed write cannot swallow the next one.
-func encodeLine(b []byte, r *store.AuditRecord) ([]byte, error) {
-	l := journalLine{
-		ID: r.ID, Time: r.Time.UnixMicro(), User: r.User, UserID: r.UserID, Conversation: r.ConversationID,
-		Agent: r.Agent, Run: r.RunID, Call: r.CallID, Tool: r.Tool, Server: r.Server,
-		Arguments: r.Arguments, Approval: string(r.Approval),
+// encodeLine appends r's line to b: journalLine's JSON, written by hand
+// because it is on every call's path and reflection was most of its
+// cost. Each line starts with a newline, so that a line cut short by a
+// crash cannot swallow the next one.
+func encodeLine(b []byte, r *store.AuditRecord) []byte {
+	b = append(b, "\n{\"id\":"...)
+	b = appendJSONString(b, r.ID)
+	b = append(b, `,"t":`...)
+	b = strconv.AppendInt(b, r.Time.UnixMicro(), 10)
+	for _, f := range [...]struct{ key, v string }{
+		{`,"u":`, r.User}, {`,"ui":`, r.UserID}, {`,"c":`, r.ConversationID}, {`,"ag":`, r.Agent},
+		{`,"r":`, r.RunID}, {`,"k":`, r.CallID}, {`,"tool":`, r.Tool}, {`,"s":`, r.Server}, {`,"ap":`, string(r.Approval)},
+	} {
+		if f.v != "" {
+			b = append(b, f.key...)
+			b = appendJSONString(b, f.v)
+		}
 	}
-	js, err := json.Marshal(&l)
-	if err != nil {
-		return b, err
+	if len(r.Arguments) > 0 {
+		b = append(b, `,"a":"`...)
+		b = base64.StdEncoding.AppendEncode(b, r.Arguments)
+		b = append(b, '"')
 	}
-	b = append(b, '\n')
-	return append(b, js...), nil
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes
+// it: invalid UTF-8 becomes U+FFFD, control characters are escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		case c < utf8.RuneSelf:
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return append(b, '"')
 }
 
 // decodeLine reads one line back; ok is false for a line that is not a
@@ -147,10 +198,7 @@ func decodeLine(line []byte) (r store.AuditRecord, ok bool) {
 
 // begin appends r (ID and Time set) and returns once the kernel has it.
 func (j *journal) begin(r store.AuditRecord) error {
-	line, err := encodeLine(nil, &r)
-	if err != nil {
-		return fmt.Errorf("encoding the audit record: %w", err)
-	}
+	line := encodeLine(nil, &r)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
@@ -196,14 +244,9 @@ func (j *journal) compactLocked() error {
 	if err := f.Truncate(0); err != nil {
 		return err
 	}
-	var (
-		buf []byte
-		err error
-	)
+	var buf []byte
 	for _, r := range j.running {
-		if buf, err = encodeLine(buf, &r); err != nil {
-			return err
-		}
+		buf = encodeLine(buf, &r)
 	}
 	if _, err := f.Write(buf); err != nil {
 		return err
