@@ -423,7 +423,7 @@ type Server struct {
 const (
 	DefaultMCPSessionIdle     = 30 * time.Minute
 	DefaultMCPSessionsPerUser = 64
-	DefaultGCPercent          = 200
+	DefaultGCPercent          = 400
 	DefaultMemoryLimitMB      = 1024
 )
 

@@ -232,7 +232,7 @@
 //	  mcpSessionIdle: 30m          # /mcp sessions with no request for this long end
 //	  mcpSessionsPerUser: 64       # open /mcp sessions per user; past it, 429
 //	  # mcpSessionKey: ${SWITCHBOARD_MCP_SESSION_KEY}  # same on every replica: sessions continue on any
-//	  gcPercent: 200               # GOGC while serving; -1 leaves GOGC in charge
+//	  gcPercent: 400               # GOGC while serving; -1 leaves GOGC in charge
 //	  memoryLimitMB: 1024          # soft memory limit while serving; 0 none, -1 leaves GOMEMLIMIT
 //
 //	rateLimits:                   # per API key; 0 = unlimited (default)

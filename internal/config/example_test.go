@@ -116,7 +116,7 @@ func ExampleConfig_WriteEffective() {
 	//   maxStreamsPerUser: 8
 	//   mcpSessionIdle: 30m0s
 	//   mcpSessionsPerUser: 64
-	//   gcPercent: 200
+	//   gcPercent: 400
 	//   memoryLimitMB: 1024
 	// rateLimits:
 	//   requestsPerMinute: 0

@@ -46,8 +46,11 @@ type journal struct {
 
 	mu    sync.Mutex
 	files [2]*os.File
-	cur   int   // the file appended to
-	size  int64 // of files[cur]
+	// maps are the files' first journalMapSize bytes, mapped shared, or
+	// nil where they could not be (then lines are written with pwrite).
+	maps [2][]byte
+	cur  int   // the file appended to
+	size int64 // of files[cur]
 	// running holds the records whose finish is not committed yet, which
 	// the finish writes into the table and compaction keeps.
 	running map[string]store.AuditRecord
@@ -59,6 +62,14 @@ type journal struct {
 // is a few thousand calls; moving costs a truncate, a write and the
 // running records, a handful.
 const compactAt = 1 << 20
+
+// journalMapSize is how much of each file is reserved on disk and
+// mapped: copying a line into the map hands it to the kernel's page
+// cache, where it outlives the process as a write(2) would, for a
+// hundredth of a write's cost (2 µs per call in the profile). It leaves
+// room past compactAt for the lines begun before the next finish moves
+// the journal; a line that does not fit is written with pwrite.
+const journalMapSize = 2 << 20
 
 // openJournal creates this process's journal files and locks them. It
 // returns an error wrapping errors.ErrUnsupported where files cannot be
@@ -78,13 +89,41 @@ func openJournal(prefix, instance string) (*journal, error) {
 			return nil, err
 		}
 		j.files[i] = f
+		j.maps[i] = mapJournal(f)
 	}
 	return j, nil
 }
 
+// mapJournal reserves and maps f's first journalMapSize bytes, or returns
+// nil where that cannot be done; lines are then written with pwrite. The
+// space is reserved first because a write through the map into a hole
+// the disk cannot fill kills the process (SIGBUS).
+func mapJournal(f *os.File) []byte {
+	if err := reserve(f, journalMapSize); err != nil {
+		return nil
+	}
+	m, err := mapShared(f, journalMapSize)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// appendLocked writes line at the end of the current file.
+func (j *journal) appendLocked(line []byte) error {
+	if m := j.maps[j.cur]; j.size+int64(len(line)) <= int64(len(m)) {
+		copy(m[j.size:], line)
+		j.size += int64(len(line))
+		return nil
+	}
+	n, err := j.files[j.cur].WriteAt(line, j.size)
+	j.size += int64(n)
+	return err
+}
+
 // createLocked creates path (0600, truncated) and locks it.
 func createLocked(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the audit journal: %w", err)
 	}
@@ -204,9 +243,7 @@ func (j *journal) begin(r store.AuditRecord) error {
 	if j.closed {
 		return errClosed
 	}
-	n, err := j.files[j.cur].Write(line)
-	j.size += int64(n)
-	if err != nil {
+	if err := j.appendLocked(line); err != nil {
 		return fmt.Errorf("writing the audit journal: %w", err)
 	}
 	j.running[r.ID] = r
@@ -241,17 +278,24 @@ func (j *journal) finished(id string) {
 func (j *journal) compactLocked() error {
 	next := 1 - j.cur
 	f := j.files[next]
+	// Emptied, then reserved again: until then nothing touches its map.
 	if err := f.Truncate(0); err != nil {
 		return err
+	}
+	if m := j.maps[next]; m != nil && reserve(f, len(m)) != nil {
+		_ = unmap(m) // a full disk: lines go through pwrite, which reports it
+		j.maps[next] = nil
 	}
 	var buf []byte
 	for _, r := range j.running {
 		buf = encodeLine(buf, &r)
 	}
-	if _, err := f.Write(buf); err != nil {
+	cur, size := j.cur, j.size
+	j.cur, j.size = next, 0
+	if err := j.appendLocked(buf); err != nil {
+		j.cur, j.size = cur, size
 		return err
 	}
-	j.cur, j.size = next, int64(len(buf))
 	return nil
 }
 
@@ -282,7 +326,10 @@ func (j *journal) close() error {
 			errs = append(errs, os.Remove(p))
 		}
 	}
-	for _, f := range j.files {
+	for i, f := range j.files {
+		if j.maps[i] != nil {
+			errs = append(errs, unmap(j.maps[i]))
+		}
 		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)

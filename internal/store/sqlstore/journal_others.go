@@ -39,6 +39,8 @@ func (j *journal) otherPaths() ([]string, error) {
 func parseJournal(data []byte) []store.AuditRecord {
 	var out []store.AuditRecord
 	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
+		// The reserved part of a file past its last line reads as zeros.
+		line = bytes.TrimRight(line, "\x00")
 		if len(line) == 0 {
 			continue
 		}
