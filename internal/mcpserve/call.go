@@ -86,14 +86,18 @@ type lifetimeKey struct{}
 // after its calls returned, so calls must be told to stop first.
 func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	stops := []func() bool{context.AfterFunc(s.ctx, cancel)}
-	if life, ok := ctx.Value(lifetimeKey{}).(context.Context); ok {
-		stops = append(stops, context.AfterFunc(life, cancel))
-	}
-	return ctx, func() {
-		for _, stop := range stops {
+	stop := context.AfterFunc(s.ctx, cancel)
+	life, ok := ctx.Value(lifetimeKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {
 			stop()
+			cancel()
 		}
+	}
+	stopLife := context.AfterFunc(life, cancel)
+	return ctx, func() {
+		stop()
+		stopLife()
 		cancel()
 	}
 }

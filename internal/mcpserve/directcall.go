@@ -118,7 +118,10 @@ func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directR
 	res, err := s.callTool(r.Context(), req)
 	var result []byte
 	if err == nil {
-		result, err = json.Marshal(res)
+		var ok bool
+		if result, ok = textResultJSON(res); !ok {
+			result, err = json.Marshal(res)
+		}
 		if err == nil && ss == nil {
 			result = s.completeResult(result)
 		}
