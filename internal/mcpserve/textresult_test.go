@@ -11,8 +11,10 @@ import (
 // TestTextResultJSON: the hand-written encoding of a text result is the
 // SDK's, byte for byte, and every other result is left to the SDK.
 func TestTextResultJSON(t *testing.T) {
-	texts := []string{"", "hi", "<b>&amp;</b>", "line\nbreak\ttab\r", "quote \" back \\", "nul \x00 bel \x07",
-		"\xff invalid", "é日本語🙂", "\u2028\u2029"}
+	texts := []string{
+		"", "hi", "<b>&amp;</b>", "line\nbreak\ttab\r", "quote \" back \\", "nul \x00 bel \x07",
+		"\xff invalid", "é日本語🙂", "\u2028\u2029",
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
 		b := make([]byte, rng.IntN(30))

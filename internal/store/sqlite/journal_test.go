@@ -273,10 +273,14 @@ func TestFilterGlobMatchesSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	names := []string{"", "a", "files__read", "files_read", "Files__read", "files__rea", "mail__send", "a*b", "a?b", "x[y]z",
-		"héllo", "h_llo", "aaa", "ab", "ba", "abab", "日本語", "日本", "files__read__x"}
-	globs := []string{"*", "?", "files__*", "files_read", "Files*", "files__rea?", "*read", "*_*", "a*b", "a?b", "*a*a*",
-		"h?llo", "h*llo", "x[y]z", "日?語", "??", "???", "*?", "?*?", "a**", "", "*b*a*"}
+	names := []string{
+		"", "a", "files__read", "files_read", "Files__read", "files__rea", "mail__send", "a*b", "a?b", "x[y]z",
+		"héllo", "h_llo", "aaa", "ab", "ba", "abab", "日本語", "日本", "files__read__x",
+	}
+	globs := []string{
+		"*", "?", "files__*", "files_read", "Files*", "files__rea?", "*read", "*_*", "a*b", "a?b", "*a*a*",
+		"h?llo", "h*llo", "x[y]z", "日?語", "??", "???", "*?", "?*?", "a**", "", "*b*a*",
+	}
 	for _, g := range globs {
 		for _, n := range names {
 			if g == "" {

@@ -247,7 +247,9 @@ func (db *DB) finishedArgs(rec store.AuditRecord, res store.AuditResult) []any {
 	if res.Approval != "" {
 		approval = res.Approval
 	}
-	return []any{rec.ID, db.ts(rec.Time), rec.User, rec.ConversationID, rec.Agent, rec.RunID, rec.CallID, rec.Tool, rec.Server,
+	return []any{
+		rec.ID, db.ts(rec.Time), rec.User, rec.ConversationID, rec.Agent, rec.RunID, rec.CallID, rec.Tool, rec.Server,
 		db.argsCol(rec.Arguments), approval, string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes,
-		db.ts(now()), rec.UserID, db.instance}
+		db.ts(now()), rec.UserID, db.instance,
+	}
 }

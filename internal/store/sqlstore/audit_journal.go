@@ -49,29 +49,33 @@ func (db *DB) auditIDs(ctx context.Context, ids []string) (map[string]bool, erro
 	found := make(map[string]bool, len(ids))
 	const chunk = 500 // well under every database's limit on parameters
 	for part := range slices.Chunk(ids, chunk) {
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		q := `SELECT id FROM audit WHERE id IN (?` + strings.Repeat(`, ?`, len(part)-1) + `)`
-		rows, err := db.r.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			found[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := db.findAuditIDs(ctx, part, found); err != nil {
 			return nil, err
 		}
 	}
 	return found, nil
+}
+
+// findAuditIDs sets found[id] for each of ids the table holds.
+func (db *DB) findAuditIDs(ctx context.Context, ids []string, found map[string]bool) error {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	q := `SELECT id FROM audit WHERE id IN (?` + strings.Repeat(`, ?`, len(ids)-1) + `)`
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		found[id] = true
+	}
+	return rows.Err()
 }
 
 // interruptedAuditQuery records a dead process's journaled call as

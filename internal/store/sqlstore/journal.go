@@ -167,8 +167,15 @@ func encodeLine(b []byte, r *store.AuditRecord) []byte {
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, r.Time.UnixMicro(), 10)
 	for _, f := range [...]struct{ key, v string }{
-		{`,"u":`, r.User}, {`,"ui":`, r.UserID}, {`,"c":`, r.ConversationID}, {`,"ag":`, r.Agent},
-		{`,"r":`, r.RunID}, {`,"k":`, r.CallID}, {`,"tool":`, r.Tool}, {`,"s":`, r.Server}, {`,"ap":`, string(r.Approval)},
+		{`,"u":`, r.User},
+		{`,"ui":`, r.UserID},
+		{`,"c":`, r.ConversationID},
+		{`,"ag":`, r.Agent},
+		{`,"r":`, r.RunID},
+		{`,"k":`, r.CallID},
+		{`,"tool":`, r.Tool},
+		{`,"s":`, r.Server},
+		{`,"ap":`, string(r.Approval)},
 	} {
 		if f.v != "" {
 			b = append(b, f.key...)

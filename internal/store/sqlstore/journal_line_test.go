@@ -15,8 +15,10 @@ import (
 // in a record. encoding/json is the reference: each line is read by it,
 // and each string must come back as json.Marshal would have kept it.
 func TestJournalLineRoundTrip(t *testing.T) {
-	odd := []string{"", "plain", `quote " and \ backslash`, "nl\nrt\rtab\t", "nul\x00bel\x07esc\x1b\x7f",
-		"\xff\xfe invalid", "é日本語🙂", "\u2028\u2029", "half \xe6\x97", "</script>&<>"}
+	odd := []string{
+		"", "plain", `quote " and \ backslash`, "nl\nrt\rtab\t", "nul\x00bel\x07esc\x1b\x7f",
+		"\xff\xfe invalid", "é日本語🙂", "\u2028\u2029", "half \xe6\x97", "</script>&<>",
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 500 {
 		b := make([]byte, rng.IntN(40))
@@ -59,8 +61,10 @@ func TestJournalLineRoundTrip(t *testing.T) {
 }
 
 func BenchmarkEncodeLine(b *testing.B) {
-	r := store.AuditRecord{ID: store.NewID(), Time: time.Now(), User: "alice", UserID: store.NewID(), Tool: "everything__echo",
-		Server: "everything", Arguments: json.RawMessage(`{"message":"hello"}`), Approval: store.AuditAutoApproved}
+	r := store.AuditRecord{
+		ID: store.NewID(), Time: time.Now(), User: "alice", UserID: store.NewID(), Tool: "everything__echo",
+		Server: "everything", Arguments: json.RawMessage(`{"message":"hello"}`), Approval: store.AuditAutoApproved,
+	}
 	var buf []byte
 	for b.Loop() {
 		buf = encodeLine(buf[:0], &r)

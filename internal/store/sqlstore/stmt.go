@@ -167,13 +167,18 @@ func (s *stmtSet) exec(ctx context.Context, stmt func(query string) *sql.Stmt, w
 			for _, v := range ws[:m.n] {
 				s.args = append(s.args, v.args...)
 			}
+			//nolint:sqlclosecheck // the transaction's statement, closed by its end
 			r, err := stmt(m.query).ExecContext(ctx, s.argsFor(s.args)...)
 			clear(s.args) // let the values go
 			if err != nil {
 				return 0, err
 			}
-			if rows, err := r.RowsAffected(); err != nil || rows != int64(m.n) {
-				return 0, fmt.Errorf("a statement of %d rows wrote %d: %w", m.n, rows, err)
+			rows, err := r.RowsAffected()
+			if err != nil {
+				return 0, err
+			}
+			if rows != int64(m.n) {
+				return 0, fmt.Errorf("a statement of %d rows wrote %d", m.n, rows)
 			}
 			for _, v := range ws[:m.n] {
 				v.rows = 1
@@ -181,6 +186,7 @@ func (s *stmtSet) exec(ctx context.Context, stmt func(query string) *sql.Stmt, w
 			return m.n, nil
 		}
 	}
+	//nolint:sqlclosecheck // the transaction's statement, closed by its end
 	r, err := stmt(w.query).ExecContext(ctx, s.argsFor(w.args)...)
 	if err == nil {
 		w.rows, err = r.RowsAffected()
