@@ -47,7 +47,7 @@ func serveWith(t *testing.T, dsn string, opts *Options, configure ...func(*confi
 	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if err := a.Serve(ctx, ln, func(string) { close(ready) }); err != nil {
+		if err := a.Serve(ctx, ln, func(string) { close(ready) }, nil); err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})

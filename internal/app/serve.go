@@ -23,13 +23,30 @@ const ShutdownTimeout = 15 * time.Second
 // then the caller closes the app. Serve starts the MCP servers and
 // OpenAPI services itself (at once when [App.Start] ran before) and owns
 // ln. ready, when not nil, is called once the service accepts requests.
-func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string)) error {
+// opts may be nil.
+func (a *App) Serve(ctx context.Context, ln net.Listener, ready func(addr string), opts *ServeOptions) error {
 	defer ln.Close()
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Profiles != nil {
+		defer o.Profiles.Close()
+	}
 	s, err := a.newService(ctx, ln)
 	if err != nil {
 		return err
 	}
+	s.profiles = o.Profiles
 	return s.run(ctx, ready)
+}
+
+// ServeOptions are what `serve` may add to the service.
+type ServeOptions struct {
+	// Profiles, when set, is a loopback listener on which the service
+	// also serves Go's profiles ([App.Profile]), as one of its parts;
+	// Serve owns it.
+	Profiles net.Listener
 }
 
 // limits maps the per-minute request limit (0 = unlimited) to the

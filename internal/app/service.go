@@ -40,6 +40,8 @@ type service struct {
 	gateway *mcpserve.Server
 	http    *server.Server
 	ln      net.Listener
+	// profiles, when set, serves Go's profiles (ServeOptions.Profiles).
+	profiles net.Listener
 }
 
 // newService prepares the store for serving and builds the service on

@@ -38,6 +38,8 @@ func (s *service) run(ctx context.Context, ready func(addr string)) error {
 //	users    the users feed watcher
 //	sweep    the sweep of stopped replicas' work
 //	mcp      the MCP servers' supervisors and children: calls still running end
+//	profiles the profiles' server (serve --pprof), late so that a profile
+//	         can watch the rest stop
 //	tracing  flush the spans, those of the calls that just ended included
 //	audit    commit the audit finishes still queued
 //
@@ -58,6 +60,7 @@ func (s *service) parts() []part {
 			return err
 		}},
 		{name: "tracing", stop: s.stopTracing},
+		{name: "profiles", run: s.serveProfiles()},
 		{name: "mcp", start: s.startServers, stop: func(context.Context) error { return a.pool.Close() }},
 		{name: "sweep", run: s.sweeps()},
 		// Another replica's user changes apply here at once, not at the
@@ -84,6 +87,14 @@ func (s *service) parts() []part {
 		{name: "http", run: func(context.Context) error { return s.http.Serve(s.ln) }, stop: s.stopHTTP},
 	}
 	return ps
+}
+
+// serveProfiles is the profiles' goroutine, or nil without a listener.
+func (s *service) serveProfiles() func(context.Context) error {
+	if s.profiles == nil {
+		return nil
+	}
+	return func(ctx context.Context) error { return s.app.Profile(ctx, s.profiles) }
 }
 
 // startServers starts the MCP servers and OpenAPI services (at once when

@@ -56,7 +56,9 @@ type servedApp struct {
 	app    *App
 	server mcphost.ServerConfig
 	ln     net.Listener
-	parts  chan string
+	// prof serves the profiles, as `serve --pprof` does.
+	prof  net.Listener
+	parts chan string
 }
 
 func newServedApp(t *testing.T) *servedApp {
@@ -85,7 +87,11 @@ func newServedApp(t *testing.T) *servedApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &servedApp{app: a, server: srv, ln: ln, parts: parts}
+	prof, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &servedApp{app: a, server: srv, ln: ln, prof: prof, parts: parts}
 }
 
 // serve runs Serve until ctx ends and returns its result's channel, once
@@ -94,7 +100,7 @@ func (s *servedApp) serve(t *testing.T, ctx context.Context) <-chan error {
 	t.Helper()
 	ready := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- s.app.Serve(ctx, s.ln, func(string) { close(ready) }) }()
+	go func() { done <- s.app.Serve(ctx, s.ln, func(string) { close(ready) }, &ServeOptions{Profiles: s.prof}) }()
 	select {
 	case <-ready:
 	case err := <-done:
@@ -162,12 +168,23 @@ func TestServeStopsEveryGoroutine(t *testing.T) {
 		t.Fatal("Serve did not start the MCP server")
 	}
 	s.callEcho(t)
+	resp, err := http.Get("http://" + s.prof.Addr().String() + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatalf("the service's profiles: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the service's profiles: %s", resp.Status)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
 	if s.alive() {
 		t.Fatal("the MCP server's process outlived Serve")
+	}
+	if _, err := net.Dial("tcp", s.prof.Addr().String()); err == nil {
+		t.Fatal("the profiles' listener outlived Serve")
 	}
 	st, err := s.app.Store(t.Context())
 	if err != nil {
@@ -200,7 +217,7 @@ func TestServeStopsInOrder(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
-	want := []string{"http", "pins", "config", "entries", "users", "sweep", "mcp", "tracing", "audit"}
+	want := []string{"http", "pins", "config", "entries", "users", "sweep", "mcp", "profiles", "tracing", "audit"}
 	if got := s.received(); !slices.Equal(got, want) {
 		t.Fatalf("parts stopped in the order %v; want %v", got, want)
 	}
@@ -228,8 +245,8 @@ func TestServeFailingPartStopsAll(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "http") || !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Serve after its listener closed = %v; want the http part's failure", err)
 	}
-	if got := s.received(); len(got) != 9 || got[0] != "http" || got[8] != "audit" {
-		t.Fatalf("parts stopped: %v; want all nine, http first", got)
+	if got := s.received(); len(got) != 10 || got[0] != "http" || got[9] != "audit" {
+		t.Fatalf("parts stopped: %v; want all ten, http first", got)
 	}
 	if s.alive() {
 		t.Fatal("the MCP server's process outlived the failed Serve")
@@ -244,7 +261,7 @@ func TestServeInterruptedWhileStarting(t *testing.T) {
 	defer s.app.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := s.app.Serve(ctx, s.ln, func(string) { t.Error("ready called for a stopped service") }); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.app.Serve(ctx, s.ln, func(string) { t.Error("ready called for a stopped service") }, nil); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("Serve with an ended context = %v", err)
 	}
 }

@@ -63,17 +63,12 @@ with the key in an Authorization header).`,
 			if err != nil {
 				return usageErr(fmt.Errorf("listening on %s: %w", listen, err), "choose another address with --addr")
 			}
+			var opts app.ServeOptions
 			if pprofAddr != "" {
-				stop, err := serveProfiles(cmd.Context(), a, pprofAddr)
-				if err != nil {
+				if opts.Profiles, err = listenProfiles(cmd.Context(), pprofAddr); err != nil {
 					ln.Close()
 					return err
 				}
-				defer func() {
-					if err := stop(); err != nil {
-						logger.Warn("serving profiles", logKeyErr, err)
-					}
-				}()
 			}
 			if cfg.DefaultModel == "" {
 				logger.Warn("no model configured: the UI and API answer with how to connect one", logKeyHint, app.NoModelHint)
@@ -81,7 +76,7 @@ with the key in an Authorization header).`,
 			// Serve starts the tool servers, and reports those not ready.
 			err = a.Serve(cmd.Context(), ln, func(addr string) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "switchboard %s listening on http://%s (data: %s)\n", version.String(), addr, cfg.Data)
-			})
+			}, &opts)
 			if err != nil {
 				return usageErr(err, "")
 			}
@@ -108,9 +103,9 @@ func (g *globals) reloader(start *config.Config, secrets *redact.Secrets) func()
 	}
 }
 
-// serveProfiles serves a's profiles on addr until ctx ends or stop is
-// called; stop waits for the server to end and returns how it ended.
-func serveProfiles(ctx context.Context, a *app.App, addr string) (stop func() error, err error) {
+// listenProfiles listens on addr for --pprof, which must be loopback:
+// the service serves its profiles there (app.ServeOptions.Profiles).
+func listenProfiles(ctx context.Context, addr string) (net.Listener, error) {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("listening for --pprof on %s: %w", addr, err), "choose another address, such as 127.0.0.1:6061")
@@ -119,11 +114,5 @@ func serveProfiles(ctx context.Context, a *app.App, addr string) (stop func() er
 		ln.Close()
 		return nil, usageErr(fmt.Errorf("--pprof %s is not a loopback address", addr), "profiles expose memory and tool arguments: use 127.0.0.1:PORT")
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.Profile(ctx, ln) }()
-	return func() error {
-		cancel()
-		return <-done
-	}, nil
+	return ln, nil
 }

@@ -71,7 +71,7 @@ func Serve(t testing.TB, a *app.App) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- a.Serve(ctx, ln, func(addr string) { ready <- addr }) }()
+	go func() { done <- a.Serve(ctx, ln, func(addr string) { ready <- addr }, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
