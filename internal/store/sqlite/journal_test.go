@@ -384,3 +384,46 @@ func TestJournaledFinishesInOneStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalFollowsMovedDirectory: the person moves the data directory
+// while the database is open (serve keeps running on it). The journals
+// move with it: listing, finishing, and another process's recovery all
+// go on in the new place.
+func TestJournalFollowsMovedDirectory(t *testing.T) {
+	root := t.TempDir()
+	a := open(t, filepath.Join(root, "data", "switchboard.db"))
+	id, err := a.BeginAudit(t.Context(), store.AuditRecord{Tool: "before"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SQLite's connections are opened by path: a serving process has
+	// its readers open before any move, as this one now has.
+	outcomes(t, a)
+	if err := os.Rename(filepath.Join(root, "data"), filepath.Join(root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	if o := outcomes(t, a)[id]; o != store.OutcomeRunning {
+		t.Fatalf("after the move the running call is %q, want running", o)
+	}
+	if err := a.FinishAudit(t.Context(), id, store.AuditResult{Outcome: store.OutcomeOK}); err != nil {
+		t.Fatal(err)
+	}
+	left, err := a.BeginAudit(t.Context(), store.AuditRecord{Tool: "after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "moved", "switchboard.db")
+	b := open(t, path)
+	if got := outcomes(t, b); got[id] != store.OutcomeOK || got[left] != store.OutcomeRunning {
+		t.Fatalf("another process at the new place sees %v; want %s ok and %s running", got, id, left)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.InterruptRunning(t.Context()); err != nil || n != 1 {
+		t.Fatalf("InterruptRunning after the moved process stopped: %d, %v; want 1", n, err)
+	}
+	if got := journals(t, path); len(got) != 2 {
+		t.Errorf("journal files at the new place: %v, want only the live process's two", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -41,8 +42,13 @@ import (
 // the two; recovery takes both. No file is renamed or replaced while its
 // process lives, so a lock, once taken, means the process is gone.
 type journal struct {
-	prefix string // the database's path and "-begun-"; a journal is prefix + instance + ".0" or ".1"
-	paths  [2]string
+	// dir is the database's directory, held open: the person may move
+	// it while the database is open (serve follows it), and the journals
+	// move with it. base is the database's name and "-begun-": a
+	// journal's files are base + instance + ".0" and ".1".
+	dir   *os.Root
+	base  string
+	names [2]string
 
 	mu    sync.Mutex
 	files [2]*os.File
@@ -75,17 +81,20 @@ const journalMapSize = 2 << 20
 // returns an error wrapping errors.ErrUnsupported where files cannot be
 // locked.
 func openJournal(prefix, instance string) (*journal, error) {
-	j := &journal{prefix: prefix, running: map[string]store.AuditRecord{}}
+	dir, err := os.OpenRoot(filepath.Dir(prefix))
+	if err != nil {
+		return nil, fmt.Errorf("opening the audit journal's directory: %w", err)
+	}
+	j := &journal{dir: dir, base: filepath.Base(prefix), running: map[string]store.AuditRecord{}}
 	for i := range j.files {
-		j.paths[i] = fmt.Sprintf("%s%s.%d", prefix, instance, i)
-		f, err := createLocked(j.paths[i])
+		j.names[i] = fmt.Sprintf("%s%s.%d", j.base, instance, i)
+		f, err := j.createLocked(j.names[i])
 		if err != nil {
-			for _, f := range j.files[:i] {
+			for k, f := range j.files[:i] {
 				_ = f.Close()
+				_ = dir.Remove(j.names[k])
 			}
-			for _, p := range j.paths[:i] {
-				_ = os.Remove(p)
-			}
+			_ = dir.Close()
 			return nil, err
 		}
 		j.files[i] = f
@@ -121,9 +130,10 @@ func (j *journal) appendLocked(line []byte) error {
 	return err
 }
 
-// createLocked creates path (0600, truncated) and locks it.
-func createLocked(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+// createLocked creates name in the journal's directory (0600,
+// truncated) and locks it.
+func (j *journal) createLocked(name string) (*os.File, error) {
+	f, err := j.dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the audit journal: %w", err)
 	}
@@ -133,8 +143,8 @@ func createLocked(path string) (*os.File, error) {
 	}
 	if err != nil {
 		_ = f.Close()
-		_ = os.Remove(path)
-		return nil, fmt.Errorf("locking the audit journal %s: %w", path, err)
+		_ = j.dir.Remove(name)
+		return nil, fmt.Errorf("locking the audit journal %s: %w", name, err)
 	}
 	return f, nil
 }
@@ -329,8 +339,8 @@ func (j *journal) close() error {
 	j.closed = true
 	var errs []error
 	if len(j.running) == 0 {
-		for _, p := range j.paths {
-			errs = append(errs, os.Remove(p))
+		for _, name := range j.names {
+			errs = append(errs, j.dir.Remove(name))
 		}
 	}
 	for i, f := range j.files {
@@ -339,5 +349,6 @@ func (j *journal) close() error {
 		}
 		errs = append(errs, f.Close())
 	}
+	errs = append(errs, j.dir.Close())
 	return errors.Join(errs...)
 }

@@ -6,32 +6,42 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
-// otherPaths lists the journal files beside this one's: other
+// otherNames lists the journal files beside this one's: other
 // processes', live or dead.
-func (j *journal) otherPaths() ([]string, error) {
-	dir, base := filepath.Split(j.prefix)
-	entries, err := os.ReadDir(dir)
+func (j *journal) otherNames() ([]string, error) {
+	d, err := j.dir.Open(".")
 	if err != nil {
 		return nil, fmt.Errorf("listing audit journals: %w", err)
 	}
-	var paths []string
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("listing audit journals: %w", err)
+	}
+	var names []string
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, base) || !e.Type().IsRegular() {
-			continue
-		}
-		if p := filepath.Join(dir, name); p != j.paths[0] && p != j.paths[1] {
-			paths = append(paths, p)
+		if strings.HasPrefix(name, j.base) && e.Type().IsRegular() && name != j.names[0] && name != j.names[1] {
+			names = append(names, name)
 		}
 	}
-	return paths, nil
+	return names, nil
+}
+
+// readFile reads the journal file name.
+func (j *journal) readFile(name string) ([]byte, error) {
+	f, err := j.dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // parseJournal returns the records of a journal's content, skipping
@@ -56,18 +66,18 @@ func parseJournal(data []byte) []store.AuditRecord {
 // checks the table), and the calls of dead processes that no start has
 // recorded as interrupted yet.
 func (j *journal) othersBegun() ([]store.AuditRecord, error) {
-	paths, err := j.otherPaths()
+	names, err := j.otherNames()
 	if err != nil {
 		return nil, err
 	}
 	var out []store.AuditRecord
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
+	for _, name := range names {
+		data, err := j.readFile(name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // finished with, or rewritten, meanwhile
 		case err != nil:
-			return nil, fmt.Errorf("reading audit journal %s: %w", p, err)
+			return nil, fmt.Errorf("reading audit journal %s: %w", name, err)
 		}
 		out = append(out, parseJournal(data)...)
 	}
@@ -79,23 +89,23 @@ func (j *journal) othersBegun() ([]store.AuditRecord, error) {
 // interrupt has recorded them. A journal is dead when its lock can be
 // taken: a live process holds both of its files' locks for its life.
 func (j *journal) recoverDead(interrupt func(instance string, recs []store.AuditRecord) (int64, error)) (int64, error) {
-	paths, err := j.otherPaths()
+	names, err := j.otherNames()
 	if err != nil {
 		return 0, err
 	}
 	var total int64
-	for _, p := range paths {
-		n, err := j.recoverOne(p, interrupt)
+	for _, name := range names {
+		n, err := j.recoverOne(name, interrupt)
 		if err != nil {
-			return total, fmt.Errorf("recovering audit journal %s: %w", p, err)
+			return total, fmt.Errorf("recovering audit journal %s: %w", name, err)
 		}
 		total += n
 	}
 	return total, nil
 }
 
-func (j *journal) recoverOne(path string, interrupt func(string, []store.AuditRecord) (int64, error)) (int64, error) {
-	f, err := os.Open(path)
+func (j *journal) recoverOne(name string, interrupt func(string, []store.AuditRecord) (int64, error)) (int64, error) {
+	f, err := j.dir.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -110,11 +120,11 @@ func (j *journal) recoverOne(path string, interrupt func(string, []store.AuditRe
 	if err != nil {
 		return 0, err
 	}
-	name := strings.TrimPrefix(filepath.Base(path), filepath.Base(j.prefix))
-	instance := strings.TrimSuffix(name, filepath.Ext(name))
+	rest := strings.TrimPrefix(name, j.base)
+	instance := strings.TrimSuffix(rest, filepath.Ext(rest))
 	n, err := interrupt(instance, parseJournal(data))
 	if err != nil {
 		return 0, err
 	}
-	return n, os.Remove(path)
+	return n, j.dir.Remove(name)
 }
