@@ -2,10 +2,12 @@ package sqlite_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
+	"github.com/switchboard-mcp/switchboard/internal/store/storetest"
 )
 
 // journals lists the journals of calls begun beside the database at path.
@@ -425,5 +428,40 @@ func TestJournalFollowsMovedDirectory(t *testing.T) {
 	}
 	if got := journals(t, path); len(got) != 2 {
 		t.Errorf("journal files at the new place: %v, want only the live process's two", got)
+	}
+}
+
+// bigArgs begins every record with 64 KiB of arguments, so that the
+// journal moves between its files every dozen calls.
+type bigArgs struct{ *sqlite.DB }
+
+func (b bigArgs) BeginAudit(ctx context.Context, r store.AuditRecord) (string, error) {
+	r.Arguments = json.RawMessage(`{"blob":"` + strings.Repeat("b", 64<<10) + `"}`)
+	return b.DB.BeginAudit(ctx, r)
+}
+
+// TestCrashWhileJournalMoves is TestCrash with calls whose lines fill the
+// journal's file every dozen calls: the kill lands while the journal
+// moves between its two files, or just after. Every call reported begun
+// must be there after the kill, every one reported finished ok, and
+// InterruptRunning must leave none running.
+func TestCrashWhileJournalMoves(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), crashBigEnv+"="+path)
+	after, running := storetest.Crash(t, child, 400, func() store.Store { return open(t, path) })
+	if _, err := after.InterruptRunning(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := outcomes(t, after)
+	for id, o := range got {
+		if o == store.OutcomeRunning {
+			t.Errorf("record %s still running after InterruptRunning", id)
+		}
+	}
+	for _, id := range running {
+		if o := got[id]; o != store.OutcomeInterrupted && o != store.OutcomeOK {
+			t.Errorf("record %s, not reported finished at the crash, is %q after InterruptRunning", id, o)
+		}
 	}
 }

@@ -19,6 +19,9 @@ const crashEnv = "SWITCHBOARD_TEST_CRASH_DB"
 // crashLaterEnv is crashEnv for TestCrashFinishLater's child.
 const crashLaterEnv = "SWITCHBOARD_TEST_CRASH_LATER_DB"
 
+// crashBigEnv is crashEnv for TestCrashWhileJournalMoves's child.
+const crashBigEnv = "SWITCHBOARD_TEST_CRASH_BIG_DB"
+
 // TestMain checks that Close stops every goroutine the database pools
 // start, or runs as TestCrash's child.
 func TestMain(m *testing.M) {
@@ -34,6 +37,14 @@ func TestMain(m *testing.M) {
 		db, err := sqlite.Open(context.Background(), path, nil)
 		if err == nil {
 			err = storetest.CrashChildLater(db, os.Stdout)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if path := os.Getenv(crashBigEnv); path != "" {
+		db, err := sqlite.Open(context.Background(), path, nil)
+		if err == nil {
+			err = storetest.CrashChild(bigArgs{db}, os.Stdout)
 		}
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
