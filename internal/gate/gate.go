@@ -179,10 +179,10 @@ func (c *Call) Finish(ctx context.Context, res store.AuditResult) {
 // laterFinisher is the optional part of a [store.AuditLog] that finishes
 // a record without making the call wait for the commit (the SQL stores'
 // FinishAuditLater): the answer goes out while the finish joins the next
-// group commit, which a lone caller's next call shares. Durability is
-// as before: the record was committed as running before the call, and a
-// crash before the finish commits leaves it running, marked interrupted
-// at the next start.
+// group commit. Durability is as before: the record was kept as running
+// before the call (a row on PostgreSQL, SQLite's journal of calls
+// begun), and a crash before the finish commits leaves it running,
+// marked interrupted at the next start.
 type laterFinisher interface {
 	FinishAuditLater(id string, res store.AuditResult, done func(error))
 }
