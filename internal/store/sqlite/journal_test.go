@@ -311,12 +311,12 @@ func sqliteGlob(t *testing.T, db *sql.DB, g, name string) bool {
 }
 
 // TestJournaledFinishesInOneStatement: finishes queued together are
-// written many rows to a statement (thirty-two). Every field must land in its own
+// written many rows to a statement (sixty-four). Every field must land in its own
 // row, and a finish given twice in the same batch (the second must be
 // refused) must not cost the others theirs.
 func TestJournaledFinishesInOneStatement(t *testing.T) {
 	db := open(t, filepath.Join(t.TempDir(), "switchboard.db"))
-	const n, dup = 64, 40
+	const n, dup = 160, 100
 	ids := make([]string, n)
 	for i := range ids {
 		id, err := db.BeginAudit(t.Context(), store.AuditRecord{
@@ -342,15 +342,15 @@ func TestJournaledFinishesInOneStatement(t *testing.T) {
 				finished.Done()
 			})
 	}
-	// A first batch of clean finishes, one statement of thirty-two; then
-	// a batch whose statement holds a call finished twice.
-	for i := range 32 {
+	// A first batch of clean finishes, one statement of sixty-four; then
+	// a batch whose first statement holds a call finished twice.
+	for i := range 64 {
 		finish(i)
 	}
 	finished.Wait()
-	for i := 32; i < n; i++ {
+	for i := 64; i < n; i++ {
 		finish(i)
-		if i == 47 {
+		if i == 120 {
 			finish(dup) // the same call finished again, in the same batch
 		}
 	}

@@ -28,7 +28,7 @@ const (
 
 // finishedAuditRows is how many finishes one statement of
 // finishedAuditRowsQuery writes.
-const finishedAuditRows = 32
+const finishedAuditRows = 64
 
 // finishedAuditRowsQuery is finishedAuditQuery for finishedAuditRows
 // records at once: a batch of finishes runs it rather than one statement

@@ -68,11 +68,17 @@ const laterDelay = 2 * time.Millisecond
 
 // journalDelay is laterDelay when begins are journaled (see journal): no
 // begin will come to share the finishes' commit, so they wait longer for
-// one another. At 16 callers a commit then holds a full batch rather
-// than about twenty rows, and the commits' cost per call (a transaction,
-// WAL frames, -shm locks) falls with it. A crash loses at most this much
-// of finishes, whose calls are then recorded as interrupted.
-const journalDelay = 10 * time.Millisecond
+// one another. At 16 callers a commit then holds hundreds of rows rather
+// than about twenty, and the commits' cost per call (a transaction, WAL
+// frames, -shm locks) all but goes: 67 → 62 µs of CPU per proxied call
+// (docs/BENCHMARKS.md). A crash loses at most this much of finishes,
+// whose calls are then recorded as interrupted.
+const journalDelay = 50 * time.Millisecond
+
+// journalBatch is maxBatch when begins are journaled: at journalDelay a
+// commit holds a few hundred finishes, one transaction for them all.
+// A batch of them holds SQLite's write lock for a few milliseconds.
+const journalBatch = 512
 
 // write is one queued statement.
 type write struct {

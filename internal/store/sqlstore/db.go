@@ -113,6 +113,8 @@ func (db *DB) UseJournal(prefix string) error {
 	}
 	db.journal = j
 	db.audit.delay = journalDelay
+	db.audit.maxBatch = journalBatch
+	db.audit.batch = make([]*write, 0, journalBatch)
 	return nil
 }
 
