@@ -16,16 +16,17 @@ import (
 )
 
 // A journal holds the audit records of calls begun and not yet finished,
-// for a database that serves one host's processes (SQLite): a file per
-// process beside the database, named after its instance, to which
-// BeginAudit appends one line. Writing that line hands it to the kernel,
-// as a SQLite commit with synchronous=NORMAL hands over its WAL frames,
-// so a record begun survives the process however it dies; but it costs
-// one write(2), where a commit costs a transaction, WAL frames for the
-// table and its three indexes, and the -shm locks (docs/BENCHMARKS.md
-// measured the begin's commit at 40% of a proxied call's CPU). The
-// finish then writes the whole record into the table once, in a group
-// commit nobody waits for: one row write per call instead of two.
+// for a database that serves one host's processes (SQLite): files of its
+// own per process beside the database, named after its instance, to
+// which BeginAudit appends one line. Appending hands the line to the
+// kernel's page cache (a copy into a shared map, or pwrite), as a SQLite
+// commit with synchronous=NORMAL hands over its WAL frames, so a record
+// begun survives the process however it dies; but it costs a copy, where
+// a commit costs a transaction, WAL frames for the table and its three
+// indexes, and the -shm locks (docs/BENCHMARKS.md measured the begin's
+// commit at 40% of a proxied call's CPU). The finish then writes the
+// whole record into the table once, in a group commit nobody waits for:
+// one row write per call instead of two.
 //
 // The process holds an exclusive flock on its files while it runs, so
 // another process can tell a live journal from a dead one's: a journal
