@@ -62,7 +62,7 @@ func (db *DB) BeginAudit(ctx context.Context, r store.AuditRecord) (string, erro
 	}
 	_, err := db.audit.do(ctx, beginAuditQuery,
 		id, db.ts(orNow(r.Time)), r.User, r.ConversationID, r.Agent, r.RunID, r.CallID, r.Tool, r.Server,
-		db.argsCol(r.Arguments), r.Approval, r.UserID, db.instance)
+		db.argsCol(r.Arguments), string(r.Approval), r.UserID, db.instance)
 	if err != nil {
 		return "", fmt.Errorf("beginning audit record of %s: %w", r.Tool, err)
 	}
@@ -88,7 +88,7 @@ func (db *DB) FinishAudit(ctx context.Context, id string, res store.AuditResult)
 	}
 	n, err := db.audit.do(ctx, finishAuditQuery,
 		string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()),
-		res.Approval, res.Approval, id)
+		string(res.Approval), string(res.Approval), id)
 	if err != nil {
 		return fmt.Errorf("finishing audit record %q: %w", id, err)
 	}
@@ -137,7 +137,7 @@ func (db *DB) FinishAuditLater(id string, res store.AuditResult, done func(error
 			done(nil)
 		}
 	}, finishAuditQuery, string(res.Outcome), res.Error, res.Duration.Milliseconds(), res.ResultBytes, db.ts(now()),
-		res.Approval, res.Approval, id)
+		string(res.Approval), string(res.Approval), id)
 }
 
 // ListAudit implements [store.Store].
@@ -243,9 +243,11 @@ func (db *DB) journaled(id string) (store.AuditRecord, bool) {
 
 // finishedArgs are finishedAuditQuery's arguments for rec ended by res.
 func (db *DB) finishedArgs(rec store.AuditRecord, res store.AuditResult) []any {
-	approval := rec.Approval
+	// Named string types pass as plain strings: database/sql converts
+	// others through reflection, an allocation a value.
+	approval := string(rec.Approval)
 	if res.Approval != "" {
-		approval = res.Approval
+		approval = string(res.Approval)
 	}
 	return []any{
 		rec.ID, db.ts(rec.Time), rec.User, rec.ConversationID, rec.Agent, rec.RunID, rec.CallID, rec.Tool, rec.Server,

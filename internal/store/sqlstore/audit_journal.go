@@ -95,7 +95,7 @@ func (db *DB) interruptJournaled(ctx context.Context, instance string, recs []st
 		at := db.ts(now())
 		for _, r := range recs {
 			res, err := tx.ExecContext(ctx, interruptedAuditQuery, r.ID, db.ts(r.Time), r.User, r.ConversationID, r.Agent, r.RunID,
-				r.CallID, r.Tool, r.Server, db.argsCol(r.Arguments), r.Approval, interruptedError, at, r.UserID, instance)
+				r.CallID, r.Tool, r.Server, db.argsCol(r.Arguments), string(r.Approval), interruptedError, at, r.UserID, instance)
 			if err != nil {
 				return err
 			}

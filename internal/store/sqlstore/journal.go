@@ -255,7 +255,9 @@ func decodeLine(line []byte) (r store.AuditRecord, ok bool) {
 
 // begin appends r (ID and Time set) and returns once the kernel has it.
 func (j *journal) begin(r store.AuditRecord) error {
-	line := encodeLine(nil, &r)
+	// Sized for the line: the arguments in base64 and the rest of the
+	// record, so that it is one allocation.
+	line := encodeLine(make([]byte, 0, 256+len(r.User)+len(r.Tool)+len(r.Server)+base64.StdEncoding.EncodedLen(len(r.Arguments))), &r)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
