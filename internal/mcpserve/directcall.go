@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // maxDirectBody is the largest tools/call request the direct path reads;
@@ -201,39 +203,11 @@ const maxSDKDepth = 1000
 // whether the body is one JSON value that decoded; anything else goes to
 // the SDK, which answers it.
 func decodeAsSDK(body []byte, v any) bool {
-	if tooDeep(body, maxSDKDepth) {
+	if tools.JSONDeeperThan(body, maxSDKDepth) {
 		return false
 	}
 	rest, err := segjson.Parse(body, v, segjson.DontMatchCaseInsensitiveStructFields)
 	return err == nil && len(bytes.TrimSpace(rest)) == 0
-}
-
-// tooDeep reports whether objects and arrays in the JSON text b nest
-// deeper than max, skipping the contents of strings.
-func tooDeep(b []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			switch c {
-			case '\\':
-				escaped = true
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > max {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // jsonPost reports whether r is a POST the SDK would accept: a JSON body,

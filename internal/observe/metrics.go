@@ -3,6 +3,7 @@ package observe
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,20 @@ type Metrics struct {
 	restarts     *prometheus.CounterVec
 	httpRequests *prometheus.CounterVec
 	httpLatency  *prometheus.HistogramVec
+	// httpSeries holds each route, method and status's series once
+	// looked up (httpKey: httpSeries): a lookup hashes the labels and
+	// formats the status on every request otherwise.
+	httpSeries sync.Map
+}
+
+type httpKey struct {
+	route, method string
+	status        int
+}
+
+type httpSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 // NewMetrics returns Metrics with every series registered, plus the Go
@@ -132,6 +147,25 @@ func (m *Metrics) ObserveHTTP(route, method string, status int, d time.Duration)
 	if m == nil {
 		return
 	}
-	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.httpLatency.WithLabelValues(route, method).Observe(d.Seconds())
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions:
+	default:
+		// A method a client made up is counted, not kept: only the
+		// server's routes, the standard methods and the statuses make
+		// the small, fixed set of keys.
+		m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+		m.httpLatency.WithLabelValues(route, method).Observe(d.Seconds())
+		return
+	}
+	k := httpKey{route, method, status}
+	v, ok := m.httpSeries.Load(k)
+	if !ok {
+		v, _ = m.httpSeries.LoadOrStore(k, httpSeries{
+			requests: m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)),
+			latency:  m.httpLatency.WithLabelValues(route, method),
+		})
+	}
+	series := v.(httpSeries)
+	series.requests.Inc()
+	series.latency.Observe(d.Seconds())
 }

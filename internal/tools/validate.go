@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	segjson "github.com/segmentio/encoding/json"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -101,7 +102,7 @@ func (v *argValidator) check(logger *slog.Logger, tool string, args []byte) ([]b
 	if sch == nil && json.Valid(trimmed) {
 		return trimmed, "" // nothing to validate: a syntax check needs no parse tree
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
+	inst, err := parseArgs(trimmed)
 	if err != nil {
 		return nil, "arguments are not valid JSON: " + err.Error()
 	}
@@ -117,6 +118,56 @@ func (v *argValidator) check(logger *slog.Logger, tool string, args []byte) ([]b
 		return nil, err.Error()
 	}
 	return nil, strings.Join(problems(ve), "; ")
+}
+
+// parseArgs decodes b as jsonschema.UnmarshalJSON does (numbers as
+// json.Number, one value and nothing after it), through segmentio's
+// decoder, which took half the time and allocations: validation was
+// 4% of a proxied call's CPU. Nesting deeper than maxArgDepth
+// (segmentio recurses without a bound) and anything it refuses go to
+// jsonschema.UnmarshalJSON, whose answer and errors stand.
+// TestParseArgsAsJSONSchema holds the two to the same values, invalid
+// UTF-8 and lone surrogates included.
+func parseArgs(b []byte) (any, error) {
+	if !JSONDeeperThan(b, maxArgDepth) {
+		var v any
+		if rest, err := segjson.Parse(b, &v, segjson.UseNumber); err == nil && len(bytes.TrimSpace(rest)) == 0 {
+			return v, nil
+		}
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
+}
+
+// maxArgDepth bounds the nesting parseArgs hands to segmentio.
+const maxArgDepth = 1000
+
+// JSONDeeperThan reports whether objects and arrays in the JSON text b
+// nest deeper than max, skipping the contents of strings. It reads any
+// bytes; a syntax error is for the decoder to find.
+func JSONDeeperThan(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 func jsonKind(b []byte) string {
