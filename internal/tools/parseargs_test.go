@@ -18,14 +18,16 @@ import (
 // lone surrogates, big numbers, duplicate keys, leading zeros, trailing
 // data), then generated documents and their mutations.
 func TestParseArgsAsJSONSchema(t *testing.T) {
-	cases := []string{`{}`, `{"a":1}`, `{"a":1.5e300,"b":-0,"c":123456789012345678901234567890}`,
+	cases := []string{
+		`{}`, `{"a":1}`, `{"a":1.5e300,"b":-0,"c":123456789012345678901234567890}`,
 		`{"s":"\u0000\ud83d\ude00\ud800x"}`, `{"a":1,"a":2}`, ` { "x" : [ 1 , {"y":null} , true ] } `,
 		`{"s":"\"\\\/\b\f\n\r\t"}`, `{"n":1E5,"m":-1.0e-5}`, `{"k":"é"}`, `{"a":[[[[[]]]]]}`, `{"big":1e400}`,
 		`{"s":"\uD834\uDD1E"}`, `{"s":"\udc00"}`, `{"x":01}`, `{"x":1}garbage`, `{"x":1} {"y":2}`, `{"x":.5}`,
 		`{"x":1.}`, `{"x":-}`, `{"x":+1}`, `{"x":0x10}`, `{"x":Infinity}`, `{"x":NaN}`, `{"x":"\x"}`, `{"x":"a` + "\t" + `b"}`,
 		`{"x":tru}`, `{"x":nul}`, `{"x":[1,]}`, `{"x":1,}`, `{'x':1}`, `{"x":"\u12"}`, `{"x":"\uzzzz"}`, `{"x":1}` + "\x00",
 		"{\"x\":\"\xff\"}", "{\"x\":\"\xc3\"}", `{"é":1,"\u00e9":2}`, `{"":""}`, `{"x":[` + strings.Repeat(`[`, 1200) + strings.Repeat(`]`, 1200) + `]}`,
-		`{"x":` + strings.Repeat(`{"a":`, 900) + `1` + strings.Repeat(`}`, 900) + `}`}
+		`{"x":` + strings.Repeat(`{"a":`, 900) + `1` + strings.Repeat(`}`, 900) + `}`,
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 400 {
 		doc := genJSON(rng, 0)
