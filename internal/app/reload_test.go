@@ -50,9 +50,15 @@ func TestFollowConfig(t *testing.T) {
 	keep := mcptest.StdioServer(t, "keep")
 	two := mcptest.StdioServer(t, "two")
 	head := "data: " + filepath.Join(dir, "data") + "\n"
+	// Each edit replaces the file whole, as editors save: written in
+	// place, a reload under load could read it between the truncation
+	// and the write and apply an empty configuration in between.
 	write := func(text string) {
 		t.Helper()
-		if err := os.WriteFile(path, []byte(head+text), 0o600); err != nil {
+		if err := os.WriteFile(path+".new", []byte(head+text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".new", path); err != nil {
 			t.Fatal(err)
 		}
 	}
