@@ -10,9 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
@@ -66,12 +64,11 @@ func readToolOutput(dir string, a readToolOutputArgs) (string, error) {
 	if !outputIDPattern.MatchString(a.ID) {
 		return "", fmt.Errorf("id %q is malformed; copy the id from the note of the cut tool result (letters, digits, _ and -, at most 80)", a.ID)
 	}
-	switch {
-	case a.Limit == 0:
-		a.Limit = outputDefaultLimit
-	case a.Limit < 0 || a.Limit > outputMaxLimit:
-		return "", fmt.Errorf("limit %d is out of range; use 1 to %d", a.Limit, outputMaxLimit)
+	limit, err := pageLimit(a.Limit)
+	if err != nil {
+		return "", err
 	}
+	a.Limit = limit
 	if a.Offset < 0 {
 		return "", fmt.Errorf("offset %d is negative; use 0 or more", a.Offset)
 	}
@@ -106,32 +103,5 @@ func readToolOutput(dir string, a readToolOutputArgs) (string, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", fmt.Errorf("reading stored output %q: %v", a.ID, err)
 	}
-	page := buf[:n]
-	end := a.Offset + int64(n)
-	if end < size {
-		page = trimPartialRune(page)
-		end = a.Offset + int64(len(page))
-		if len(page) == 0 { // limit is smaller than one character: return it whole
-			page = buf[:n]
-			end = a.Offset + int64(n)
-		}
-	}
-	var b strings.Builder
-	// Skip bytes of a character the previous page ended inside; they are
-	// still counted in the range so that offsets stay exact.
-	if a.Offset > 0 {
-		for len(page) > 0 && !utf8.RuneStart(page[0]) {
-			page = page[1:]
-		}
-	}
-	b.Write(page)
-	if len(page) > 0 && page[len(page)-1] != '\n' {
-		b.WriteByte('\n')
-	}
-	if end < size {
-		fmt.Fprintf(&b, "[bytes %d-%d of %d; call read_tool_output with offset=%d for more]", a.Offset, end, size, end)
-	} else {
-		fmt.Fprintf(&b, "[bytes %d-%d of %d; end of output]", a.Offset, end, size)
-	}
-	return b.String(), nil
+	return formatPage(buf[:n], a.Offset, size, nameReadToolOutput, "output"), nil
 }

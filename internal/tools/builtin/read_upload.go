@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/store"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
@@ -110,40 +109,16 @@ func pathHint(u store.Upload) string {
 	return "; a tool that reads PDFs may read it as the file " + u.Path + "."
 }
 
-// textPage returns bytes offset..offset+limit of data, cut on character
-// boundaries, with a closing line giving the range, the size and the next
-// offset, as read_tool_output pages do.
+// textPage returns bytes offset..offset+limit of data as a page
+// (formatPage), as read_tool_output pages do.
 func textPage(data []byte, offset int64, limit int) (string, error) {
-	switch {
-	case limit == 0:
-		limit = outputDefaultLimit
-	case limit < 0 || limit > outputMaxLimit:
-		return "", fmt.Errorf("limit %d is out of range; use 1 to %d", limit, outputMaxLimit)
+	limit, err := pageLimit(limit)
+	if err != nil {
+		return "", err
 	}
 	size := int64(len(data))
 	if offset < 0 || offset > size || offset == size && size > 0 {
 		return "", fmt.Errorf("offset %d is outside the file, which is %d bytes", offset, size)
 	}
-	end := min(offset+int64(limit), size)
-	page := data[offset:end]
-	if end < size {
-		if cut := trimPartialRune(page); len(cut) > 0 {
-			page = cut
-			end = offset + int64(len(page))
-		}
-	}
-	for offset > 0 && len(page) > 0 && !utf8.RuneStart(page[0]) {
-		page = page[1:]
-	}
-	var b strings.Builder
-	b.Write(page)
-	if len(page) > 0 && page[len(page)-1] != '\n' {
-		b.WriteByte('\n')
-	}
-	if end < size {
-		fmt.Fprintf(&b, "[bytes %d-%d of %d; call read_upload with offset=%d for more]", offset, end, size, end)
-	} else {
-		fmt.Fprintf(&b, "[bytes %d-%d of %d; end of file]", offset, end, size)
-	}
-	return b.String(), nil
+	return formatPage(data[offset:min(offset+int64(limit), size)], offset, size, nameReadUpload, "file"), nil
 }
