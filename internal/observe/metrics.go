@@ -147,25 +147,27 @@ func (m *Metrics) ObserveHTTP(route, method string, status int, d time.Duration)
 	if m == nil {
 		return
 	}
-	switch method {
-	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions:
-	default:
-		// A method a client made up is counted, not kept: only the
-		// server's routes, the standard methods and the statuses make
-		// the small, fixed set of keys.
-		m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-		m.httpLatency.WithLabelValues(route, method).Observe(d.Seconds())
-		return
-	}
-	k := httpKey{route, method, status}
-	v, ok := m.httpSeries.Load(k)
-	if !ok {
-		v, _ = m.httpSeries.LoadOrStore(k, httpSeries{
-			requests: m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)),
-			latency:  m.httpLatency.WithLabelValues(route, method),
-		})
-	}
-	series := v.(httpSeries)
+	series := m.httpSeriesOf(route, method, status)
 	series.requests.Inc()
 	series.latency.Observe(d.Seconds())
+}
+
+// httpSeriesOf returns the series of a route, method and status, kept
+// after the first request for a standard method. A method a client made
+// up is counted but not kept, so that the keys stay the server's routes,
+// the standard methods and the statuses: a small, fixed set.
+func (m *Metrics) httpSeriesOf(route, method string, status int) httpSeries {
+	k := httpKey{route, method, status}
+	if v, ok := m.httpSeries.Load(k); ok {
+		return v.(httpSeries)
+	}
+	s := httpSeries{
+		requests: m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)),
+		latency:  m.httpLatency.WithLabelValues(route, method),
+	}
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions:
+		m.httpSeries.Store(k, s)
+	}
+	return s
 }
