@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,11 +39,7 @@ func (h heldPins) Accept(ctx context.Context, sel pin.Selection, by string) ([]p
 // added line, shown as text), and the Accept button releases it.
 func TestBrowserHeldTools(t *testing.T) {
 	b := browser(t)
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sb.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testStore(t)
 	reg := tools.NewRegistry(&tools.RegistryOptions{Pinner: pin.New(func(context.Context) (pin.Store, error) { return db, nil }, nil)})
 	src := tools.Source{Kind: tools.KindMCP, Server: "notes"}
 	note := func(desc string) []tools.Tool {
@@ -65,7 +59,7 @@ func TestBrowserHeldTools(t *testing.T) {
 		RunLog: db, Changes: db,
 		Pins:           heldPins{db, reg},
 		AllowAnonymous: true,
-		Logger:         slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:         warnLogger(t),
 		Web:            web.Handler(&web.Options{Version: "test"}),
 	})
 	ts := httptest.NewServer(srv.Handler())

@@ -3,12 +3,9 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -17,10 +14,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
-	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -37,13 +32,8 @@ type elicitStack struct {
 
 func newElicitStack(t *testing.T) *elicitStack {
 	t.Helper()
-	nm, node := mcptest.NPM(t, "@modelcontextprotocol/server-everything")
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
-	if err != nil {
-		t.Fatalf("opening store: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testStore(t)
 	s := &elicitStack{model: &elicitModel{}}
 	for _, name := range []string{"alice", "mallory"} {
 		key, hash := server.NewAPIKey()
@@ -56,13 +46,10 @@ func newElicitStack(t *testing.T) *elicitStack {
 			s.mal = key
 		}
 	}
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := warnLogger(t)
 	var rt *agent.Runtime // set below, before any tool runs
-	pool := mcphost.NewPool([]mcphost.ServerConfig{{
-		Name: "everything", Command: node,
-		Args: []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"},
-	}}, &mcphost.Options{
-		ConnectTimeout: 30 * time.Second, PingInterval: -1, Logger: logger,
+	pool := everythingPool(t, mcphost.Options{
+		Logger: logger,
 		Elicitation: func(ctx context.Context, _ string, req *tools.ElicitRequest) (*tools.ElicitResult, error) {
 			return rt.Elicit(ctx, req)
 		},
@@ -82,7 +69,6 @@ func newElicitStack(t *testing.T) *elicitStack {
 		Agents:    db, History: db, Approvals: db,
 	})
 	pool.Start(ctx)
-	t.Cleanup(func() { _ = pool.Close() })
 	reg.Set(tools.Source{Kind: tools.KindMCP, Server: "everything"}, pool.Tools())
 	srv := server.New(server.StoresOf(db), rt, reg, g, &server.Options{
 		RunLog: db, Changes: db, Config: newRuntimeConfig(),

@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -20,10 +17,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
-	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -93,20 +88,11 @@ func (m *echoModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // resources and the echo model.
 func newPromptsStack(t *testing.T) (string, *echoModel) {
 	t.Helper()
-	nm, node := mcptest.NPM(t, "@modelcontextprotocol/server-everything")
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
-	if err != nil {
-		t.Fatalf("opening store: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	pool := mcphost.NewPool([]mcphost.ServerConfig{{
-		Name: "everything", Command: node,
-		Args: []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"},
-	}}, &mcphost.Options{ConnectTimeout: 30 * time.Second, PingInterval: -1, Logger: logger})
+	db := testStore(t)
+	logger := warnLogger(t)
+	pool := everythingPool(t, mcphost.Options{Logger: logger})
 	pool.Start(ctx)
-	t.Cleanup(func() { _ = pool.Close() })
 	reg := tools.NewRegistry(nil)
 	model := &echoModel{}
 	ms := httptest.NewServer(model)

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,11 +170,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	ctx := context.Background()
 	s := &stack{root: t.TempDir(), stopped: make(chan struct{}), restarts: make(chan string, 4)}
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
-	if err != nil {
-		t.Fatalf("opening store: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testStore(t)
 	s.db = db
 	bt, err := builtin.New(&builtin.Options{Roots: []string{s.root}})
 	if err != nil {
@@ -247,7 +241,7 @@ func newStack(t *testing.T, o stackOptions) *stack {
 		AllowAnonymous: !o.keys,
 		// As served: a turn goes on when its page is reloaded.
 		KeepRunsOnLeave: true,
-		Logger:          slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:          warnLogger(t),
 		Web:             web.Handler(&web.Options{Version: "test", SignIn: label}),
 	})
 	h := srv.Handler()

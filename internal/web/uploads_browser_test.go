@@ -1,10 +1,8 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,7 +20,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/tools/builtin"
 	"github.com/switchboard-mcp/switchboard/internal/web"
@@ -97,13 +94,8 @@ func (m *uploadModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and the fake uploadModel behind the OpenAI adapter.
 func newUploadStack(t *testing.T, maxBytes int64) (url string, model *uploadModel) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
-	if err != nil {
-		t.Fatalf("opening store: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	db := testStore(t)
+	logger := warnLogger(t)
 	var others []string
 	for _, n := range builtin.Names() {
 		if n != "read_upload" {

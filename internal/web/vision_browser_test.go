@@ -3,13 +3,11 @@ package web_test
 import (
 	"context"
 	"encoding/base64"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -19,10 +17,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/gate"
 	"github.com/switchboard-mcp/switchboard/internal/llm/openai"
 	"github.com/switchboard-mcp/switchboard/internal/mcphost"
-	"github.com/switchboard-mcp/switchboard/internal/mcphost/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/server"
 	"github.com/switchboard-mcp/switchboard/internal/store"
-	"github.com/switchboard-mcp/switchboard/internal/store/sqlite"
 	"github.com/switchboard-mcp/switchboard/internal/tools"
 	"github.com/switchboard-mcp/switchboard/internal/web"
 )
@@ -37,20 +33,11 @@ type everythingStack struct {
 
 func newEverythingStack(t *testing.T) *everythingStack {
 	t.Helper()
-	nm, node := mcptest.NPM(t, "@modelcontextprotocol/server-everything")
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "switchboard.db"), nil)
-	if err != nil {
-		t.Fatalf("opening store: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	pool := mcphost.NewPool([]mcphost.ServerConfig{{
-		Name: "everything", Command: node,
-		Args: []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"},
-	}}, &mcphost.Options{ConnectTimeout: 30 * time.Second, PingInterval: -1, Logger: logger})
+	db := testStore(t)
+	logger := warnLogger(t)
+	pool := everythingPool(t, mcphost.Options{Logger: logger})
 	pool.Start(ctx)
-	t.Cleanup(func() { _ = pool.Close() })
 	if len(pool.Tools()) == 0 {
 		t.Fatalf("server-everything offered no tools: %+v", pool.Status())
 	}
