@@ -73,25 +73,7 @@ func freePort(t *testing.T) int {
 // Switchboard, returning that URL (the callback page with the answer).
 func browse(t *testing.T, authURL, switchboard string) *url.URL {
 	t.Helper()
-	c := &http.Client{CheckRedirect: func(req *http.Request, _ []*http.Request) error {
-		if strings.HasPrefix(req.URL.String(), switchboard) {
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, authURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	loc, err := resp.Location()
-	if err != nil {
-		t.Fatalf("the authorization server answered %s without sending the browser back: %v", resp.Status, err)
-	}
+	loc := browseTo(t, authURL, switchboard)
 	if loc.Path != "/connections/oauth/callback" {
 		t.Fatalf("the browser was sent back to %s", loc)
 	}
@@ -375,7 +357,7 @@ func browseTo(t *testing.T, authURL, redirect string) *url.URL {
 	resp.Body.Close()
 	loc, err := resp.Location()
 	if err != nil {
-		t.Fatalf("authorize answered %s: %v", resp.Status, err)
+		t.Fatalf("the authorization server answered %s without sending the browser back: %v", resp.Status, err)
 	}
 	return loc
 }
