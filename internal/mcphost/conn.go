@@ -15,7 +15,7 @@ import (
 // tools/call path, the _meta that path carries, how the process ended, and
 // the end of both.
 type stdioConn interface {
-	CallTool(ctx context.Context, tool string, nameJSON, meta []byte, req *tools.CallRequest) (*tools.Result, error)
+	CallTool(ctx context.Context, timeout time.Duration, tool string, nameJSON, meta []byte, req *tools.CallRequest) (*tools.Result, error)
 	Meta() (meta []byte, ok bool)
 	ExitState(wait time.Duration) string
 	CancelCalls()

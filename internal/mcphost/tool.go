@@ -47,21 +47,29 @@ func (t *mcpTool) Call(ctx context.Context, req *tools.CallRequest) (*tools.Resu
 // callOn makes the call on connection c of t's server.
 func (t *mcpTool) callOn(ctx context.Context, c *conn, req *tools.CallRequest) (*tools.Result, error) {
 	timeout := t.srv.cfg.callTimeout()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	var (
-		res *tools.Result
-		err error
+		res      *tools.Result
+		err      error
+		timedOut bool
 	)
+	// viaSDK makes the call through the SDK session, under the timeout.
+	viaSDK := func() {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		res, err = t.callSDK(cctx, c, req)
+		timedOut = cctx.Err() != nil
+	}
 	if meta, ok := c.direct(); ok {
-		res, err = c.pipe.CallTool(cctx, t.info.Name, t.nameJSON, meta, req)
+		// The pipe keeps the timeout itself, without a context a call.
+		res, err = c.pipe.CallTool(ctx, timeout, t.info.Name, t.nameJSON, meta, req)
+		timedOut = errors.Is(err, stdio.ErrCallTimeout)
 		if errors.Is(err, stdio.ErrInputRequired) {
 			// The server has not run the tool; the SDK answers its
 			// questions and asks again.
-			res, err = t.callSDK(cctx, c, req)
+			viaSDK()
 		}
 	} else {
-		res, err = t.callSDK(cctx, c, req)
+		viaSDK()
 	}
 	switch {
 	case err == nil:
@@ -71,7 +79,7 @@ func (t *mcpTool) callOn(ctx context.Context, c *conn, req *tools.CallRequest) (
 	case c.closing():
 		return nil, fmt.Errorf("calling %s on mcp server %q: the connection closed during the call: %w",
 			t.info.Name, t.srv.cfg.Name, tools.ErrUnavailable)
-	case cctx.Err() != nil:
+	case timedOut:
 		return tools.ErrorResult(fmt.Sprintf("tool %s on mcp server %s did not answer within %v; the call was cancelled",
 			t.info.Name, t.srv.cfg.Name, timeout)), nil
 	case errors.Is(err, mcp.ErrConnectionClosed):

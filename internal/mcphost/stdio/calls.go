@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,14 +26,26 @@ import (
 type callTable struct {
 	mu      sync.Mutex
 	next    uint64
-	pending map[uint64]*pendingCall // mu guards next, pending and err
+	pending map[uint64]*pendingCall // mu guards next, pending, err, expiry and armedFor
 	err     error                   // set when the connection ends; later calls fail with it
+
+	// expiry ends the calls past their deadline. It is one timer for the
+	// connection, armed for the earliest deadline while calls wait, not
+	// one per call: on the gateway's hot path a timer and a context a
+	// call cost more than decoding its answer.
+	expiry   *time.Timer
+	armedFor time.Time // zero while expiry is not armed
+	// expired is told each call expiry ended, outside mu, to cancel it
+	// on the wire.
+	expired func(id uint64)
 }
 
 // pendingCall is one tools/call waiting for its response.
 type pendingCall struct {
 	tool string
 	out  *tools.OutputStore
+
+	deadline time.Time // zero for none
 
 	done   chan struct{} // closed by finish; then res, rpcErr and err are set
 	res    *tools.Result
@@ -51,8 +64,59 @@ func (t *callTable) add(pc *pendingCall) (uint64, error) {
 	}
 	t.next++
 	t.pending[t.next] = pc
+	if !pc.deadline.IsZero() && (t.armedFor.IsZero() || pc.deadline.Before(t.armedFor)) {
+		t.arm(pc.deadline)
+	}
 	return t.next, nil
 }
+
+// arm sets expiry to fire at deadline. mu is held.
+func (t *callTable) arm(deadline time.Time) {
+	t.armedFor = deadline
+	d := time.Until(deadline)
+	if t.expiry == nil {
+		t.expiry = time.AfterFunc(d, t.expire)
+		return
+	}
+	t.expiry.Reset(d)
+}
+
+// expire ends the calls whose deadline has passed with ErrCallTimeout and
+// arms expiry for the earliest deadline left.
+func (t *callTable) expire() {
+	now := time.Now()
+	var ended map[uint64]*pendingCall
+	var next time.Time
+	t.mu.Lock()
+	for id, pc := range t.pending {
+		switch {
+		case pc.deadline.IsZero():
+		case !pc.deadline.After(now):
+			if ended == nil {
+				ended = map[uint64]*pendingCall{}
+			}
+			ended[id] = pc
+			delete(t.pending, id)
+		case next.IsZero() || pc.deadline.Before(next):
+			next = pc.deadline
+		}
+	}
+	t.armedFor = time.Time{}
+	if !next.IsZero() && t.err == nil {
+		t.arm(next)
+	}
+	t.mu.Unlock()
+	for id, pc := range ended {
+		pc.finish(nil, nil, ErrCallTimeout)
+		if t.expired != nil {
+			t.expired(id)
+		}
+	}
+}
+
+// ErrCallTimeout ends a call whose server did not answer within the
+// timeout [Conn.CallTool] was given; the server was told to cancel it.
+var ErrCallTimeout = errors.New("the server did not answer in time")
 
 // any returns one of the waiting calls, or nil.
 func (t *callTable) any() *pendingCall {
@@ -97,6 +161,10 @@ func (t *callTable) closeAll(err error) {
 	}
 	pending := t.pending
 	t.pending = map[uint64]*pendingCall{}
+	if t.expiry != nil {
+		t.expiry.Stop()
+		t.armedFor = time.Time{}
+	}
 	t.mu.Unlock()
 	for _, pc := range pending {
 		pc.finish(nil, nil, err)
@@ -124,7 +192,10 @@ func (pc *pendingCall) stopProgress() {
 
 // CallTool sends tools/call for the tool whose name, encoded as a JSON
 // string, is nameJSON, and waits for the result. When ctx ends first it
-// sends notifications/cancelled and returns ctx's error. A JSON-RPC error
+// sends notifications/cancelled and returns ctx's error; when timeout (if
+// positive) passes first, it does the same and returns ErrCallTimeout.
+// The timeout is the connection's to keep rather than ctx's, so that a
+// call costs no timer of its own (callTable.expiry). A JSON-RPC error
 // response is returned as a *jsonrpc.Error; a lost connection as an error
 // wrapping [mcp.ErrConnectionClosed]. Arguments that are not valid JSON
 // give a tool error without a request.
@@ -132,11 +203,14 @@ func (pc *pendingCall) stopProgress() {
 // With meta (the session's _meta members under protocol 2026-07-28), a
 // result that asks for input first ends in ErrInputRequired: the caller
 // then makes the call through the SDK, which answers and retries.
-func (c *Conn) CallTool(ctx context.Context, tool string, nameJSON []byte, meta []byte, req *tools.CallRequest) (*tools.Result, error) {
+func (c *Conn) CallTool(ctx context.Context, timeout time.Duration, tool string, nameJSON []byte, meta []byte, req *tools.CallRequest) (*tools.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // do not start what would be cancelled at once
 	}
 	pc := &pendingCall{tool: tool, done: make(chan struct{})}
+	if timeout > 0 {
+		pc.deadline = time.Now().Add(timeout)
+	}
 	var args json.RawMessage
 	if req != nil {
 		pc.out, pc.progress, args = req.Output, req.Progress, req.Arguments
@@ -231,6 +305,10 @@ func (c *Conn) deliver(id uint64, msg []byte) {
 	pc := c.calls.take(id)
 	if pc == nil {
 		return // a late answer to a call that was cancelled or timed out
+	}
+	if res, ok := fastResult(msg); ok {
+		pc.finish(res, nil, nil)
+		return
 	}
 	var r wireResponse
 	if err := json.Unmarshal(msg, &r); err != nil {

@@ -2,9 +2,13 @@ package stdio
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,7 +55,7 @@ read -r eof`, func(l []byte) {
 		lines = append(lines, string(l))
 		mu.Unlock()
 	})
-	res, err := c.CallTool(t.Context(), "echo", []byte(`"echo"`), nil, &tools.CallRequest{})
+	res, err := c.CallTool(t.Context(), 0, "echo", []byte(`"echo"`), nil, &tools.CallRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ read -r eof`, func(l []byte) {
 	if st := c.ExitState(time.Second); st == "" {
 		t.Error("ExitState after Close is empty; the process should have been waited for")
 	}
-	if _, err := c.CallTool(t.Context(), "echo", []byte(`"echo"`), nil, nil); !errors.Is(err, mcp.ErrConnectionClosed) {
+	if _, err := c.CallTool(t.Context(), 0, "echo", []byte(`"echo"`), nil, nil); !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Errorf("call after Close: err = %v, want mcp.ErrConnectionClosed", err)
 	}
 }
@@ -81,7 +85,7 @@ func TestConnCancelCalls(t *testing.T) {
 	c := startShell(t, `while read -r line; do :; done`, nil)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.CallTool(context.Background(), "slow", []byte(`"slow"`), nil, nil)
+		_, err := c.CallTool(context.Background(), 0, "slow", []byte(`"slow"`), nil, nil)
 		errc <- err
 	}()
 	// CancelCalls also fails calls made after it, so whichever comes
@@ -93,4 +97,90 @@ func TestConnCancelCalls(t *testing.T) {
 	if _, ok := c.Meta(); ok {
 		t.Error("Meta is set before any SDK request carried one")
 	}
+}
+
+// TestConnCallTimeouts: calls past their timeout end with ErrCallTimeout
+// and the server is told to cancel them, in the order of their deadlines,
+// whatever order they began in; a call the server answers is not touched.
+func TestConnCallTimeouts(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "requests")
+	c := startShell(t, `while read -r line; do
+	printf '%s\n' "$line" >> '`+log+`'
+	case "$line" in
+	*'"name":"quick"'*)
+		id=$(printf '%s' "$line" | sed 's/.*"id":"\(sb-[0-9]*\)".*/\1/')
+		printf '{"jsonrpc":"2.0","id":"%s","result":{"content":[{"type":"text","text":"quick"}]}}\n' "$id";;
+	esac
+done`, nil)
+	type ended struct {
+		name string
+		err  error
+		took time.Duration
+	}
+	done := make(chan ended, 2)
+	hang := func(name string, timeout time.Duration) {
+		start := time.Now()
+		_, err := c.CallTool(t.Context(), timeout, name, []byte(`"`+name+`"`), nil, nil)
+		done <- ended{name, err, time.Since(start)}
+	}
+	go hang("late", 1500*time.Millisecond) // arms the connection's timer first
+	time.Sleep(50 * time.Millisecond)
+	go hang("early", 100*time.Millisecond) // must re-arm it earlier
+	res, err := c.CallTool(t.Context(), 10*time.Second, "quick", []byte(`"quick"`), nil, nil)
+	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "quick" {
+		t.Fatalf("answered call: %+v, %v", res, err)
+	}
+	first, second := <-done, <-done
+	if first.name != "early" || second.name != "late" {
+		t.Fatalf("calls ended in the order %s, %s; want early, late", first.name, second.name)
+	}
+	if first.took >= 1500*time.Millisecond {
+		t.Errorf("the early call ended after %v, at the late call's deadline: the timer was not armed for it", first.took)
+	}
+	for _, e := range []struct {
+		ended
+		timeout time.Duration
+	}{{first, 100 * time.Millisecond}, {second, 1500 * time.Millisecond}} {
+		if !errors.Is(e.err, ErrCallTimeout) || e.took < e.timeout {
+			t.Errorf("%s: err %v after %v, want ErrCallTimeout after at least %v", e.name, e.err, e.took, e.timeout)
+		}
+	}
+	// The server hears of both, and of nothing for the answered call.
+	idOf := func(log, name string) string {
+		for l := range strings.Lines(log) {
+			if strings.Contains(l, `"name":"`+name+`"`) {
+				return objectStringField(l, "id")
+			}
+		}
+		return "?"
+	}
+	cancelled := func(log, id string) bool {
+		return strings.Contains(log, `"method":"notifications/cancelled","params":{"requestId":"`+id+`"`)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(log)
+		got := string(b)
+		if cancelled(got, idOf(got, "early")) && cancelled(got, idOf(got, "late")) {
+			if cancelled(got, idOf(got, "quick")) {
+				t.Errorf("the answered call was cancelled:\n%s", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server was not told to cancel both calls:\n%s", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c.calls.busy() {
+		t.Error("calls are left in the table")
+	}
+}
+
+// objectStringField returns the string value of key in the JSON object
+// line, or "".
+func objectStringField(line, key string) string {
+	var v string
+	_ = json.Unmarshal(objectField([]byte(line), key), &v)
+	return v
 }

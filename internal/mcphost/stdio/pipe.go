@@ -136,6 +136,7 @@ func Start(cmd *exec.Cmd, pg *ProcGroup, o Options) (*Conn, error) {
 		readerDone: make(chan struct{}),
 		closing:    make(chan struct{}),
 	}
+	c.calls.expired = func(id uint64) { c.cancelCall(id, ErrCallTimeout) }
 	go c.wait()
 	go c.read()
 	return c, nil
