@@ -235,9 +235,14 @@ func jsonPost(r *http.Request) bool {
 }
 
 // plainID reports whether id is a JSON-RPC request ID: a string or a number.
+// The IDs clients send (small integers, short strings of letters, digits
+// and dashes) are checked by hand; anything else by encoding/json.
 func plainID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
+	}
+	if simpleID(id) {
+		return true
 	}
 	switch id[0] {
 	case '"':
@@ -248,6 +253,38 @@ func plainID(id json.RawMessage) bool {
 		return json.Unmarshal(id, &n) == nil
 	}
 	return false
+}
+
+// simpleID reports whether id is an integer without a leading zero, or a
+// string of ASCII letters, digits, '-' and '_': JSON that needs no decoder
+// to check.
+func simpleID(id []byte) bool {
+	if id[0] == '"' {
+		if len(id) < 2 || id[len(id)-1] != '"' {
+			return false
+		}
+		for _, c := range id[1 : len(id)-1] {
+			switch {
+			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 1 && digits[0] == '0' {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // putBack reads from one reader and closes another: a body partly read

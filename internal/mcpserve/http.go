@@ -79,8 +79,9 @@ func (s *Server) newHTTPHandler() http.Handler {
 			rec    *sessionRec
 		)
 		if q.version < statelessVersion && q.session {
-			raw, elicit, q.signed, q.valid = s.openID(id, caller.ID)
+			raw, _, _ = strings.Cut(id, ".")
 			rec, q.held = s.owners.get(raw)
+			raw, elicit, q.signed, q.valid = s.openID(id, caller.ID, rec)
 			q.owner = q.held && rec.caller == caller.ID
 		}
 		rt := routeOf(q)

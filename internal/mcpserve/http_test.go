@@ -109,18 +109,27 @@ func TestSessionBelongsToCaller(t *testing.T) {
 	ts := serveHTTP(t, srv)
 	cs := connectHTTP(t, ts.URL, "alice", nil)
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	raw, mac, _ := strings.Cut(cs.ID(), ".")
+	flipped := []byte(mac)
+	flipped[len(flipped)-1] ^= 1
 	tests := []struct {
-		caller string
-		want   int
+		caller, id string
+		want       int
 	}{
-		{caller: "alice", want: http.StatusOK},
-		{caller: "mallory", want: http.StatusForbidden},
-		{caller: "", want: http.StatusForbidden},
+		{caller: "alice", id: cs.ID(), want: http.StatusOK},
+		{caller: "mallory", id: cs.ID(), want: http.StatusForbidden},
+		{caller: "", id: cs.ID(), want: http.StatusForbidden},
+		// The session's own caller with an ID it was not issued: the
+		// held session's issued ID must match exactly, or the MAC decides.
+		{caller: "alice", id: raw + "." + string(flipped), want: http.StatusForbidden},
+		{caller: "alice", id: cs.ID() + ".e", want: http.StatusForbidden},
+		{caller: "alice", id: cs.ID() + "x", want: http.StatusForbidden},
+		{caller: "alice", id: raw + ".", want: http.StatusForbidden},
 	}
 	for _, tt := range tests {
-		status, body := post(t, ts.URL, "", "", tt.caller, cs.ID(), list)
+		status, body := post(t, ts.URL, "", "", tt.caller, tt.id, list)
 		if status != tt.want {
-			t.Errorf("caller %q: status %d (%s), want %d", tt.caller, status, body, tt.want)
+			t.Errorf("caller %q, session %q: status %d (%s), want %d", tt.caller, tt.id, status, body, tt.want)
 		}
 	}
 }

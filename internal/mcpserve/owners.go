@@ -15,7 +15,10 @@ import (
 // caller), when it was last used, and once it is initialized, the SDK's
 // session, which lets tools/call take the direct path (directcall.go).
 type sessionRec struct {
-	caller   string
+	caller string
+	// id is the client's ID of the session, as it was issued to caller:
+	// a request from caller naming exactly it needs no MAC check (openID).
+	id       string
 	lastSeen atomic.Int64 // unix nanoseconds when the last request ended
 	active   atomic.Int32 // requests in progress (a GET stream counts)
 	session  atomic.Pointer[mcp.ServerSession]
@@ -91,12 +94,13 @@ func (o *sessionOwners) releaseLocked(caller string) {
 	o.pending[caller]--
 }
 
-// add records a new session of caller, taking the place reserved for it.
+// add records a new session of caller, whose client knows it as
+// clientID, taking the place reserved for it.
 // Sessions that ended without a DELETE (Close, a failed initialize) are
 // pruned here, when the map has grown well past the live sessions, so its
 // size stays proportional to them.
-func (o *sessionOwners) add(id, caller string, live func() map[string]bool) {
-	r := &sessionRec{caller: caller}
+func (o *sessionOwners) add(id, clientID, caller string, live func() map[string]bool) {
+	r := &sessionRec{caller: caller, id: clientID}
 	r.lastSeen.Store(time.Now().UnixNano())
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -54,8 +54,13 @@ func (s *Server) sessionMAC(raw, caller string, elicit bool) string {
 
 // openID returns the SDK's ID inside the client's ID id, whether the
 // client declared elicitation, and reports whether id was made for caller.
-// An ID of another form (no MAC) is returned as it is, not valid.
-func (s *Server) openID(id, caller string) (raw string, elicit, signed, valid bool) {
+// An ID of another form (no MAC) is returned as it is, not valid. rec is
+// the record of the session id names, when this Server holds it: an id
+// equal to the one it issued to the same caller is valid without
+// computing the MAC again, which was a per-request HMAC on the hot path.
+// (The comparison need not be constant-time: only the session's own
+// caller reaches it, and the ID was issued to that caller.)
+func (s *Server) openID(id, caller string, rec *sessionRec) (raw string, elicit, signed, valid bool) {
 	raw, rest, ok := strings.Cut(id, ".")
 	if !ok {
 		return id, false, false, false
@@ -64,6 +69,9 @@ func (s *Server) openID(id, caller string) (raw string, elicit, signed, valid bo
 	elicit = flags == "e"
 	if flags != "" && !elicit {
 		return raw, false, true, false
+	}
+	if rec != nil && rec.id != "" && rec.caller == caller && rec.id == id {
+		return raw, elicit, true, true
 	}
 	return raw, elicit, true, hmac.Equal([]byte(mac), []byte(s.sessionMAC(raw, caller, elicit)))
 }
@@ -181,9 +189,10 @@ func (w *idWriter) header(code int) {
 		w.Header().Set("Mcp-Session-Id", w.id)
 		return
 	}
-	w.Header().Set("Mcp-Session-Id", w.s.signedID(raw, w.caller, w.elicit))
+	id := w.s.signedID(raw, w.caller, w.elicit)
+	w.Header().Set("Mcp-Session-Id", id)
 	if w.create && code < 300 {
-		w.s.owners.add(raw, w.caller, w.s.liveSessions)
+		w.s.owners.add(raw, id, w.caller, w.s.liveSessions)
 		w.added = true
 	}
 }
