@@ -151,6 +151,12 @@ type Approvals interface {
 
 // AuditLog writes the audit trail: the part every surface that runs tools
 // needs. A call is begun before it runs and finished once after.
+//
+// Both methods bound their own waits, also under a context that never
+// ends: the gate calls BeginAudit with one, so that a call whose client
+// left is still recorded. The SQL stores do so with the dialect's write
+// timeout (30 s on PostgreSQL) and SQLite's busy timeout; on SQLite a
+// begin goes to the journal and never waits.
 type AuditLog interface {
 	// BeginAudit records a call about to run, with Outcome OutcomeRunning,
 	// and returns its ID. Call it before running the tool: if the process
