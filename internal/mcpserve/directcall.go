@@ -39,7 +39,7 @@ func (s *Server) directCall(w http.ResponseWriter, r *http.Request, rec *session
 	if ss == nil {
 		return false
 	}
-	dr, ok := s.readDirect(r)
+	dr, ok := s.readDirect(r, nil)
 	if !ok {
 		return false
 	}
@@ -56,8 +56,10 @@ func (s *Server) directStateless(w http.ResponseWriter, r *http.Request) bool {
 	if version != statelessVersion || r.Header.Get("Mcp-Method") != "tools/call" {
 		return false
 	}
-	dr, ok := s.readDirect(r)
-	if !ok || r.Header.Get("Mcp-Name") != dr.name || string(dr.meta["io.modelcontextprotocol/protocolVersion"]) != `"`+version+`"` {
+	dr, ok := s.readDirect(r, func(dr directRequest) bool {
+		return r.Header.Get("Mcp-Name") == dr.name && string(dr.meta["io.modelcontextprotocol/protocolVersion"]) == `"`+version+`"`
+	})
+	if !ok {
 		return false
 	}
 	s.answerDirect(w, r, dr, nil)
@@ -73,13 +75,21 @@ type directRequest struct {
 }
 
 // readDirect reads r's body and reports whether it is a tools/call the
-// direct path may serve. Whatever it reports, r.Body reads as it came.
-func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
+// direct path may serve (and, when accept is given, that accept takes).
+// When it reports false, r.Body reads as it came.
+func (s *Server) readDirect(r *http.Request, accept func(directRequest) bool) (directRequest, bool) {
 	if r.Method != http.MethodPost || !jsonPost(r) {
 		return directRequest{}, false
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxDirectBody+1))
-	r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	served := false
+	defer func() {
+		// Put back what was read for the SDK, unless the direct path
+		// takes the request (then nobody reads the body again).
+		if !served {
+			r.Body = putBack{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		}
+	}()
 	if err != nil || len(body) > maxDirectBody || !bytes.Contains(body, []byte(`"tools/call"`)) {
 		return directRequest{}, false
 	}
@@ -110,7 +120,9 @@ func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}") // as the SDK passes a call without arguments
 	}
-	return directRequest{id: msg.ID, name: msg.Params.Name, args: args, meta: msg.Params.Meta}, true
+	dr := directRequest{id: msg.ID, name: msg.Params.Name, args: args, meta: msg.Params.Meta}
+	served = accept == nil || accept(dr)
+	return dr, served
 }
 
 // answerDirect runs dr through [Server.callTool] on session ss (nil for a
@@ -118,8 +130,12 @@ func (s *Server) readDirect(r *http.Request) (directRequest, bool) {
 func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directRequest, ss *mcp.ServerSession) {
 	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: dr.name, Arguments: dr.args}}
 	res, err := s.callTool(r.Context(), req)
-	var result []byte
-	if err == nil {
+	var out []byte
+	if err == nil && ss != nil {
+		out, _ = textAnswer(dr.id, res)
+	}
+	if err == nil && out == nil {
+		var result []byte
 		var ok bool
 		if result, ok = textResultJSON(res); !ok {
 			result, err = json.Marshal(res)
@@ -127,11 +143,11 @@ func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directR
 		if err == nil && ss == nil {
 			result = s.completeResult(result)
 		}
+		if err == nil {
+			out = resultAnswer(dr.id, result)
+		}
 	}
-	var out []byte
-	if err == nil {
-		out = resultAnswer(dr.id, result)
-	} else {
+	if err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) {
 			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "calling " + dr.name + ": " + err.Error()}
@@ -160,6 +176,27 @@ func resultAnswer(id, result []byte) []byte {
 	json.HTMLEscape(&b, result)
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// textAnswer is resultAnswer for a plain text result (textResultJSON),
+// written into one buffer: the result's strings are escaped as they are
+// written, so it needs no second pass. ok is false for any other result.
+func textAnswer(id []byte, res *mcp.CallToolResult) ([]byte, bool) {
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+textResultSize(res))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	if simpleID(id) {
+		b = append(b, id...) // nothing in it to escape
+	} else {
+		var e bytes.Buffer
+		json.HTMLEscape(&e, id)
+		b = append(b, e.Bytes()...)
+	}
+	b = append(b, `,"result":`...)
+	b, ok := appendTextResult(b, res)
+	if !ok {
+		return nil, false
+	}
+	return append(b, '}'), true
 }
 
 // errorAnswer is the JSON-RPC error response with id.
@@ -213,13 +250,15 @@ func decodeAsSDK(body []byte, v any) bool {
 // jsonPost reports whether r is a POST the SDK would accept: a JSON body,
 // and an Accept header naming both JSON and event streams.
 func jsonPost(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return false
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" { // what clients send; anything else is parsed
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return false
+		}
 	}
 	var jsonOK, streamOK bool
 	for _, v := range r.Header.Values("Accept") {
-		for _, tok := range strings.Split(v, ",") {
+		for tok := range strings.SplitSeq(v, ",") {
 			base, _, _ := strings.Cut(tok, ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json", "application/*":

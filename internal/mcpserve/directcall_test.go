@@ -185,6 +185,9 @@ func TestDirectStatelessCall(t *testing.T) {
 	audit.mu.Unlock()
 	if ct, _, body := post("files__write", call("2026-07-28")); ct == "application/json" && strings.Contains(body, `"result"`) {
 		t.Errorf("Mcp-Name disagreeing with the body was served directly: %s", body)
+	} else if !strings.Contains(body, "does not match body value 'files__read'") {
+		// The SDK read the body the direct path had read first.
+		t.Errorf("the SDK's answer to a disagreeing Mcp-Name: %s; want its header mismatch error naming the body's tool", body)
 	}
 	if ct, _, body := post("files__read", call("2025-11-25")); ct == "application/json" && strings.Contains(body, `"result"`) {
 		t.Errorf("a _meta version disagreeing with the header was served directly: %s", body)
