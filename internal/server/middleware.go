@@ -39,9 +39,11 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 			setCORS(w.Header())
 		}
 		rl := &reqLog{base: s.logger, id: id}
-		ctx := context.WithValue(r.Context(), loggerKey{}, rl)
-		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
+		// The checks read the request as it came; its context gains the
+		// logger (and the user) once, after them: each WithContext copies
+		// the request.
+		ctx := r.Context()
 		err := s.guard(rt, r)
 		if err == nil && s.needsUser(rt) {
 			var u User
@@ -56,13 +58,14 @@ func (s *Server) wrap(rt route, h handlerFunc) http.Handler {
 				err = s.reqLimits.Allow(ctx, u.key(), "requests")
 			}
 			if err == nil {
-				rl = &reqLog{base: s.logger, id: id, user: u.Name}
+				rl.user = u.Name
 				// Tool calls made for this request (the tools API, runs,
 				// /mcp) act for u: what they keep is u's alone.
-				ctx = context.WithValue(tools.WithUser(withUser(ctx, u), u.ID), loggerKey{}, rl)
-				r = r.WithContext(ctx)
+				ctx = tools.WithUser(withUser(ctx, u), u.ID)
 			}
 		}
+		ctx = context.WithValue(ctx, loggerKey{}, rl)
+		r = r.WithContext(ctx)
 		if err == nil && r.Body != nil && r.Body != http.NoBody {
 			// Bodies are read before any response streams, so the
 			// deadline never cuts a stream: net/http clears it once the
