@@ -39,8 +39,9 @@ const schemaURL = "mem:///input-schema.json"
 type argValidator struct {
 	schema []byte
 
-	once sync.Once
-	sch  *jsonschema.Schema // nil: nothing to check, or the schema did not compile
+	once   sync.Once
+	sch    *jsonschema.Schema // nil: nothing to check, or the schema did not compile
+	simple *simpleSchema      // the schema's fast check, when it is that simple
 }
 
 func newArgValidator(schema []byte) *argValidator {
@@ -66,6 +67,7 @@ func (v *argValidator) compiled(logger *slog.Logger, tool string) *jsonschema.Sc
 			return
 		}
 		v.sch = sch
+		v.simple = compileSimple(trimmed)
 	})
 	return v.sch
 }
@@ -106,7 +108,7 @@ func (v *argValidator) check(logger *slog.Logger, tool string, args []byte) ([]b
 	if err != nil {
 		return nil, "arguments are not valid JSON: " + err.Error()
 	}
-	if sch == nil {
+	if sch == nil || v.simple != nil && v.simple.valid(inst) {
 		return trimmed, ""
 	}
 	err = sch.Validate(inst)
@@ -145,6 +147,9 @@ const maxArgDepth = 1000
 // nest deeper than max, skipping the contents of strings. It reads any
 // bytes; a syntax error is for the decoder to find.
 func JSONDeeperThan(b []byte, max int) bool {
+	if len(b) <= max {
+		return false // each level takes a byte at least
+	}
 	depth, inString, escaped := 0, false, false
 	for _, c := range b {
 		switch {
