@@ -62,6 +62,11 @@ type journal struct {
 	// the finish writes into the table and compaction keeps.
 	running map[string]store.AuditRecord
 	closed  bool
+	// moveAt is the size past which a finish moves the journal:
+	// compactAt, or twice what the last move wrote when that was more
+	// (thousands of calls running at once), so that moves stay a
+	// fraction of the lines written instead of one per finish.
+	moveAt int64
 }
 
 // compactAt is the size past which the journal moves to its other file
@@ -86,7 +91,7 @@ func openJournal(prefix, instance string) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit journal's directory: %w", err)
 	}
-	j := &journal{dir: dir, base: filepath.Base(prefix), running: map[string]store.AuditRecord{}}
+	j := &journal{dir: dir, base: filepath.Base(prefix), running: map[string]store.AuditRecord{}, moveAt: compactAt}
 	for i := range j.files {
 		j.names[i] = fmt.Sprintf("%s%s.%d", j.base, instance, i)
 		f, err := j.createLocked(j.names[i])
@@ -279,12 +284,12 @@ func (j *journal) lookup(id string) (store.AuditRecord, bool) {
 }
 
 // finished forgets id, whose finish is committed, and rewrites the
-// journal when it has grown past compactAt.
+// journal when it has grown past moveAt.
 func (j *journal) finished(id string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	delete(j.running, id)
-	if j.size > compactAt && !j.closed {
+	if j.size > j.moveAt && !j.closed {
 		// A failed rewrite leaves the journal as it was, still correct;
 		// the next finish tries again.
 		_ = j.compactLocked()
@@ -316,6 +321,7 @@ func (j *journal) compactLocked() error {
 		j.cur, j.size = cur, size
 		return err
 	}
+	j.moveAt = max(compactAt, 2*j.size)
 	return nil
 }
 
