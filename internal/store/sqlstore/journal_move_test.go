@@ -20,8 +20,10 @@ func TestJournalMovesStayFew(t *testing.T) {
 	}
 	defer j.close()
 	rec := func(i int) store.AuditRecord {
-		return store.AuditRecord{ID: "call-" + strconv.Itoa(i), Time: time.Unix(1, 0), User: "alice", Tool: "files__read",
-			Server: "files", Arguments: []byte(`{"path":"/some/longer/path/to/a/file/to/make/the/line/longer.txt"}`), Outcome: store.OutcomeRunning}
+		return store.AuditRecord{
+			ID: "call-" + strconv.Itoa(i), Time: time.Unix(1, 0), User: "alice", Tool: "files__read",
+			Server: "files", Arguments: []byte(`{"path":"/some/longer/path/to/a/file/to/make/the/line/longer.txt"}`), Outcome: store.OutcomeRunning,
+		}
 	}
 	moves := 0
 	finish := func(i int) {
