@@ -13,17 +13,18 @@ const module = "github.com/switchboard-mcp/switchboard"
 // listed here fail the test, so a new package must choose its layer.
 // See STYLE.md section 2 and docs/ARCHITECTURE.md.
 var layers = map[string]int{
-	"internal/sse":     1,
-	"internal/observe": 1, // metrics and tracing, for every layer
-	"internal/version": 1,
-	"internal/web":     1,
-	"internal/config":  1,
-	"internal/schema":  1,
-	"internal/sandbox": 1, // starts children under a policy; builtin and mcphost share it
-	"internal/redact":  1, // hides secrets in what is shown; config and every surface use it
-	"internal/oauth":   1, // OAuth authorization server rules (PKCE, redirects, metadata, client ID documents): server and app use it
-	"internal/signin":  1, // OpenID Connect sign-in, the relying party (go-oidc stays inside): server and app use it
-	"internal/protect": 1, // the one rule keeping tools off Switchboard's own files: file tools and sandboxes use it
+	"internal/sse":        1,
+	"internal/observe":    1, // metrics and tracing, for every layer
+	"internal/version":    1,
+	"internal/web":        1,
+	"internal/config":     1,
+	"internal/schema":     1,
+	"internal/sandbox":    1, // starts children under a policy; builtin and mcphost share it
+	"internal/redact":     1, // hides secrets in what is shown; config and every surface use it
+	"internal/jsonstring": 1, // JSON strings written by hand on the hot paths (journal, gateway answers)
+	"internal/oauth":      1, // OAuth authorization server rules (PKCE, redirects, metadata, client ID documents): server and app use it
+	"internal/signin":     1, // OpenID Connect sign-in, the relying party (go-oidc stays inside): server and app use it
+	"internal/protect":    1, // the one rule keeping tools off Switchboard's own files: file tools and sandboxes use it
 
 	"internal/llm":        2,
 	"internal/tools":      2,

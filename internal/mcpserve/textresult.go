@@ -1,9 +1,9 @@
 package mcpserve
 
 import (
-	"unicode/utf8"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/jsonstring"
 )
 
 // textResultJSON encodes res as the SDK does, when every content of it is
@@ -44,7 +44,7 @@ func appendTextResult(b []byte, res *mcp.CallToolResult) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":"text","text":`...)
-		b = appendJSONString(b, t.Text)
+		b = jsonstring.Append(b, t.Text, true)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
@@ -52,59 +52,4 @@ func appendTextResult(b []byte, res *mcp.CallToolResult) ([]byte, bool) {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}'), true
-}
-
-// appendJSONString appends s as encoding/json encodes a string, HTML
-// escaping included: <, > and & as \u003c, \u003e and \u0026, U+2028 and
-// U+2029 escaped, invalid UTF-8 as \ufffd. It is encoding/json's
-// algorithm, without the allocation json.Marshal makes for each string
-// (TestTextResultJSON and TestAppendJSONString compare the bytes).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -53,32 +53,3 @@ func TestTextResultJSON(t *testing.T) {
 		}
 	}
 }
-
-// TestAppendJSONString: every string, and every byte sequence read as
-// one, is encoded as encoding/json encodes it.
-func TestAppendJSONString(t *testing.T) {
-	check := func(s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got[1:], want)
-		}
-	}
-	for c := range 256 {
-		check(string([]byte{byte(c)}))
-		check("a" + string([]byte{byte(c)}) + "b")
-	}
-	for _, s := range []string{"", "\u2028\u2029", "\xe2\x80", "\xed\xa0\x80", "\U0010ffff", "\xf4\x90\x80\x80", "<&>", "日本"} {
-		check(s)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 100_000 {
-		b := make([]byte, rng.IntN(12))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
-		}
-		check(string(b))
-	}
-}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/switchboard-mcp/switchboard/internal/jsonstring"
 	"github.com/switchboard-mcp/switchboard/internal/store"
 )
 
@@ -179,7 +179,7 @@ type journalLine struct {
 // crash cannot swallow the next one.
 func encodeLine(b []byte, r *store.AuditRecord) []byte {
 	b = append(b, "\n{\"id\":"...)
-	b = appendJSONString(b, r.ID)
+	b = jsonstring.Append(b, r.ID, false)
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, r.Time.UnixMicro(), 10)
 	for _, f := range [...]struct{ key, v string }{
@@ -195,7 +195,7 @@ func encodeLine(b []byte, r *store.AuditRecord) []byte {
 	} {
 		if f.v != "" {
 			b = append(b, f.key...)
-			b = appendJSONString(b, f.v)
+			b = jsonstring.Append(b, f.v, false)
 		}
 	}
 	if len(r.Arguments) > 0 {
@@ -204,44 +204,6 @@ func encodeLine(b []byte, r *store.AuditRecord) []byte {
 		b = append(b, '"')
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes
-// it: invalid UTF-8 becomes U+FFFD, control characters are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		case c < utf8.RuneSelf:
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, s[i:i+n]...)
-			}
-			i += n
-		}
-	}
-	return append(b, '"')
 }
 
 // decodeLine reads one line back; ok is false for a line that is not a
