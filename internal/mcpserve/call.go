@@ -22,7 +22,22 @@ import (
 // notifications/cancelled (and when the session ends), and the registry
 // call honours ctx.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	ctx, cancel := s.callContext(ctx)
+	life, _ := ctx.Value(lifetimeKey{}).(context.Context)
+	res, answer, err := s.call(ctx, req, life)
+	if res != nil {
+		return mcpResult(res), nil
+	}
+	return answer, err
+}
+
+// call is callTool's work. life is the stdio session's context when the
+// call came over stdio (nil over HTTP), given rather than looked up: the
+// direct path knows it has none, and a miss walks the whole context
+// chain. The catalogue's result comes back as it is, so that the direct
+// path can write it without converting it to the SDK's types; anything
+// else (a question to ask first, a refusal, a failure) is the answer.
+func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, life context.Context) (*tools.Result, *mcp.CallToolResult, error) {
+	ctx, cancel := s.callContext(ctx, life)
 	defer cancel()
 	name := req.Params.Name
 	caller := callerOf(ctx)
@@ -30,14 +45,14 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		if pending := s.askFirst(req, e); pending != nil {
 			// The question goes back in this result; the call is audited
 			// (and counted) in the round that carries the answer.
-			return pending, nil
+			return nil, pending, nil
 		}
 	}
 	sf := &gate.Surface{Catalog: s.reg, Agent: "mcp:http", Asking: gate.AskElicit, Ask: func(ctx context.Context, _ *gate.Request, e tools.Entry) (store.AuditApproval, string) {
 		return s.approve(ctx, req, e)
 	}}
 	greq := &gate.Request{Caller: &caller, Name: name, Arguments: req.Params.Arguments}
-	if _, stdio := ctx.Value(lifetimeKey{}).(context.Context); stdio {
+	if life != nil {
 		sf.Agent = "mcp:stdio"
 	} else if req.Session != nil {
 		greq.ConversationID = req.Session.ID()
@@ -49,19 +64,20 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	var ref *gate.Refusal
 	switch {
 	case out.Err == nil:
-		return mcpResult(out.Result), nil
+		return out.Result, nil, nil
 	case errors.As(out.Err, &ref):
-		return refusalResult(name, ref)
+		answer, err := refusalResult(name, ref)
+		return nil, answer, err
 	case errors.Is(out.Err, tools.ErrNotFound):
-		return nil, unknownTool(name)
+		return nil, nil, unknownTool(name)
 	case errors.Is(out.Err, tools.ErrUnavailable):
-		return errorResult(fmt.Sprintf("tool %s is unavailable: the server that provides it is not connected right now; try again later", name)), nil
+		return nil, errorResult(fmt.Sprintf("tool %s is unavailable: the server that provides it is not connected right now; try again later", name)), nil
 	case ctx.Err() != nil:
 		// The client cancelled or went away; nobody reads the answer.
-		return nil, out.Err
+		return nil, nil, out.Err
 	}
 	s.logger.WarnContext(ctx, "tool call failed", logKeyTool, name, logKeyErr, out.Err)
-	return errorResult(fmt.Sprintf("calling %s failed: %v", name, out.Err)), nil
+	return nil, errorResult(fmt.Sprintf("calling %s failed: %v", name, out.Err)), nil
 }
 
 // refusalResult is the MCP answer of a call the gate refused. A forbidden
@@ -82,13 +98,13 @@ func refusalResult(name string, ref *gate.Refusal) (*mcp.CallToolResult, error) 
 type lifetimeKey struct{}
 
 // callContext returns ctx, cancelled also when the Server closes or when
-// the context of the stdio session ends: the SDK closes a session only
-// after its calls returned, so calls must be told to stop first.
-func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// life, the context of the stdio session (nil over HTTP), ends: the SDK
+// closes a session only after its calls returned, so calls must be told
+// to stop first.
+func (s *Server) callContext(ctx, life context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(s.ctx, cancel)
-	life, ok := ctx.Value(lifetimeKey{}).(context.Context)
-	if !ok {
+	if life == nil {
 		return ctx, func() {
 			stop()
 			cancel()

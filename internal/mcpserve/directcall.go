@@ -129,10 +129,13 @@ func (s *Server) readDirect(r *http.Request, accept func(directRequest) bool) (d
 // stateless request) and writes the JSON-RPC answer.
 func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directRequest, ss *mcp.ServerSession) {
 	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: dr.name, Arguments: dr.args}}
-	res, err := s.callTool(r.Context(), req)
+	cres, res, err := s.call(r.Context(), req, nil)
 	var out []byte
-	if err == nil && ss != nil {
-		out, _ = textAnswer(dr.id, res)
+	if cres != nil && ss != nil {
+		out, _ = textAnswer(dr.id, cres)
+	}
+	if cres != nil && out == nil {
+		res = mcpResult(cres)
 	}
 	if err == nil && out == nil {
 		var result []byte
@@ -178,11 +181,12 @@ func resultAnswer(id, result []byte) []byte {
 	return b.Bytes()
 }
 
-// textAnswer is resultAnswer for a plain text result (textResultJSON),
-// written into one buffer: the result's strings are escaped as they are
-// written, so it needs no second pass. ok is false for any other result.
-func textAnswer(id []byte, res *mcp.CallToolResult) ([]byte, bool) {
-	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+textResultSize(res))
+// textAnswer is resultAnswer for a catalogue result of text only
+// (appendCatalogueText), written into one buffer: the result's strings
+// are escaped as they are written, so it needs no second pass, and no SDK
+// result is made. ok is false for any other result.
+func textAnswer(id []byte, res *tools.Result) ([]byte, bool) {
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+catalogueTextSize(res))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	if simpleID(id) {
 		b = append(b, id...) // nothing in it to escape
@@ -192,7 +196,7 @@ func textAnswer(id []byte, res *mcp.CallToolResult) ([]byte, bool) {
 		b = append(b, e.Bytes()...)
 	}
 	b = append(b, `,"result":`...)
-	b, ok := appendTextResult(b, res)
+	b, ok := appendCatalogueText(b, res)
 	if !ok {
 		return nil, false
 	}

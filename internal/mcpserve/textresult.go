@@ -4,6 +4,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/jsonstring"
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // textResultJSON encodes res as the SDK does, when every content of it is
@@ -40,16 +41,54 @@ func appendTextResult(b []byte, res *mcp.CallToolResult) ([]byte, bool) {
 		if !isText || t.Meta != nil || t.Annotations != nil {
 			return nil, false
 		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":"text","text":`...)
-		b = jsonstring.Append(b, t.Text, true)
-		b = append(b, '}')
+		b = appendTextContent(b, i, t.Text)
 	}
+	return closeTextResult(b, res.IsError), true
+}
+
+// catalogueTextSize is textResultSize for a catalogue result.
+func catalogueTextSize(res *tools.Result) int {
+	n := 32
+	for _, c := range res.Content {
+		n += 32 + len(c.Text) + len(c.Text)/8
+	}
+	return n
+}
+
+// appendCatalogueText is appendTextResult for the catalogue's result,
+// which the direct path writes without making the SDK's types first: the
+// bytes are those of the SDK's encoding of mcpResult(res)
+// (TestCatalogueTextAsSDK). ok is false unless every content is text and
+// there is no structured content.
+func appendCatalogueText(b []byte, res *tools.Result) ([]byte, bool) {
+	if len(res.Structured) > 0 || res.Content == nil {
+		return nil, false
+	}
+	b = append(b, `{"content":[`...)
+	for i, c := range res.Content {
+		if c.Type != tools.ContentText {
+			return nil, false
+		}
+		b = appendTextContent(b, i, c.Text)
+	}
+	return closeTextResult(b, res.IsError), true
+}
+
+// appendTextContent appends the i-th text block of a result.
+func appendTextContent(b []byte, i int, text string) []byte {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `{"type":"text","text":`...)
+	b = jsonstring.Append(b, text, true)
+	return append(b, '}')
+}
+
+// closeTextResult ends a text result's object.
+func closeTextResult(b []byte, isError bool) []byte {
 	b = append(b, ']')
-	if res.IsError {
+	if isError {
 		b = append(b, `,"isError":true`...)
 	}
-	return append(b, '}'), true
+	return append(b, '}')
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/tools"
 )
 
 // TestTextResultJSON: the hand-written encoding of a text result is the
@@ -50,6 +52,46 @@ func TestTextResultJSON(t *testing.T) {
 	} {
 		if got, ok := textResultJSON(r); ok {
 			t.Errorf("encoded %+v by hand as %s; it is not plain text", r, got)
+		}
+	}
+}
+
+// TestCatalogueTextAsSDK: the direct path's answer written from the
+// catalogue's result is, byte for byte, the SDK's encoding of the same
+// result converted (mcpResult) in the answer resultAnswer assembles; a
+// result that is not text only is left to that path.
+func TestCatalogueTextAsSDK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	text := func() string {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		return string(b)
+	}
+	ids := []string{`7`, `"abc"`, `"<script>&"`, `-1.5e3`}
+	for i := range 2000 {
+		r := &tools.Result{IsError: i%3 == 0, Content: []tools.Content{}}
+		for range rng.IntN(3) {
+			r.Content = append(r.Content, tools.Content{Type: tools.ContentText, Text: text()})
+		}
+		result, err := json.Marshal(mcpResult(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ids[i%len(ids)]
+		got, ok := textAnswer([]byte(id), r)
+		if want := resultAnswer([]byte(id), result); !ok || string(got) != string(want) {
+			t.Fatalf("for %+v\n got %s (%v)\nwant %s", r, got, ok, want)
+		}
+	}
+	for _, r := range []*tools.Result{
+		{Content: []tools.Content{{Type: tools.ContentImage, Data: []byte{1}, MIMEType: "image/png"}}},
+		{Content: []tools.Content{{Type: tools.ContentText, Text: "a"}}, Structured: json.RawMessage(`{"a":1}`)},
+		{IsError: true}, // nil content: left to the general path
+	} {
+		if got, ok := textAnswer([]byte("1"), r); ok {
+			t.Errorf("wrote %+v by hand as %s; it is not text only", r, got)
 		}
 	}
 }
