@@ -355,6 +355,7 @@ func startSupergateway(b *testing.B, node, nm, everything string) (*httpClient, 
 // returns a client connected to url (with key as its bearer, when set)
 // once it lists tool, and the gateway's pid (for its CPU time).
 func startGateway(b *testing.B, cmd *exec.Cmd, url, tool, key string) (*httpClient, int) {
+	dieWithBenchmark(cmd)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -493,6 +494,7 @@ type stdioFloor struct {
 
 func startStdioFloor(command string, args ...string) (*stdioFloor, error) {
 	f := &stdioFloor{cmd: exec.Command(command, args...), pending: make(map[int64]chan []byte), done: make(chan struct{})}
+	dieWithBenchmark(f.cmd)
 	var err error
 	if f.stdin, err = f.cmd.StdinPipe(); err != nil {
 		return nil, err

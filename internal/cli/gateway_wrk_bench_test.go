@@ -72,6 +72,7 @@ func wrkClient(b *testing.B, wrk, dir string, c *httpClient) func(time.Duration)
 	return func(d time.Duration) segmentResult {
 		secs := max(1, int(d.Round(time.Second).Seconds())) // wrk counts whole seconds
 		cmd := exec.Command(wrk, "-t2", "-c16", "-d"+strconv.Itoa(secs)+"s", "-s", script, c.url)
+		dieWithBenchmark(cmd)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err := cmd.Run(); err != nil {
