@@ -32,7 +32,7 @@ func TestResultAnswerAsEncoded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := resultAnswer([]byte(id), result)
+			got := wrapResult([]byte(id), result)
 			if !bytes.Equal(got, want) {
 				t.Errorf("id %s:\n got %s\nwant %s", id, got, want)
 			}

@@ -125,30 +125,14 @@ func (s *Server) readDirect(r *http.Request, accept func(directRequest) bool) (d
 	return dr, served
 }
 
-// answerDirect runs dr through [Server.callTool] on session ss (nil for a
+// answerDirect runs dr through [Server.call] on session ss (nil for a
 // stateless request) and writes the JSON-RPC answer.
 func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directRequest, ss *mcp.ServerSession) {
 	req := &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: dr.name, Arguments: dr.args}}
 	cres, res, err := s.call(r.Context(), req, nil)
 	var out []byte
-	if cres != nil && ss != nil {
-		out, _ = textAnswer(dr.id, cres)
-	}
-	if cres != nil && out == nil {
-		res = mcpResult(cres)
-	}
-	if err == nil && out == nil {
-		var result []byte
-		var ok bool
-		if result, ok = textResultJSON(res); !ok {
-			result, err = json.Marshal(res)
-		}
-		if err == nil && ss == nil {
-			result = s.completeResult(result)
-		}
-		if err == nil {
-			out = resultAnswer(dr.id, result)
-		}
+	if err == nil {
+		out, err = s.resultAnswer(dr.id, ss, cres, res)
 	}
 	if err != nil {
 		var je *jsonrpc.Error
@@ -164,43 +148,60 @@ func (s *Server) answerDirect(w http.ResponseWriter, r *http.Request, dr directR
 	_, _ = w.Write(out) // the client is gone if this fails; the audit has the outcome
 }
 
-// resultAnswer is the JSON-RPC response with id (a request ID the direct
-// path accepted: a JSON string or number) and result (encoding/json's
+// resultAnswer is the JSON-RPC answer of a call on session ss (nil for a
+// stateless request) that returned the catalogue's result cres, or the
+// SDK's result res when the call did not run (a question, a refusal). A
+// text result on a session is written with its envelope in one buffer;
+// anything else is encoded and wrapped (wrapResult).
+func (s *Server) resultAnswer(id []byte, ss *mcp.ServerSession, cres *tools.Result, res *mcp.CallToolResult) ([]byte, error) {
+	var (
+		result []byte
+		ok     bool
+	)
+	if cres != nil && ss != nil {
+		if b, ok := appendTextResult(answerHead(id, textResultSize(cres)), cres); ok {
+			return append(b, '}'), nil
+		}
+	}
+	if cres != nil {
+		if result, ok = appendTextResult(make([]byte, 0, textResultSize(cres)), cres); !ok {
+			res = mcpResult(cres)
+		}
+	}
+	if !ok {
+		var err error
+		if result, err = json.Marshal(res); err != nil {
+			return nil, err
+		}
+	}
+	if ss == nil {
+		result = s.completeResult(result)
+	}
+	return wrapResult(id, result), nil
+}
+
+// answerHead is the start of a JSON-RPC response with id (a request ID
+// the direct path accepted: a JSON string or number), up to its result,
+// in a buffer with room for a result of about room bytes.
+func answerHead(id []byte, room int) []byte {
+	var b bytes.Buffer
+	b.Grow(len(`{"jsonrpc":"2.0","id":,"result":}`) + len(id) + room)
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	json.HTMLEscape(&b, id)
+	b.WriteString(`,"result":`)
+	return b.Bytes()
+}
+
+// wrapResult is the JSON-RPC response with id and result (encoding/json's
 // output). It is assembled around them rather than encoded again:
 // encoding a json.RawMessage re-validates and compacts it, a second scan
 // of every result. What encoding/json adds to a RawMessage, escaping of
 // <, > and &, is kept with json.HTMLEscape, so the bytes are the same.
-func resultAnswer(id, result []byte) []byte {
-	var b bytes.Buffer
-	b.Grow(len(`{"jsonrpc":"2.0","id":,"result":}`) + len(id) + len(result) + 16)
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	json.HTMLEscape(&b, id)
-	b.WriteString(`,"result":`)
-	json.HTMLEscape(&b, result)
+func wrapResult(id, result []byte) []byte {
+	b := bytes.NewBuffer(answerHead(id, len(result)+16))
+	json.HTMLEscape(b, result)
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// textAnswer is resultAnswer for a catalogue result of text only
-// (appendCatalogueText), written into one buffer: the result's strings
-// are escaped as they are written, so it needs no second pass, and no SDK
-// result is made. ok is false for any other result.
-func textAnswer(id []byte, res *tools.Result) ([]byte, bool) {
-	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+catalogueTextSize(res))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	if simpleID(id) {
-		b = append(b, id...) // nothing in it to escape
-	} else {
-		var e bytes.Buffer
-		json.HTMLEscape(&e, id)
-		b = append(b, e.Bytes()...)
-	}
-	b = append(b, `,"result":`...)
-	b, ok := appendCatalogueText(b, res)
-	if !ok {
-		return nil, false
-	}
-	return append(b, '}'), true
 }
 
 // errorAnswer is the JSON-RPC error response with id.
